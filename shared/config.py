@@ -1,0 +1,62 @@
+"""Settings: every knob of Chordal, read once from `CHORDAL_*` variables (and `.env`).
+
+Build one `Settings` at the edge (CLI, worker start-up) and pass it down; nothing else
+reads the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CHORDAL_", env_file=".env", extra="ignore")
+
+    home: Path = Path(".chordal")
+    """Where the embedded Redis and the search store keep their data."""
+
+    redis_url: str | None = None
+    """An existing Redis to use; unset, Chordal starts its own under `home`."""
+
+    redis_port: int = 6399
+    """Port of the embedded Redis (loopback only)."""
+
+    run_ttl_s: int = Field(7 * 24 * 3600, ge=60)
+    """How long the run store keeps a query's record after its last write."""
+
+    task_time_limit_s: int = Field(120, ge=5)
+    """Hard time limit of one task; must stay below `visibility_timeout_s`."""
+
+    visibility_timeout_s: int = Field(3600, ge=60)
+    """Redis redelivers an unacknowledged task after this long."""
+
+    max_deliveries: int = Field(3, ge=1)
+    """A task delivered more often than this is reported as failed, not run again."""
+
+    query_timeout_s: float = Field(60.0, gt=0)
+    """Default deadline of one query, from enqueue to answer."""
+
+    executor_concurrency: int = Field(8, ge=1)
+    """Threads per executor worker (steps are I/O bound)."""
+
+    search_db: Path | None = None
+    """SQLite search store; default `home/search.db`."""
+
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+
+    @property
+    def search_path(self) -> Path:
+        return self.search_db or self.home / "search.db"
+
+    @property
+    def embedded_redis_url(self) -> str:
+        return f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def effective_redis_url(self) -> str:
+        return self.redis_url or self.embedded_redis_url

@@ -1,0 +1,13 @@
+"""Pydantic contracts: everything that crosses a queue or the run store."""
+
+from .answer import Answer, Footnote
+from .plan import OPERATIONS, ComputeStep, ExtractStep, GetStep, Plan, Step
+from .query import Query, new_query_id
+from .result import Evidence, StepResult
+from .run import TERMINAL, PlanProblem, RunRecord, Status
+
+__all__ = [
+    "Answer", "ComputeStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
+    "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
+    "StepResult", "TERMINAL", "new_query_id",
+]

@@ -1,0 +1,29 @@
+"""The query: what a producer enqueues and the planner consumes."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .plan import Plan
+
+
+def new_query_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class Query(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=new_query_id, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    """Query id; with a step id it forms each step's action_id."""
+    question: str = Field(min_length=1, max_length=4000)
+    plan: Plan | None = None
+    """A plan given by the user; without one the planner builds it."""
+    mode: Literal["rewoo"] = "rewoo"
+    deadline_s: float = Field(60.0, gt=0)
+    """Seconds from enqueue until the query counts as failed."""
+    created_at: float = 0.0
+    """Unix time the producer enqueued it."""

@@ -1,0 +1,51 @@
+"""What one executor step produces: a StepResult, with the Evidence behind its value."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Evidence(BaseModel):
+    """A document a value came from; rendered as a footnote."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str
+    title: str
+    url: str | None = None
+    date: str | None = None
+    source_type: str | None = None
+
+
+class StepResult(BaseModel):
+    """The full record of one step, stored in the run store under its action_id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action_id: str
+    """`{query_id}:{step_id}`."""
+    step_id: str
+    operation: str
+    status: Literal["ok", "error"]
+    value: Any = None
+    """The bound value: document text (GET), extracted string (EXTRACT), number (COMPUTE)."""
+    confidence: str | None = None
+    """Which layer produced the value: `title_match`, `pattern`, `fallback`, `computed`…"""
+    document: Evidence | None = None
+    """The document the value came from (GET, EXTRACT)."""
+    inputs: list[str] = []
+    """action_ids of the steps whose values this one used."""
+    duration_ms: float = 0.0
+    result_length: int = 0
+    """Characters in `value` as text."""
+    error_code: str | None = None
+    error_message: str | None = None
+    attempt: int = 1
+    """How many deliveries this step took."""
+    finished_at: float = 0.0
+
+    def reference(self) -> dict:
+        """The small deterministic value the task returns into the chord."""
+        return {"action_id": self.action_id, "status": self.status}

@@ -1,0 +1,54 @@
+"""RunRecord: everything the run store knows of one query (`chordal ask --json`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .answer import Answer
+from .plan import Plan
+from .result import StepResult
+
+Status = Literal["queued", "planning", "executing", "finalizing", "done", "failed"]
+TERMINAL: tuple[Status, ...] = ("done", "failed")
+
+
+class PlanProblem(BaseModel):
+    """One thing wrong with a plan, in a form that can be fed back to an LLM."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: str | None
+    """Step id (or `steps[3]` when the step has no usable id); None for the whole plan."""
+    code: str
+    """`undefined_variable`, `bad_pattern`, `unknown_operation`, …"""
+    message: str
+    """What is wrong and how to fix it."""
+
+
+class RunRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query_id: str
+    question: str
+    status: Status
+    planner: str | None = None
+    """Which planner wrote the plan: `user`, `heuristic` or `llm`."""
+    plan: Plan | None = None
+    problems: list[PlanProblem] = []
+    repairs: list[str] = []
+    steps: list[StepResult] = []
+    answer: Answer | None = None
+    error: str | None = None
+    """Why the query failed, when it did."""
+    timings: dict[str, float] = {}
+    """Unix time each status was entered (`queued`, `planning`, …, `done`)."""
+    usage: dict[str, int] = {}
+    """Token usage summed over the query's LLM calls."""
+
+    @property
+    def latency_s(self) -> float | None:
+        end = self.timings.get("done") or self.timings.get("failed")
+        start = self.timings.get("queued")
+        return None if end is None or start is None else end - start

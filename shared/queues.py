@@ -1,0 +1,56 @@
+"""Every queue name, task name and Redis key of Chordal, in one place.
+
+Renaming a module never orphans queued messages because tasks are registered under
+these explicit names, and every key the run store writes starts with `KEY_PREFIX`.
+"""
+
+QUEUE_PLAN = "plan"
+QUEUE_EXECUTE = "execute"
+QUEUE_FINALIZE = "finalize"
+
+TASK_PLAN = "chordal.plan"
+TASK_GET = "chordal.get"
+TASK_EXTRACT = "chordal.extract"
+TASK_COMPUTE = "chordal.compute"
+TASK_FINALIZE = "chordal.finalize"
+
+#: operation -> task name; every executor task consumes the `execute` queue.
+STEP_TASKS = {
+    "GET": TASK_GET,
+    "EXTRACT": TASK_EXTRACT,
+    "COMPUTE": TASK_COMPUTE,
+}
+
+#: worker role -> the queues it consumes.
+ROLE_QUEUES = {
+    "planner": (QUEUE_PLAN,),
+    "executor": (QUEUE_EXECUTE,),
+    "finalizer": (QUEUE_FINALIZE,),
+}
+ROLE_QUEUES["all"] = tuple(q for queues in ROLE_QUEUES.values() for q in queues)
+
+KEY_PREFIX = "chordal"
+
+
+def run_key(query_id: str) -> str:
+    """Hash with the query, status, plan, answer and timings of one query."""
+    return f"{KEY_PREFIX}:run:{query_id}"
+
+
+def steps_key(query_id: str) -> str:
+    """Hash step_id -> StepResult JSON (first write wins)."""
+    return f"{KEY_PREFIX}:steps:{query_id}"
+
+
+def done_key(query_id: str) -> str:
+    """List pushed once when a query reaches a terminal state (BLPOP to wait)."""
+    return f"{KEY_PREFIX}:done:{query_id}"
+
+
+def deliveries_key(action_id: str) -> str:
+    """Counter of deliveries of one task, for the redelivery cap."""
+    return f"{KEY_PREFIX}:deliveries:{action_id}"
+
+
+def action_id(query_id: str, step_id: str) -> str:
+    return f"{query_id}:{step_id}"

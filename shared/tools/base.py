@@ -1,0 +1,21 @@
+"""What every tool returns: a ToolOutput, or a raised ToolError (see shared/errors.py).
+
+The executor wraps either into a StepResult; tools never touch Redis or Celery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from shared.models import Evidence
+
+
+@dataclass
+class ToolOutput:
+    value: Any
+    """JSON-serializable value bound to the step's output variable (Decimal → str)."""
+    confidence: str
+    """Which layer produced the value (`title_match`, `pattern`, `fallback`, `computed`)."""
+    document: Evidence | None = None
+    inputs: list[str] = field(default_factory=list)
