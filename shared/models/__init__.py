@@ -5,9 +5,10 @@ from .plan import OPERATIONS, ComputeStep, ExtractStep, GetStep, Plan, Step
 from .query import Query, new_query_id
 from .result import Evidence, StepResult
 from .run import TERMINAL, PlanProblem, RunRecord, Status
+from .task import FinalizeTask, StepTask
 
 __all__ = [
     "Answer", "ComputeStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
-    "StepResult", "TERMINAL", "new_query_id",
+    "StepResult", "StepTask", "FinalizeTask", "TERMINAL", "new_query_id",
 ]

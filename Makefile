@@ -1,0 +1,28 @@
+# Chordal: `make run` answers the bundled questions on the embedded stack; `make test`
+# runs the whole suite against a real Redis and real Celery workers.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+export CHORDAL_HOME ?= $(CURDIR)/.chordal
+
+.PHONY: install run test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Chordal needs Python 3.11+"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(BIN)/chordal demo
+
+test: install
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .chordal .pytest_cache

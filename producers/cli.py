@@ -1,0 +1,175 @@
+"""The `chordal` command: ask, index, up, worker, show, demo.
+
+Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
+naming the line or field and exits with code 2, having written nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from producers.output import print_record
+from producers.submit import submit
+from shared import queues
+from shared.broker import make_celery
+from shared.config import Settings
+from shared.errors import ChordalError, InputError
+from shared.models import Query
+from shared.plan.parse import load_plan_file
+from shared.search import open_backend
+from shared.search.corpus import load_jsonl
+from shared.stack.embedded import Stack, is_stack_running
+from shared.store import RunStore
+
+DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
+cli = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Chordal: LLM agents as Celery chords on Redis.")
+out = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def stack_for(settings: Settings):
+    """Use the running stack when one answers; otherwise run the embedded one meanwhile."""
+    if is_stack_running(settings):
+        yield
+        return
+    err.print("[dim]no running stack found: starting the embedded one for this command[/]")
+    with Stack(settings):
+        yield
+
+
+@cli.command()
+def ask(question: str = typer.Argument(..., help="The question to answer."),
+        plan: Optional[Path] = typer.Option(None, "--plan", help="Plan file (JSON) to run."),
+        as_json: bool = typer.Option(False, "--json", help="Print the RunRecord as JSON."),
+        timeout: float = typer.Option(60.0, "--timeout", help="Seconds to wait for the answer.")):
+    """Answer one question and print the answer with its evidence footnotes."""
+    settings = Settings()
+    try:
+        query = Query(question=question, deadline_s=timeout,
+                      plan=load_plan_file(plan) if plan else None)
+    except ChordalError as exc:
+        fail(str(exc))
+    with stack_for(settings):
+        store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        submit(query, store, make_celery(settings))
+        record = store.wait(query.id, timeout)
+        if record.status not in ("done", "failed"):
+            store.fail(query.id, f"no answer within --timeout {timeout:g}s "
+                                 f"(last status: {record.status})")
+            record = store.record(query.id)
+    if as_json:
+        print(record.model_dump_json(indent=2))
+    else:
+        print_record(out, record)
+    raise typer.Exit(0 if record.status == "done" else 1)
+
+
+@cli.command()
+def index(file: Path = typer.Argument(..., help="JSON Lines: title, content, id, date, url, source_type.")):
+    """Add documents to the search store (all or nothing)."""
+    settings = Settings()
+    try:
+        docs = load_jsonl(file)
+    except ChordalError as exc:
+        fail(str(exc))
+    backend = open_backend(settings)
+    added = backend.add(docs)
+    out.print(f"indexed {added} documents from {file} ({backend.count()} in the store)")
+
+
+@cli.command()
+def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
+    """Print the record of a query: plan, steps with action_ids and timings, answer."""
+    settings = Settings()
+    record = RunStore.from_url(settings.effective_redis_url).record(query_id)
+    if record is None:
+        fail(f"no query {query_id!r} in the run store at {settings.effective_redis_url}", 1)
+    if as_json:
+        print(record.model_dump_json(indent=2))
+    else:
+        print_record(out, record, details=True)
+
+
+@cli.command()
+def up():
+    """Run the embedded stack (Redis, planner, executor, finalizer) until Ctrl-C."""
+    settings = Settings()
+    with Stack(settings):
+        out.print(f"chordal stack up: redis {settings.effective_redis_url}, home "
+                  f"{settings.home}. Ctrl-C stops it.")
+        store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                for qid in store.sweep_expired():
+                    err.print(f"query {qid} passed its deadline: marked failed")
+                time.sleep(1.0)
+    out.print("chordal stack stopped")
+
+
+@cli.command()
+def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer or all."),
+           concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c"),
+           pool: str = typer.Option("threads", "--pool", help="threads, gevent, prefork, solo.")):
+    """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""
+    if role not in queues.ROLE_QUEUES:
+        fail(f"--role {role!r} is not one of {', '.join(queues.ROLE_QUEUES)}")
+    settings = Settings()
+    n = concurrency or (settings.executor_concurrency if role in ("executor", "all") else 2)
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app:app", "worker",
+            "-Q", ",".join(queues.ROLE_QUEUES[role]), "-n", f"{role}-{os.getpid()}@%h",
+            "-P", pool, "-c", str(n), "-E", "-l", "INFO"]
+    os.execv(sys.executable, argv)
+
+
+@cli.command()
+def demo(timeout: float = typer.Option(60.0, "--timeout")):
+    """Index the bundled corpus, answer the bundled questions and plans, stop."""
+    settings = Settings()
+    docs = load_jsonl(DATA / "corpus.jsonl")
+    open_backend(settings).add(docs)
+    questions = [q for q in (DATA / "questions.txt").read_text().splitlines() if q.strip()]
+    queries = [Query(question=q, deadline_s=timeout) for q in questions]
+    for name in sorted((DATA / "plans").glob("*.json")):
+        queries.append(Query(question=f"(plan {name.name})", plan=load_plan_file(name),
+                             deadline_s=timeout))
+    failed = 0
+    with stack_for(settings):
+        store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        app = make_celery(settings)
+        started = time.perf_counter()
+        for q in queries:
+            submit(q, store, app)
+        for q in queries:
+            record = store.wait(q.id, timeout)
+            print_record(out, record)
+            out.print()
+            failed += record.status != "done"
+        out.print(f"[bold]{len(queries) - failed}/{len(queries)} answered[/] in "
+                  f"{time.perf_counter() - started:.2f}s")
+    raise typer.Exit(1 if failed else 0)
+
+
+def main() -> None:
+    try:
+        cli()
+    except InputError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)
+    except ChordalError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(1)

@@ -1,0 +1,27 @@
+"""Submit queries: record each in the run store as `queued`, then send `chordal.plan`.
+
+Consumes Query models; produces nothing but messages. Sends with `ignore_result=True`
+so the producer never subscribes to a result channel, and skips ids already submitted,
+so re-running a producer after a crash does not duplicate work.
+"""
+
+from __future__ import annotations
+
+import time
+
+from celery import Celery
+
+from shared import queues
+from shared.models import Query
+from shared.store import RunStore
+
+
+def submit(query: Query, store: RunStore, app: Celery) -> bool:
+    """Enqueue one query; False when its id was already submitted."""
+    if not query.created_at:
+        query = query.model_copy(update={"created_at": time.time()})
+    if not store.create(query):
+        return False
+    app.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
+                  queue=queues.QUEUE_PLAN, ignore_result=True)
+    return True

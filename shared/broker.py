@@ -1,0 +1,66 @@
+"""The Celery configuration every Chordal process shares (workers and producers).
+
+Consumes `Settings`; produces a configured `Celery` app that knows the queues and task
+names but no task code: workers register tasks on it (workers/app.py), producers send
+tasks to it by name. Each setting below closes a known way to lose or duplicate work;
+see DESIGN.md "Celery rules".
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+from kombu import Queue
+
+from shared import queues
+from shared.config import Settings
+from shared.errors import ConfigError
+
+
+def celery_config(settings: Settings) -> dict:
+    if settings.task_time_limit_s >= settings.visibility_timeout_s:
+        raise ConfigError(
+            f"CHORDAL_TASK_TIME_LIMIT_S ({settings.task_time_limit_s}) must be below "
+            f"CHORDAL_VISIBILITY_TIMEOUT_S ({settings.visibility_timeout_s}), or Redis "
+            "redelivers tasks that are still running")
+    transport = {"visibility_timeout": settings.visibility_timeout_s}
+    url = settings.effective_redis_url
+    return {
+        "broker_url": url,
+        "result_backend": url,
+        "broker_transport_options": transport,
+        "result_backend_transport_options": transport,
+        "broker_connection_retry_on_startup": True,
+        # JSON only: nothing pickled crosses a queue.
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "result_accept_content": ["json"],
+        # A task is acknowledged after it ran; a worker that dies mid-task gives it back.
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_time_limit": settings.task_time_limit_s,
+        "task_soft_time_limit": max(1, settings.task_time_limit_s - 5),
+        # Events let Flower see every task.
+        "worker_send_task_events": True,
+        "task_send_sent_event": True,
+        "task_track_started": True,
+        "result_expires": settings.run_ttl_s,
+        "result_extended": False,
+        "task_default_queue": queues.QUEUE_EXECUTE,
+        "task_queues": [Queue(q) for q in
+                        (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE)],
+        "task_routes": {
+            queues.TASK_PLAN: {"queue": queues.QUEUE_PLAN},
+            queues.TASK_FINALIZE: {"queue": queues.QUEUE_FINALIZE},
+            **{name: {"queue": queues.QUEUE_EXECUTE} for name in queues.STEP_TASKS.values()},
+        },
+        "worker_hijack_root_logger": False,
+        "worker_cancel_long_running_tasks_on_connection_loss": False,
+    }
+
+
+def make_celery(settings: Settings, main: str = "chordal") -> Celery:
+    app = Celery(main)
+    app.conf.update(celery_config(settings))
+    return app

@@ -1,0 +1,129 @@
+"""Date scopes: consumes the text of a `temporal_scope` (`2023-Q3`) or of a title or
+question ("Tesla Q3 2023 Financial Report"), produces an inclusive `(first, last)` pair
+of `datetime.date` that search backends filter documents' `date` on.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date
+
+from shared.errors import InputError
+
+ACCEPTED_FORMS = "2023, 2023-Q3, 2023-H1, 2023-07, 2023-07-01, 2023-07-01..2023-09-30"
+"""The scope forms `parse_scope` accepts, as error messages list them."""
+
+DateRange = tuple[date, date]
+
+_YEAR = r"(?:19|20)\d{2}"
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_QUARTER_RES = (
+    re.compile(rf"(?<!\w)Q(?P<q>[1-4])[\s,'-]*(?:FY\s*)?(?P<y>{_YEAR})(?!\d)", re.I),
+    re.compile(rf"(?<!\d)(?P<y>{_YEAR})[\s-]*Q(?P<q>[1-4])(?!\w)", re.I),
+    re.compile(rf"\b(?P<q>first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?P<y>{_YEAR})(?!\d)", re.I),
+)
+_HALF_RES = (
+    re.compile(rf"(?<!\w)H(?P<h>[12])[\s,'-]*(?P<y>{_YEAR})(?!\d)", re.I),
+    re.compile(rf"(?<!\d)(?P<y>{_YEAR})[\s-]*H(?P<h>[12])(?!\w)", re.I),
+)
+_YEAR_RE = re.compile(rf"(?<!\d)({_YEAR})(?!\d)")
+
+
+def year_range(year: int) -> DateRange:
+    return date(year, 1, 1), date(year, 12, 31)
+
+
+def quarter_range(year: int, quarter: int) -> DateRange:
+    first = 3 * quarter - 2
+    return date(year, first, 1), _month_end(year, first + 2)
+
+
+def half_range(year: int, half: int) -> DateRange:
+    return (date(year, 1, 1), date(year, 6, 30)) if half == 1 else (date(year, 7, 1), date(year, 12, 31))
+
+
+def _month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _parse_one(text: str) -> DateRange | None:
+    try:
+        return _parse_form(text)
+    except ValueError:  # year 0000, 2023-02-30: well-formed text naming no real date
+        return None
+
+
+def _parse_form(text: str) -> DateRange | None:
+    if re.fullmatch(r"\d{4}", text):
+        return year_range(int(text))
+    if m := re.fullmatch(r"(\d{4})-Q([1-4])", text, re.I):
+        return quarter_range(int(m[1]), int(m[2]))
+    if m := re.fullmatch(r"(\d{4})-H([12])", text, re.I):
+        return half_range(int(m[1]), int(m[2]))
+    if m := re.fullmatch(r"(\d{4})-(\d{2})", text):
+        return date(int(m[1]), int(m[2]), 1), _month_end(int(m[1]), int(m[2]))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        day = date.fromisoformat(text)
+        return day, day
+    return None
+
+
+def parse_scope(scope: str) -> DateRange:
+    """The inclusive date range a temporal scope names; InputError when it names none."""
+    text = scope.strip() if isinstance(scope, str) else ""
+    if ".." in text:
+        left, _, right = text.partition("..")
+        start, end = _parse_one(left.strip()), _parse_one(right.strip())
+        if start and end and start[0] <= end[1]:
+            return start[0], end[1]
+        if start and end:
+            raise InputError(f"date scope {scope!r} ends before it starts; write the earlier date first")
+    elif found := _parse_one(text):
+        return found
+    raise InputError(f"date scope {scope!r} is not a date scope; use one of: {ACCEPTED_FORMS}")
+
+
+def format_scope(scope: DateRange) -> str:
+    """The shortest scope text that `parse_scope` turns back into `scope`."""
+    start, end = scope
+    if start == end:
+        return start.isoformat()
+    if start.year == end.year:
+        y = start.year
+        if scope == year_range(y):
+            return str(y)
+        for h in (1, 2):
+            if scope == half_range(y, h):
+                return f"{y}-H{h}"
+        for q in (1, 2, 3, 4):
+            if scope == quarter_range(y, q):
+                return f"{y}-Q{q}"
+        if start.month == end.month and start.day == 1 and end == _month_end(y, end.month):
+            return f"{y}-{start.month:02d}"
+    return f"{start.isoformat()}..{end.isoformat()}"
+
+
+def year_in(text: str) -> DateRange | None:
+    """The period `text` names: a quarter (`Q3 2023`, `2023-Q3`, `third quarter of 2023`),
+    a half (`H1 2023`), else a year (`2023`, `FY2023`); None when it names none.
+
+    When several periods are named ("2022 versus 2023") the range spans all of them.
+    """
+    ranges: list[DateRange] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in _QUARTER_RES:
+        for m in pattern.finditer(text):
+            quarter = _ORDINALS.get(m["q"].lower()) or int(m["q"])
+            ranges.append(quarter_range(int(m["y"]), quarter))
+            taken.append(m.span())
+    for pattern in _HALF_RES:
+        for m in pattern.finditer(text):
+            ranges.append(half_range(int(m["y"]), int(m["h"])))
+            taken.append(m.span())
+    for m in _YEAR_RE.finditer(text):
+        if not any(a <= m.start() < b for a, b in taken):
+            ranges.append(year_range(int(m[1])))
+    if not ranges:
+        return None
+    return min(r[0] for r in ranges), max(r[1] for r in ranges)

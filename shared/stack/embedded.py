@@ -1,0 +1,189 @@
+"""The whole system on one machine: Redis plus one Celery worker per role.
+
+Consumes the `Settings` and the roles to run; produces a running stack (the embedded
+Redis unless `redis_url` names one, and one `WorkerProcess` per role, all answering
+pings) that is torn down on exit, on exceptions, on Ctrl-C and on SIGTERM.
+`is_stack_running` tells a producer whether it can enqueue without starting one.
+
+Processes are never left behind by a normal exit or Ctrl-C: each child stops itself at
+interpreter exit (atexit) if nobody stopped it before. A parent killed with SIGKILL
+cannot clean up; the embedded Redis then refuses to start on the taken port and says how
+to stop the leftover.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterable
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from shared.config import Settings
+from shared.errors import StoreError
+from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
+from shared.stack.redis_server import EmbeddedRedis
+from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
+
+DEFAULT_ROLES = ("planner", "executor", "finalizer")
+REQUIRED_QUEUES = frozenset({QUEUE_PLAN, QUEUE_EXECUTE, QUEUE_FINALIZE})
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def redis_answers(url: str, timeout: float = 0.3) -> bool:
+    """True when the Redis at `url` answers PING within `timeout` seconds."""
+    try:
+        client = redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0)
+        )
+        with client:
+            return bool(client.ping())
+    except (redis.RedisError, ValueError):
+        return False
+
+
+def is_stack_running(settings: Settings) -> bool:
+    """True when Redis answers and some worker consumes each of plan, execute, finalize."""
+    url = settings.effective_redis_url
+    if not redis_answers(url, timeout=0.3):
+        return False
+    app = control_app(url)
+    try:
+        replies = app.control.inspect(timeout=1.0).active_queues() or {}
+    except Exception:  # noqa: BLE001 - any broker trouble means "not running"
+        return False
+    finally:
+        app.close()
+    served = {queue["name"] for queues in replies.values() for queue in queues or []}
+    return REQUIRED_QUEUES <= served
+
+
+class Stack:
+    """Redis and workers as one context manager: `with Stack(settings) as stack: ...`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        roles: Iterable[str] = DEFAULT_ROLES,
+        *,
+        app: str = DEFAULT_APP,
+        env: dict[str, str] | None = None,
+        ready_timeout: float = 30.0,
+        stop_timeout: float = 30.0,
+    ):
+        self.settings = settings
+        self.roles = tuple(roles)
+        self.app = app
+        self.env = env
+        self.ready_timeout = ready_timeout
+        self.stop_timeout = stop_timeout
+        self.redis: EmbeddedRedis | None = None
+        self.workers: list[WorkerProcess] = []
+        self._saved_handlers: dict[int, object] = {}
+
+    @property
+    def redis_url(self) -> str:
+        """The Redis every part of the stack uses (broker, results, run store)."""
+        return self.settings.effective_redis_url
+
+    def __enter__(self) -> Stack:
+        self._install_handlers(self._raise_on_signal)
+        try:
+            self.start()
+        except BaseException:
+            self._restore_handlers()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        # A second Ctrl-C while we shut down warmly turns it into a cold shutdown.
+        self._install_handlers(self._kill_on_signal)
+        try:
+            self.stop()
+        finally:
+            self._restore_handlers()
+
+    def start(self) -> None:
+        """Start Redis (or check the configured one) and every worker; wait until ready."""
+        try:
+            if self.settings.redis_url:
+                if not redis_answers(self.redis_url, timeout=2.0):
+                    raise StoreError(
+                        f"CHORDAL_REDIS_URL={self.redis_url} does not answer PING; start that "
+                        "Redis or unset CHORDAL_REDIS_URL to let Chordal start its own"
+                    )
+            else:
+                self.redis = EmbeddedRedis(self.settings.home, self.settings.redis_port)
+                self.redis.start()
+            for role in self.roles:
+                worker = WorkerProcess(role, self.settings, env=self.env, app=self.app)
+                self.workers.append(worker)
+                worker.start()
+            self.wait_ready(self.ready_timeout)
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_ready(self, timeout: float) -> None:
+        """Return once every worker answers a ping; StoreError naming the first that won't."""
+        pending = {worker.name: worker for worker in self.workers}
+        deadline = time.monotonic() + timeout
+        app = control_app(self.redis_url)
+        try:
+            while pending:
+                for worker in pending.values():
+                    if not worker.alive:
+                        raise StoreError(
+                            f"{worker.role} worker exited with code {worker.returncode} at "
+                            f"start-up; log {worker.log_path}:\n{worker.log_tail()}"
+                        )
+                replies = app.control.ping(destination=list(pending), timeout=0.5) or []
+                for reply in replies:
+                    for name in reply:
+                        pending.pop(name, None)
+                if pending and time.monotonic() > deadline:
+                    worker = next(iter(pending.values()))
+                    raise StoreError(
+                        f"{worker.role} worker {worker.name} did not answer a ping within "
+                        f"{timeout:.0f} s; log {worker.log_path}:\n{worker.log_tail()}"
+                    )
+        finally:
+            app.close()
+
+    def stop(self) -> None:
+        """Stop the workers (warm: running tasks finish), then Redis."""
+        try:
+            for worker in reversed(self.workers):
+                worker.stop(self.stop_timeout)
+        finally:
+            if self.redis is not None:
+                self.redis.stop()
+
+    def _raise_on_signal(self, signum: int, frame) -> None:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise SystemExit(128 + signum)
+
+    def _kill_on_signal(self, signum: int, frame) -> None:
+        for worker in self.workers:
+            if worker.alive:
+                try:
+                    os.kill(worker.pid, signal.SIGKILL)  # our own child, by its PID
+                except ProcessLookupError:
+                    pass
+
+    def _install_handlers(self, handler) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal.signal only works in the main thread
+        for sig in STOP_SIGNALS:
+            previous = signal.signal(sig, handler)
+            self._saved_handlers.setdefault(sig, previous)
+
+    def _restore_handlers(self) -> None:
+        for sig, previous in self._saved_handlers.items():
+            signal.signal(sig, previous)
+        self._saved_handlers.clear()

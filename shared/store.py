@@ -1,0 +1,189 @@
+"""The run store: every query's status, plan, step results, answer and timings in Redis.
+
+Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/queues.py):
+
+    chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
+                                 answer, error, usage, terminal
+    chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins)
+    chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
+    chordal:deadlines      zset  qid scored by its deadline, until it is terminal
+
+Every write refreshes the TTL, so a record lives `ttl_s` after its last change.
+Terminal transitions are guarded by HSETNX on `terminal`: a query is answered or
+failed exactly once, however often a task is redelivered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import redis
+
+from shared import queues
+from shared.errors import StoreError
+from shared.models import Answer, Plan, PlanProblem, Query, RunRecord, StepResult
+
+DEADLINES_KEY = f"{queues.KEY_PREFIX}:deadlines"
+
+
+class RunStore:
+    def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
+        self.r = client
+        self.ttl_s = ttl_s
+
+    @classmethod
+    def from_url(cls, url: str, ttl_s: int = 7 * 24 * 3600) -> "RunStore":
+        return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=10), ttl_s)
+
+    def ping(self) -> None:
+        try:
+            self.r.ping()
+        except redis.RedisError as exc:
+            raise StoreError(f"run store unreachable: {exc}") from exc
+
+    # -- writes -------------------------------------------------------------------------
+
+    def _hset(self, query_id: str, fields: dict) -> None:
+        key = queues.run_key(query_id)
+        with self.r.pipeline() as p:
+            p.hset(key, mapping=fields)
+            p.expire(key, self.ttl_s)
+            p.execute()
+
+    def create(self, query: Query) -> bool:
+        """Record a new query as `queued`; False when the id was already submitted."""
+        key = queues.run_key(query.id)
+        if not self.r.hsetnx(key, "query", query.model_dump_json()):
+            return False
+        now = query.created_at or time.time()
+        with self.r.pipeline() as p:
+            p.hset(key, mapping={"status": "queued", "t_queued": now})
+            p.expire(key, self.ttl_s)
+            p.zadd(DEADLINES_KEY, {query.id: now + query.deadline_s})
+            p.execute()
+        return True
+
+    def set_status(self, query_id: str, status: str) -> None:
+        if self.r.hexists(queues.run_key(query_id), "terminal"):
+            return
+        self._hset(query_id, {"status": status, f"t_{status}": time.time()})
+
+    def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
+        self._hset(query_id, {"plan": plan.model_dump_json(),
+                              "repairs": json.dumps(repairs or [])})
+
+    def claim(self, query_id: str, what: str) -> bool:
+        """True for the first caller only (e.g. dispatching a query's canvas once)."""
+        return bool(self.r.hsetnx(queues.run_key(query_id), f"claimed_{what}", time.time()))
+
+    def put_step(self, query_id: str, result: StepResult) -> StepResult:
+        """Store a step result unless one exists; return the stored one (idempotent)."""
+        key = queues.steps_key(query_id)
+        with self.r.pipeline() as p:
+            p.hsetnx(key, result.step_id, result.model_dump_json())
+            p.hget(key, result.step_id)
+            p.expire(key, self.ttl_s)
+            _, stored, _ = p.execute()
+        return StepResult.model_validate_json(stored)
+
+    def count_delivery(self, action_id: str) -> int:
+        """Count one more delivery of the task behind `action_id`."""
+        key = queues.deliveries_key(action_id)
+        with self.r.pipeline() as p:
+            p.incr(key)
+            p.expire(key, self.ttl_s)
+            n, _ = p.execute()
+        return int(n)
+
+    def _terminate(self, query_id: str, status: str, fields: dict) -> bool:
+        key = queues.run_key(query_id)
+        if not self.r.hsetnx(key, "terminal", status):
+            return False
+        now = time.time()
+        done = queues.done_key(query_id)
+        with self.r.pipeline() as p:
+            p.hset(key, mapping={**fields, "status": status, f"t_{status}": now})
+            p.expire(key, self.ttl_s)
+            p.zrem(DEADLINES_KEY, query_id)
+            p.rpush(done, status)
+            p.expire(done, self.ttl_s)
+            p.execute()
+        return True
+
+    def finish(self, query_id: str, answer: Answer) -> bool:
+        """Store the answer and mark the query `done`; False if it was already terminal."""
+        return self._terminate(query_id, "done", {"answer": answer.model_dump_json()})
+
+    def fail(self, query_id: str, error: str, problems: list[PlanProblem] | None = None) -> bool:
+        """Mark the query `failed` with the reason; False if it was already terminal."""
+        fields = {"error": error}
+        if problems:
+            fields["problems"] = json.dumps([p.model_dump() for p in problems])
+        return self._terminate(query_id, "failed", fields)
+
+    def sweep_expired(self, now: float | None = None) -> list[str]:
+        """Fail every query past its deadline; return their ids."""
+        now = time.time() if now is None else now
+        swept = []
+        for qid in self.r.zrangebyscore(DEADLINES_KEY, "-inf", now):
+            status = self.r.hget(queues.run_key(qid), "status") or "expired"
+            if self.fail(qid, f"deadline exceeded while {status}: the query did not finish "
+                              "in time (are the workers running?)"):
+                swept.append(qid)
+            else:
+                self.r.zrem(DEADLINES_KEY, qid)
+        return swept
+
+    # -- reads --------------------------------------------------------------------------
+
+    def plan(self, query_id: str) -> Plan | None:
+        raw = self.r.hget(queues.run_key(query_id), "plan")
+        return Plan.model_validate_json(raw) if raw else None
+
+    def steps(self, query_id: str) -> dict[str, StepResult]:
+        raw = self.r.hgetall(queues.steps_key(query_id))
+        return {k: StepResult.model_validate_json(v) for k, v in raw.items()}
+
+    def step(self, query_id: str, step_id: str) -> StepResult | None:
+        raw = self.r.hget(queues.steps_key(query_id), step_id)
+        return StepResult.model_validate_json(raw) if raw else None
+
+    def status(self, query_id: str) -> str | None:
+        return self.r.hget(queues.run_key(query_id), "status")
+
+    def record(self, query_id: str) -> RunRecord | None:
+        raw = self.r.hgetall(queues.run_key(query_id))
+        if not raw or "query" not in raw:
+            return None
+        query = Query.model_validate_json(raw["query"])
+        plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
+        steps = self.steps(query_id)
+        order = [s.id for s in plan.steps] if plan else sorted(steps)
+        return RunRecord(
+            query_id=query.id,
+            question=query.question,
+            status=raw.get("status", "queued"),
+            planner=plan.planner if plan else None,
+            plan=plan,
+            problems=json.loads(raw.get("problems", "[]")),
+            repairs=json.loads(raw.get("repairs", "[]")),
+            steps=[steps[s] for s in order if s in steps],
+            answer=Answer.model_validate_json(raw["answer"]) if raw.get("answer") else None,
+            error=raw.get("error"),
+            timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
+            usage=json.loads(raw.get("usage", "{}")),
+        )
+
+    def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
+        """Block until the query is terminal or `timeout_s` passes; return its record."""
+        deadline = time.monotonic() + timeout_s
+        done = queues.done_key(query_id)
+        while True:
+            if self.r.hget(queues.run_key(query_id), "terminal"):
+                return self.record(query_id)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self.record(query_id)
+            if self.r.blpop([done], timeout=max(0.01, min(left, 1.0))):
+                self.r.rpush(done, "seen")  # leave it for other waiters

@@ -1,0 +1,232 @@
+"""COMPUTE: consumes an expression over `$VAR`s and the variables' values, produces an
+exact Decimal (arithmetic) or a bool (comparison, and/or/not).
+
+The expression is parsed with `ast.parse(mode="eval")` and walked against a whitelist;
+nothing ever reaches eval/exec. Allowed: numbers (read as Decimal from their source text,
+never via float), `$NAME`/`${NAME}`, `+ - * / // % **` (|exponent| <= 100), unary `- +`,
+comparisons (`< <= > >= == !=`, chained), `and or not`, parentheses, and calls to
+`abs`, `min`, `max`, `round(x[, places])` (rounds half away from zero). Arithmetic runs
+at 28 significant digits; `//` and `%` truncate toward zero, as Decimal does.
+
+Result value (run_compute): a bool stays a bool; a Decimal becomes a string without
+exponent, keeping the decimal places exact arithmetic gives (`91.7 - 92` -> "-0.3",
+`1.50 + 1` -> "2.50"), while inexact quotients carry 28 digits (`round(...)` for fewer).
+
+ToolError codes: BAD_EXPRESSION, MISSING_INPUT, NOT_A_NUMBER, DIVISION_BY_ZERO,
+OUT_OF_RANGE (beyond 1e99, an exponent past 100, or no real result like `(-8) ** 0.5`).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import warnings
+from collections import deque
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Context, Decimal, DecimalException, localcontext
+
+import regex
+
+from shared.errors import ToolError
+from shared.models import ComputeStep
+from shared.models.plan import VAR_RE
+from shared.tools.base import ToolOutput
+from shared.tools.numbers import as_number, format_decimal
+
+MAX_LENGTH = 1000
+MAX_EXPONENT = 100
+MAX_DEPTH = 100
+_CONTEXT = Context(prec=28, Emax=99, Emin=-99)
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+           ast.Mod: operator.mod, ast.Pow: operator.pow}
+_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+            ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_ARITY = {"abs": (1, 1), "min": (1, 50), "max": (1, 50), "round": (1, 2)}
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call,
+            ast.Name, ast.Constant, ast.Load, ast.USub, ast.UAdd, ast.Not, ast.And,
+            ast.Or, *_BINARY, *_COMPARE)
+_FILENAME = "<chordal-expression>"
+# "1and 2" parses with a SyntaxWarning on stderr; the whitelist judges it, not the log
+warnings.filterwarnings("ignore", category=SyntaxWarning, module=_FILENAME)
+_GRAMMAR = ("use numbers, $NAME variables, + - * / // % **, < <= > >= == !=, "
+            "and/or/not, parentheses and abs/min/max/round")
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A parsed, whitelisted expression; `names` maps placeholders to variable names."""
+
+    source: str
+    python: str
+    tree: ast.Expression
+    names: dict[str, str]
+
+    def text(self, node: ast.AST) -> str:
+        """The source of `node` as the plan wrote it (`$Y`, not the placeholder)."""
+        seg = ast.get_source_segment(self.python, node) or ast.unparse(node)
+        return regex.sub(r"\b_v+\d+\b", lambda m: "$" + self.names.get(m[0], m[0]), seg)
+
+
+def _bad(expr: str, what: str) -> ToolError:
+    return ToolError("BAD_EXPRESSION", f"expression {expr!r}: {what}; {_GRAMMAR}")
+
+
+def parse_expression(expression: str) -> Expression:
+    """Parse and whitelist-check `expression` without evaluating it (raises ToolError)."""
+    source = expression.strip()
+    if len(source) > MAX_LENGTH:
+        raise _bad(source[:40] + "…", f"longer than {MAX_LENGTH} characters; split it into steps")
+    prefix = "_v"
+    while prefix in source:  # placeholders must not collide with anything written
+        prefix += "v"
+    names: dict[str, str] = {}
+
+    def placeholder(m: regex.Match) -> str:
+        names[f"{prefix}{len(names)}"] = m[1]
+        return f"{prefix}{len(names) - 1}"
+
+    python = VAR_RE.sub(placeholder, source)
+    try:
+        tree = ast.parse(python, filename=_FILENAME, mode="eval")
+    except SyntaxError as e:
+        raise _bad(source, f"does not parse ({e.msg})") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise _bad(source, "is nested too deeply to parse") from None
+    parsed = Expression(source, python, tree, names)
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    pending = deque([(tree, 0)])  # breadth first: an outer construct is reported before its parts
+    while pending:
+        node, depth = pending.popleft()
+        if depth > MAX_DEPTH:
+            raise _bad(source, f"nests deeper than {MAX_DEPTH} levels; split it into steps")
+        _check(parsed, node, callees)
+        pending += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
+    return parsed
+
+
+def _check(parsed: Expression, node: ast.AST, callees: set[int]) -> None:
+    if not isinstance(node, _ALLOWED):
+        kind = {ast.Attribute: "attribute access", ast.Lambda: "lambda",
+                ast.IfExp: "if/else"}.get(type(node), type(node).__name__)
+        what = f"{kind} {parsed.text(node)!r}" if isinstance(node, ast.expr) else f"operator {kind}"
+        raise _bad(parsed.source, f"{what} is not allowed")
+    if isinstance(node, ast.Constant) and type(node.value) not in (int, float):
+        raise _bad(parsed.source, f"the literal {parsed.text(node)} is not a number")
+    if isinstance(node, ast.Name) and node.id not in parsed.names:
+        if node.id not in _ARITY:
+            raise _bad(parsed.source, f"the bare name {node.id!r} is not allowed "
+                                      f"(write ${node.id} to refer to a variable)")
+        if id(node) not in callees:
+            raise _bad(parsed.source, f"{node.id} must be called, like {node.id}($X)")
+    if isinstance(node, ast.Call):
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name not in _ARITY:
+            raise _bad(parsed.source, f"calling {parsed.text(node.func)} is not allowed")
+        low, high = _ARITY[name]
+        if node.keywords or not low <= len(node.args) <= high:
+            raise _bad(parsed.source, f"{name}() takes {low} to {high} plain arguments")
+
+
+def evaluate(expression: str, variables: dict[str, object]) -> Decimal | bool:
+    """The value of `expression` with `$NAME` read from `variables` (keys `NAME` or `$NAME`)."""
+    parsed = parse_expression(expression)
+    with localcontext(_CONTEXT):
+        try:
+            result = _Evaluator(parsed, variables).eval(parsed.tree.body)
+        except DecimalException:  # overflow, or no real result: reported below
+            result = Decimal("NaN")
+    if isinstance(result, bool) or result.is_finite():
+        return result
+    raise ToolError("OUT_OF_RANGE", f"expression {parsed.source!r} has no result within "
+                    "±1e99 at 28 digits (too large, or no real root like (-8) ** 0.5)")
+
+
+class _Evaluator:
+    def __init__(self, parsed: Expression, variables: dict[str, object]):
+        self.parsed, self.variables = parsed, variables
+
+    def eval(self, node: ast.expr) -> Decimal | bool:
+        if isinstance(node, ast.Constant):
+            text = ast.get_source_segment(self.parsed.python, node) or repr(node.value)
+            # ints are exact; a float literal is re-read from its text, never via float
+            exact = Decimal(node.value if type(node.value) is int else text.replace("_", ""))
+            return +exact  # unary plus applies the context: rounding and the 1e99 bound
+        if isinstance(node, ast.Name):
+            return self.variable(self.parsed.names[node.id])
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return not self.eval(node.operand)
+            value = self.number(node.operand)
+            return -value if isinstance(node.op, ast.USub) else +value
+        if isinstance(node, ast.BoolOp):
+            stop = isinstance(node.op, ast.Or)  # `or` stops at the first true operand
+            return next((stop for v in node.values if bool(self.eval(v)) is stop), not stop)
+        if isinstance(node, ast.Compare):
+            left = self.number(node.left)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.number(right_node)
+                if not _COMPARE[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(node, ast.BinOp):
+            return self.binary(node)
+        return self.call(node)
+
+    def binary(self, node: ast.BinOp) -> Decimal:
+        left, right = self.number(node.left), self.number(node.right)
+        divides = isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod))
+        if (divides and right == 0) or (isinstance(node.op, ast.Pow) and left == 0 > right):
+            culprit = self.parsed.text(node.right if divides else node.left)
+            raise ToolError("DIVISION_BY_ZERO", f"expression {self.parsed.source!r} divides "
+                            f"by zero ({culprit} is 0); guard it: `{culprit} != 0 and …`")
+        if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
+            raise ToolError("OUT_OF_RANGE", f"expression {self.parsed.source!r}: exponent "
+                            f"{right} is beyond ±{MAX_EXPONENT}")
+        return _BINARY[type(node.op)](left, right)
+
+    def call(self, node: ast.Call) -> Decimal:
+        name = node.func.id
+        args = [self.number(a) for a in node.args]
+        if name != "round":
+            return abs(args[0]) if name == "abs" else (min if name == "min" else max)(args)
+        places = args[1] if len(args) == 2 else Decimal(0)
+        if places != places.to_integral_value() or abs(places) > 28:
+            raise ToolError("BAD_EXPRESSION", f"expression {self.parsed.source!r}: round() "
+                            f"places must be a whole number from -28 to 28, not {places}")
+        return args[0].quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP)
+
+    def number(self, node: ast.expr) -> Decimal:
+        value = self.eval(node)
+        if isinstance(value, bool):
+            raise ToolError("NOT_A_NUMBER", f"expression {self.parsed.source!r}: "
+                            f"{self.parsed.text(node)} is true/false, not a number; "
+                            "combine comparisons only with and/or/not")
+        return value
+
+    def variable(self, name: str) -> Decimal | bool:
+        for key in (name, f"${name}"):
+            if key in self.variables:
+                value = _as_number(name, self.variables[key])
+                return value if isinstance(value, bool) else +value  # +: context bounds
+        known = ", ".join(f"${k.lstrip('$')}" for k in self.variables) or "none"
+        raise ToolError("MISSING_INPUT", f"${name} has no value (variables available: "
+                        f"{known}); the step that binds ${name} failed or is missing")
+
+
+def _as_number(name: str, value: object) -> Decimal | bool:
+    number = value if isinstance(value, bool) else as_number(value)
+    if number is None:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "…"
+        raise ToolError("NOT_A_NUMBER", f"${name} is {shown}, not a number; make the step "
+                        f"that binds ${name} yield only the number (e.g. capture "
+                        r"(\d+(?:\.\d+)?) in its pattern), or compute without it")
+    return number
+
+
+def run_compute(step: ComputeStep, variables: dict[str, object]) -> ToolOutput:
+    """Evaluate a COMPUTE step; a Decimal value becomes a string, a bool stays a bool."""
+    result = evaluate(step.expression, variables)
+    value = result if isinstance(result, bool) else format_decimal(result)
+    return ToolOutput(value=value, confidence="computed")

@@ -1,0 +1,158 @@
+"""parse_plan and load_plan_file: plan JSON in, a checked Plan or every problem out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared.errors import InputError, PlanError
+from shared.models import ComputeStep, ExtractStep, GetStep
+from shared.plan.parse import load_plan_file, parse_plan
+
+DESIGN_EXAMPLE = r"""{"domain": "finance",
+ "steps": [
+  {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3", "output_var": "$R1"},
+  {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern": "battery yield rate.*?(\\d+\\.\\d+)%", "output_var": "$Y", "fallback": "unknown"},
+  {"id": "E3", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}],
+ "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."}"""
+
+
+def problems_of(source) -> list:
+    with pytest.raises(PlanError) as e:
+        parse_plan(source)
+    return e.value.problems
+
+
+def test_the_design_example_plan_parses_into_typed_steps():
+    plan = parse_plan(DESIGN_EXAMPLE)
+    assert [type(s) for s in plan.steps] == [GetStep, ExtractStep, ComputeStep]
+    assert plan.steps[1].pattern == r"battery yield rate.*?(\d+\.\d+)%"
+    assert [s.var for s in plan.steps] == ["R1", "Y", "GAP"]
+
+
+def test_bytes_and_an_already_decoded_dict_are_accepted_too():
+    assert parse_plan(DESIGN_EXAMPLE.encode()) == parse_plan(json.loads(DESIGN_EXAMPLE))
+
+
+def test_a_plan_with_three_bad_steps_reports_three_problems_naming_each_step():
+    problems = problems_of({"steps": [
+        {"id": "E1", "operation": "SEARCH", "source": "Tesla"},
+        {"id": "E2", "operation": "EXTRACT", "source": "$R1"},
+        {"id": "E3", "operation": "COMPUTE", "expression": "1", "colour": "red"},
+    ]})
+    assert [p.step for p in problems] == ["E1", "E2", "E3"]
+    assert [p.code for p in problems] == ["unknown_operation", "bad_field", "bad_field"]
+
+
+def test_an_unknown_operation_names_the_known_ones():
+    [problem] = problems_of({"steps": [{"id": "E1", "operation": "get", "source": "x"}]})
+    assert problem.code == "unknown_operation"
+    assert "GET, EXTRACT, COMPUTE" in problem.message
+    assert "upper case" in problem.message
+
+
+def test_missing_and_extra_fields_are_named_with_the_fields_the_step_takes():
+    [problem] = problems_of({"steps": [{"id": "E1", "operation": "EXTRACT", "source": "$R",
+                                        "regex": "(x)"}]})
+    assert "'pattern' is missing" in problem.message
+    assert "'regex' is not allowed" in problem.message
+    assert "EXTRACT steps take id, operation, source, pattern" in problem.message
+
+
+def test_a_step_without_a_usable_id_is_named_by_its_position():
+    problems = problems_of({"steps": [{"id": "1st", "operation": "GET", "source": "x"}, 42]})
+    assert [p.step for p in problems] == ["steps[0]", "steps[1]"]
+
+
+def test_plan_level_fields_are_checked_alongside_the_steps():
+    problems = problems_of({"domain": 3, "steps": [{"id": "E1", "operation": "GET",
+                                                    "source": "x"}], "notes": "hi"})
+    assert {p.step for p in problems} == {None}
+    assert any("'notes' is not allowed" in p.message for p in problems)
+    assert any("'domain'" in p.message for p in problems)
+
+
+def test_a_plan_without_steps_says_what_steps_look_like():
+    [problem] = problems_of({"answer": "hi"})
+    assert "'steps'" in problem.message and '"operation"' in problem.message
+
+
+def test_a_json_syntax_error_names_its_line_and_column():
+    with pytest.raises(PlanError) as e:
+        parse_plan('{"steps": [\n  {"id": "E1",, }]}')
+    assert "line 2, column 15" in str(e.value)
+    assert e.value.problems[0].code == "bad_json"
+
+
+def test_a_plan_that_parses_still_gets_its_static_checks():
+    plan = json.loads(DESIGN_EXAMPLE)
+    plan["steps"][2]["expression"] = "$YIELD - 92"
+    [problem] = problems_of(plan)
+    assert (problem.step, problem.code) == ("E3", "undefined_variable")
+
+
+def test_a_missing_plan_file_is_an_input_error_naming_the_path(tmp_path):
+    path = tmp_path / "nope.json"
+    with pytest.raises(InputError, match="nope.json"):
+        load_plan_file(path)
+
+
+def test_a_plan_file_loads_and_its_problems_name_the_file(tmp_path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(DESIGN_EXAMPLE)
+    bad.write_text('{"steps": []}')
+    assert load_plan_file(good) == parse_plan(DESIGN_EXAMPLE)
+    with pytest.raises(PlanError, match="bad.json"):
+        load_plan_file(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80) | st.binary(max_size=80))
+def test_any_text_either_parses_or_raises_a_plan_error(source):
+    try:
+        parse_plan(source)
+    except PlanError:
+        pass
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
+                                                                max_size=4),
+    max_leaves=12,
+)
+STEPISH = st.fixed_dictionaries(
+    {"id": st.sampled_from(["E1", "E2", "1x", ""]) | JSON,
+     "operation": st.sampled_from(["GET", "EXTRACT", "COMPUTE", "get", "FOO"]) | JSON},
+    optional={"source": st.sampled_from(["$E1", "$R1", "doc"]) | JSON,
+              "pattern": st.sampled_from(["(x)", "(", "x"]) | JSON,
+              "expression": st.sampled_from(["$E1 + 1", "1/", "x"]) | JSON,
+              "output_var": st.sampled_from(["$R1", "bad var"]) | JSON,
+              "temporal_scope": st.sampled_from(["2023-Q3", "2023-Q9"]) | JSON},
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fixed_dictionaries({"steps": st.lists(STEPISH, max_size=4) | JSON},
+                             optional={"answer": st.text(max_size=20) | JSON,
+                                       "domain": JSON}))
+def test_any_plan_shaped_dict_either_parses_or_raises_a_plan_error(source):
+    try:
+        parse_plan(source)
+    except PlanError as e:
+        assert e.problems
+
+
+def test_a_plan_with_an_unknown_operation_still_reports_problems_in_the_other_steps():
+    with pytest.raises(PlanError) as info:
+        parse_plan({"steps": [
+            {"id": "E1", "operation": "FETCH", "source": "x", "output_var": "$A"},
+            {"id": "E2", "operation": "EXTRACT", "source": "$A", "pattern": "no group",
+             "output_var": "$B"},
+            {"id": "E3", "operation": "COMPUTE", "expression": "$NOPE + 1"}]})
+    codes = {(p.step, p.code) for p in info.value.problems}
+    assert codes == {("E1", "unknown_operation"), ("E2", "capture_groups"),
+                     ("E3", "undefined_variable")}

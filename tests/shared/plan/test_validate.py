@@ -1,0 +1,134 @@
+"""validate_plan and check_plan: the static checks, each message fit to send to an LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.errors import PlanError
+from shared.models import Plan
+from shared.plan.validate import check_plan, validate_plan
+
+GET = {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report",
+       "temporal_scope": "2023-Q3", "output_var": "$R1"}
+EXTRACT = {"id": "E2", "operation": "EXTRACT", "source": "$R1",
+           "pattern": r"battery yield rate.*?(\d+\.\d+)%", "output_var": "$Y"}
+COMPUTE = {"id": "E3", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}
+ANSWER = "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."
+
+
+def plan(*steps: dict, answer: str | None = ANSWER) -> Plan:
+    return Plan.model_validate({"steps": list(steps), "answer": answer})
+
+
+def codes(p: Plan) -> list[tuple[str | None, str]]:
+    return [(problem.step, problem.code) for problem in validate_plan(p)]
+
+
+def only_problem(p: Plan):
+    [problem] = validate_plan(p)
+    return problem
+
+
+def test_the_design_example_has_no_problems_and_passes_check_plan():
+    p = plan(GET, EXTRACT, COMPUTE)
+    assert validate_plan(p) == []
+    assert check_plan(p) is p
+
+
+def test_a_reused_step_id_is_a_duplicate_id():
+    assert codes(plan(GET, EXTRACT, {**COMPUTE, "id": "E2"})) == [("E2", "duplicate_id")]
+
+
+def test_two_steps_binding_one_variable_is_a_duplicate_variable():
+    problem = only_problem(plan(GET, EXTRACT, {**COMPUTE, "output_var": "$Y"}, answer=None))
+    assert problem.code == "duplicate_variable"
+    assert "E2 already binds" in problem.message
+
+
+def test_reading_a_variable_no_earlier_step_binds_names_the_variables_defined_so_far():
+    problem = only_problem(plan(GET, EXTRACT, {**COMPUTE, "expression": "$YIELD - 92"}))
+    assert (problem.step, problem.code) == ("E3", "undefined_variable")
+    assert "$YIELD" in problem.message
+    assert "defined at this point: $R1, $Y" in problem.message
+
+
+def test_a_variable_bound_only_by_a_later_step_is_undefined_where_it_is_read():
+    assert codes(plan(GET, COMPUTE, EXTRACT)) == [("E3", "undefined_variable")]
+
+
+def test_a_pattern_that_does_not_compile_reports_the_compiler_error():
+    problem = only_problem(plan(GET, {**EXTRACT, "pattern": r"yield (\d+"}, COMPUTE))
+    assert problem.code == "bad_pattern"
+    assert "missing )" in problem.message
+
+
+@pytest.mark.parametrize("pattern, ok", [
+    (r"yield (\d+)", True),
+    (r"yield (?P<value>\d+)", True),
+    (r"(?:battery|cell) yield (\d+)", True),
+    (r"yield \d+", False),
+    (r"(battery|cell) yield (\d+)", False),
+    (r"(?P<kind>\w+) yield (?P<value>\d+)", False),
+])
+def test_a_pattern_needs_exactly_one_capture_group_named_or_not(pattern, ok):
+    found = codes(plan(GET, {**EXTRACT, "pattern": pattern}, COMPUTE))
+    assert found == ([] if ok else [("E2", "capture_groups")])
+
+
+def test_extract_from_a_title_instead_of_a_get_output_is_not_a_document():
+    problem = only_problem(plan(GET, {**EXTRACT, "source": "Tesla report"}, COMPUTE))
+    assert problem.code == "not_a_document"
+    assert "$R1" in problem.message
+
+
+def test_extract_from_a_computed_value_is_not_a_document():
+    steps = (GET, EXTRACT, COMPUTE, {**EXTRACT, "id": "E4", "source": "${GAP}",
+                                     "output_var": "$Z"})
+    problem = only_problem(plan(*steps))
+    assert (problem.step, problem.code) == ("E4", "not_a_document")
+    assert "E3 (COMPUTE)" in problem.message
+
+
+def test_an_expression_that_does_not_parse_is_a_bad_expression_naming_the_construct():
+    problem = only_problem(plan(GET, EXTRACT, {**COMPUTE, "expression": "$Y.__class__"}))
+    assert problem.code == "bad_expression"
+    assert "attribute access" in problem.message
+
+
+@pytest.mark.parametrize("scope", ["2023", "2023-Q3", "2023-H1", "2023-07", "2023-07-01",
+                                   "2023-07-01..2023-09-30"])
+def test_every_documented_temporal_scope_form_is_accepted(scope):
+    assert validate_plan(plan({**GET, "temporal_scope": scope}, EXTRACT, COMPUTE)) == []
+
+
+@pytest.mark.parametrize("scope", ["Q3 2023", "2023-Q5", "last year", "2023-09-30..2023-07-01"])
+def test_a_temporal_scope_of_another_form_is_a_bad_scope(scope):
+    problem = only_problem(plan({**GET, "temporal_scope": scope}, EXTRACT, COMPUTE))
+    assert (problem.step, problem.code) == ("E1", "bad_scope")
+
+
+def test_an_answer_template_that_does_not_parse_is_a_bad_template_with_a_hint():
+    problem = only_problem(plan(GET, EXTRACT, COMPUTE, answer="Yield was {{ $Y }}%"))
+    assert (problem.step, problem.code) == (None, "bad_template")
+    assert "{{ Y }}" in problem.message
+
+
+def test_an_answer_template_using_a_variable_no_step_binds_is_a_bad_template():
+    problem = only_problem(plan(GET, EXTRACT, COMPUTE, answer="{{ Y }} vs {{ TARGET }}"))
+    assert problem.code == "bad_template"
+    assert "TARGET" in problem.message and "R1, Y, GAP" in problem.message
+
+
+def test_template_loop_variables_jinja_globals_and_render_context_are_not_plan_variables():
+    answer = ("{% for i in range(2) %}{{ i }}{{ loop.index }}{% endfor %}{{ Y }}"
+              "{{ question }}{% for v in values %}{{ v.value }}{% endfor %}{{ missing }}")
+    assert validate_plan(plan(GET, EXTRACT, COMPUTE, answer=answer)) == []
+
+
+def test_check_plan_raises_one_plan_error_carrying_every_problem():
+    bad = plan({**GET, "temporal_scope": "soon"}, {**EXTRACT, "pattern": "x"},
+               {**COMPUTE, "expression": "$Q +"})
+    with pytest.raises(PlanError) as e:
+        check_plan(bad)
+    assert str(e.value).startswith("plan is invalid: 4 problems")
+    assert [p.step for p in e.value.problems] == ["E1", "E2", "E3", "E3"]

@@ -1,0 +1,33 @@
+"""The Celery app of the workers: shared configuration plus the task modules.
+
+Start a worker with `chordal worker --role ROLE` (or `celery -A workers.app:app worker
+-Q QUEUES`). Each worker process builds its Settings once, here, from `CHORDAL_*`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from shared.broker import make_celery
+from shared.config import Settings
+from shared.search import SearchBackend, open_backend
+from shared.store import RunStore
+
+settings = Settings()
+app = make_celery(settings)
+log = logging.getLogger("chordal.workers")
+
+
+@functools.cache
+def run_store() -> RunStore:
+    return RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+
+
+@functools.cache
+def search_backend() -> SearchBackend:
+    return open_backend(settings)
+
+
+# Register the tasks (imported for their side effect on `app`).
+from workers import executor, finalizer, planner  # noqa: E402,F401

@@ -1,0 +1,22 @@
+"""Finalizer task `chordal.finalize`: the chord callback that renders the answer."""
+
+from __future__ import annotations
+
+from shared import queues
+from shared.finalize import finalize_query
+from shared.models import FinalizeTask
+from workers.app import app, log, run_store
+
+
+@app.task(name=queues.TASK_FINALIZE, ignore_result=True)
+def finalize(*chord_results, task: dict) -> None:
+    """`chord_results` are the step references; the answer is built from the run store."""
+    t = FinalizeTask.model_validate(task)
+    try:
+        answer = finalize_query(run_store(), t.query_id)
+    except Exception as exc:  # the query must end, whatever broke
+        log.exception("finalizing %s failed", t.query_id)
+        run_store().fail(t.query_id, f"finalizer failed: {type(exc).__name__}: {exc}")
+        return
+    if answer is not None:
+        log.info("query %s done (complete=%s)", t.query_id, answer.complete)
