@@ -32,8 +32,8 @@ from shared.store import RunStore
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 cli = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chordal: LLM agents as Celery chords on Redis.")
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -3,7 +3,7 @@
 Consumes `Settings`; produces a configured `Celery` app that knows the queues and task
 names but no task code: workers register tasks on it (workers/app.py), producers send
 tasks to it by name. Each setting below closes a known way to lose or duplicate work;
-see DESIGN.md "Celery rules".
+see "Reliability rules built in" in README.md.
 """
 
 from __future__ import annotations

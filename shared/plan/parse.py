@@ -1,4 +1,4 @@
-"""Plan JSON in, checked `Plan` out: consumes the plan-JSON format of DESIGN.md (text,
+"""Plan JSON in, checked `Plan` out: consumes the plan-JSON format of README.md (text,
 bytes or an already-decoded dict), produces a `Plan` that passed the static checks of
 `shared/plan/validate.py`, or raises `PlanError` carrying every problem at once.
 
@@ -70,7 +70,7 @@ def load_plan_file(path: str | Path) -> Plan:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"plan file {str(path)!r} does not exist or is not a file; pass the "
-                         "path of a JSON plan file (format: the plan JSON in DESIGN.md)")
+                         "path of a JSON plan file (format: 'The plan format' in README.md)")
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -53,13 +53,17 @@ def is_stack_running(settings: Settings) -> bool:
         return False
     app = control_app(url)
     try:
-        replies = app.control.inspect(timeout=1.0).active_queues() or {}
+        # Local workers reply within milliseconds; give remote ones a second chance.
+        for timeout in (0.3, 1.0):
+            replies = app.control.inspect(timeout=timeout).active_queues() or {}
+            served = {q["name"] for queues in replies.values() for q in queues or []}
+            if REQUIRED_QUEUES <= served:
+                return True
+        return False
     except Exception:  # noqa: BLE001 - any broker trouble means "not running"
         return False
     finally:
         app.close()
-    served = {queue["name"] for queues in replies.values() for queue in queues or []}
-    return REQUIRED_QUEUES <= served
 
 
 class Stack:

@@ -165,3 +165,9 @@ def test_show_prints_the_steps_of_a_finished_query(acme):
     result = acme.cli("show", record.query_id)
     assert result.returncode == 0, result.stderr
     assert f"{record.query_id}:E5" in result.stdout and "114.4" in result.stdout
+
+
+def test_a_question_nothing_in_the_corpus_matches_fails_with_a_hint_to_index(acme):
+    record = acme.ask("xyzzy plugh quux?")
+    assert record.status == "failed"
+    assert "chordal index" in record.error
