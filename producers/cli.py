@@ -1,4 +1,4 @@
-"""The `chordal` command: ask, index, up, worker, show, demo.
+"""The `chordal` command: ask, index, up, worker, show, debug, demo.
 
 Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
 naming the line or field and exits with code 2, having written nothing.
@@ -15,15 +15,17 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from producers.output import print_record
 from producers.submit import submit
 from shared import queues
 from shared.broker import make_celery
 from shared.config import Settings
+from shared.debug import explain
 from shared.errors import ChordalError, InputError
 from shared.models import Query
-from shared.plan.parse import load_plan_file
+from shared.plan.parse import load_plan_file, load_plan_file_with_repairs
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack, is_stack_running
@@ -60,8 +62,9 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
     """Answer one question and print the answer with its evidence footnotes."""
     settings = Settings()
     try:
-        query = Query(question=question, deadline_s=timeout,
-                      plan=load_plan_file(plan) if plan else None)
+        parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps)
+                           if plan else (None, []))
+        query = Query(question=question, deadline_s=timeout, plan=parsed, repairs=repairs)
     except ChordalError as exc:
         fail(str(exc))
     with stack_for(settings):
@@ -103,6 +106,33 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
         print(record.model_dump_json(indent=2))
     else:
         print_record(out, record, details=True)
+
+
+@cli.command()
+def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
+    """Explain each failed or empty step of a query: likely cause and a fix."""
+    settings = Settings()
+    store = RunStore.from_url(settings.effective_redis_url)
+    store.ping()
+    record = store.record(query_id)
+    if record is None:
+        fail(f"no query {query_id!r} in the run store at {settings.effective_redis_url}", 1)
+    try:
+        backend = open_backend(settings)
+    except ChordalError as exc:
+        err.print(f"[dim]search store unavailable ({exc}): titles will not be listed[/]")
+        backend = None
+    diagnoses = explain(record, backend)
+    if as_json:
+        print("[" + ",\n".join(d.model_dump_json(indent=2) for d in diagnoses) + "]")
+    elif not diagnoses:
+        out.print(f"query {escape(query_id)} ({record.status}): no failed or empty steps",
+                  highlight=False)
+    else:
+        out.print(f"query {escape(query_id)} ({record.status}): {len(diagnoses)} diagnos"
+                  f"{'is' if len(diagnoses) == 1 else 'es'}", highlight=False)
+        for d in diagnoses:
+            out.print(escape(d.render()), highlight=False)
 
 
 @cli.command()

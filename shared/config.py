@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(60.0, gt=0)
     """Default deadline of one query, from enqueue to answer."""
 
+    max_steps: int = Field(20, ge=1, le=500)
+    """Plans with more steps than this are rejected before anything runs."""
+
     executor_concurrency: int = Field(8, ge=1)
     """Threads per executor worker (steps are I/O bound)."""
 

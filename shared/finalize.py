@@ -14,7 +14,10 @@ from shared.store import RunStore
 def finalize_query(store: RunStore, query_id: str) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown."""
     record = store.record(query_id)
-    if record is None or record.status in ("done", "failed"):
+    if record is None:
+        return None
+    store.count_finalizer_run(query_id)
+    if record.status in ("done", "failed"):
         return None
     if record.plan is None:
         store.fail(query_id, "finalizer found no plan for this query")

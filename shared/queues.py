@@ -17,8 +17,14 @@ TASK_FINALIZE = "chordal.finalize"
 #: operation -> task name; every executor task consumes the `execute` queue.
 STEP_TASKS = {
     "GET": TASK_GET,
+    "SEARCH": "chordal.search",
     "EXTRACT": TASK_EXTRACT,
     "COMPUTE": TASK_COMPUTE,
+    "IF": "chordal.if",
+    "VALIDATE": "chordal.validate",
+    "MERGE": "chordal.merge",
+    "FILTER": "chordal.filter",
+    "ARBITRATE": "chordal.arbitrate",
 }
 
 #: worker role -> the queues it consumes.

@@ -18,10 +18,7 @@ from shared.errors import ToolError, TransientToolError
 from shared.models import StepResult, StepTask
 from shared.search import SearchBackend
 from shared.store import RunStore
-from shared.tools.base import ToolOutput
-from shared.tools.compute import run_compute
-from shared.tools.extract import run_extract
-from shared.tools.get import run_get
+from shared.tools.registry import TOLERATES_FAILED_INPUTS, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -31,32 +28,17 @@ TRANSIENT_RETRIES = 2
 
 def _inputs(store: RunStore, task: StepTask) -> dict[str, StepResult]:
     results = {}
+    tolerant = task.step.operation in TOLERATES_FAILED_INPUTS
     for var, step_id in task.inputs.items():
         result = store.step(task.query_id, step_id)
         if result is None:
             raise ToolError("INPUT_MISSING", f"${var} (step {step_id}) has no result yet; "
-                            "the step ran before its input, which is a compile bug")
-        if result.status != "ok":
+                            "the step ran before its input, which is a dispatch bug")
+        if result.status != "ok" and not tolerant:
             raise ToolError("INPUT_FAILED", f"${var} is unavailable because step {step_id} "
                             f"failed ({result.error_code}: {result.error_message})")
         results[var] = result
     return results
-
-
-def _call_tool(task: StepTask, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
-    step = task.step
-    if step.operation == "GET":
-        return run_get(step, backend)
-    if step.operation == "EXTRACT":
-        doc = next(iter(inputs.values()))
-        out = run_extract(step, str(doc.value), doc.document)
-        out.inputs = [doc.action_id]
-        return out
-    if step.operation == "COMPUTE":
-        out = run_compute(step, {var: r.value for var, r in inputs.items()})
-        out.inputs = [r.action_id for r in inputs.values()]
-        return out
-    raise ToolError("UNKNOWN_OPERATION", f"no tool runs operation {step.operation!r}")
 
 
 def execute(task: StepTask, store: RunStore, backend: SearchBackend,
@@ -64,14 +46,16 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
     """Run the step's tool and turn whatever happens into a StepResult (not stored)."""
     step = task.step
     aid = queues.action_id(task.query_id, step.id)
-    base = dict(action_id=aid, step_id=step.id, operation=step.operation, attempt=attempt)
+    base = dict(action_id=aid, step_id=step.id, operation=step.operation, attempt=attempt,
+                started_at=time.time())
     started = time.perf_counter()
     for retry in range(TRANSIENT_RETRIES + 1):
         try:
-            out = _call_tool(task, _inputs(store, task), backend)
+            out = run_tool(task.step, _inputs(store, task), backend)
             text = "" if out.value is None else str(out.value)
             return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
-                              document=out.document, inputs=out.inputs,
+                              document=out.document, documents=out.documents, note=out.note,
+                              inputs=out.inputs,
                               duration_ms=(time.perf_counter() - started) * 1000,
                               result_length=len(text), finished_at=time.time())
         except TransientToolError as exc:

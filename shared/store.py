@@ -73,9 +73,15 @@ class RunStore:
         self._hset(query_id, {"plan": plan.model_dump_json(),
                               "repairs": json.dumps(repairs or [])})
 
-    def claim(self, query_id: str, what: str) -> bool:
-        """True for the first caller only (e.g. dispatching a query's canvas once)."""
-        return bool(self.r.hsetnx(queues.run_key(query_id), f"claimed_{what}", time.time()))
+    def claim(self, query_id: str, what: str, owner: str = "") -> bool:
+        """True for the first caller only, and again for the same `owner` (a redelivered
+        task that claimed before it died must be able to finish what it claimed)."""
+        key, field = queues.run_key(query_id), f"claimed_{what}"
+        with self.r.pipeline() as p:
+            p.hsetnx(key, field, owner or time.time())
+            p.hget(key, field)
+            first, holder = p.execute()
+        return bool(first) or (bool(owner) and holder == owner)
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent)."""
@@ -149,6 +155,13 @@ class RunStore:
         raw = self.r.hget(queues.steps_key(query_id), step_id)
         return StepResult.model_validate_json(raw) if raw else None
 
+    def count_finalizer_run(self, query_id: str) -> int:
+        return int(self.r.hincrby(queues.run_key(query_id), "finalizer_runs", 1))
+
+    def stored_steps(self, query_id: str) -> set[str]:
+        """Ids of the steps that have a stored result."""
+        return set(self.r.hkeys(queues.steps_key(query_id)))
+
     def status(self, query_id: str) -> str | None:
         return self.r.hget(queues.run_key(query_id), "status")
 
@@ -173,6 +186,7 @@ class RunStore:
             error=raw.get("error"),
             timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
             usage=json.loads(raw.get("usage", "{}")),
+            finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 
     def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:

@@ -1,54 +1,71 @@
-"""Executor tasks: one per operation (`chordal.get`, `chordal.extract`, `chordal.compute`).
+"""Executor tasks: one per operation (`chordal.get`, `chordal.extract`, …; see
+shared/queues.py), all on the `execute` queue.
 
 Each takes a StepTask, runs it through `shared.steps.run_step` (which stores the full
-StepResult under the action_id and never raises) and returns the small deterministic
-reference `{"action_id", "status"}` into the chord.
+StepResult under the action_id and never raises), adds the dependents that are now
+ready to the query's chord, and returns the small deterministic reference
+`{"action_id", "status"}`.
 """
 
 from __future__ import annotations
 
+import functools
+
+import redis
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
-from shared.models import StepResult, StepTask
+from shared.errors import StoreError
+from shared.models import Plan, StepResult, StepTask
+from shared.planning import next_steps
 from shared.steps import run_step
 from workers.app import app, log, run_store, search_backend, settings
+from workers.canvas import step_signature
 
 
-def _run(task_payload: dict) -> dict:
-    task = StepTask.model_validate(task_payload)
+@functools.lru_cache(maxsize=1024)
+def _plan(query_id: str) -> Plan:
+    """Plans never change once dispatched, so each worker reads a query's plan once."""
+    plan = run_store().plan(query_id)
+    if plan is None:
+        raise StoreError(f"query {query_id} has no stored plan")
+    return plan
+
+
+def _run(task, payload: dict) -> dict:
+    step_task = StepTask.model_validate(payload)
     store = run_store()
     try:
-        result = run_step(task, store, search_backend(), settings.max_deliveries)
+        result = run_step(step_task, store, search_backend(), settings.max_deliveries)
     except SoftTimeLimitExceeded:
-        aid = queues.action_id(task.query_id, task.step.id)
-        result = store.put_step(task.query_id, StepResult(
-            action_id=aid, step_id=task.step.id, operation=task.step.operation,
+        aid = queues.action_id(step_task.query_id, step_task.step.id)
+        result = store.put_step(step_task.query_id, StepResult(
+            action_id=aid, step_id=step_task.step.id, operation=step_task.step.operation,
             status="error", error_code="TIME_LIMIT",
             error_message=f"step exceeded the {settings.task_time_limit_s}s task time limit"))
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
+    plan = _plan(step_task.query_id)
+    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, task.request.id):
+        task.add_to_chord(step_signature(ready))
     return result.reference()
 
 
 def _shadow(task, args, kwargs, options):
-    """Flower lists tasks by this name: `chordal.get qid:E1`."""
+    """Flower lists tasks by this name: `chordal.get QUERY_ID:E1`."""
     payload = args[0] if args else {}
     step = payload.get("step", {}) if isinstance(payload, dict) else {}
     return f"{task.name} {payload.get('query_id', '?')}:{step.get('id', '?')}"
 
 
-@app.task(name=queues.TASK_GET, shadow_name=_shadow)
-def get(task: dict) -> dict:
-    return _run(task)
+def _register(name: str):
+    @app.task(name=name, bind=True, shadow_name=_shadow,
+              autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
+              retry_backoff=True, retry_backoff_max=30, max_retries=5)
+    def step(self, task: dict) -> dict:
+        return _run(self, task)
+    return step
 
 
-@app.task(name=queues.TASK_EXTRACT, shadow_name=_shadow)
-def extract(task: dict) -> dict:
-    return _run(task)
-
-
-@app.task(name=queues.TASK_COMPUTE, shadow_name=_shadow)
-def compute(task: dict) -> dict:
-    return _run(task)
+TASKS = {operation: _register(name) for operation, name in queues.STEP_TASKS.items()}

@@ -1,14 +1,16 @@
 """Pydantic contracts: everything that crosses a queue or the run store."""
 
 from .answer import Answer, Footnote
-from .plan import OPERATIONS, ComputeStep, ExtractStep, GetStep, Plan, Step
+from .plan import (OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterStep, GetStep,
+                   IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
 from .query import Query, new_query_id
 from .result import Evidence, StepResult
 from .run import TERMINAL, PlanProblem, RunRecord, Status
 from .task import FinalizeTask, StepTask
 
 __all__ = [
-    "Answer", "ComputeStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
+    "Answer", "ArbitrateStep", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
+    "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
     "StepResult", "StepTask", "FinalizeTask", "TERMINAL", "new_query_id",
 ]

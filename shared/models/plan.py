@@ -19,7 +19,7 @@ STEP_ID_RE = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
 
 
 class _Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     id: str = Field(pattern=STEP_ID_RE)
     """Step id, unique in the plan (`E1`); with the query id it forms the action_id."""
@@ -46,16 +46,35 @@ class _Step(BaseModel):
         return []
 
 
+def _refs(*texts: str | None) -> list[str]:
+    return [v for t in texts if t for v in VAR_RE.findall(t)]
+
+
 class GetStep(_Step):
     operation: Literal["GET"]
     source: str = Field(min_length=1)
     """Name, title or URL of the document to fetch."""
     temporal_scope: str | None = None
-    """`2023`, `2023-Q3`, `2023-07` or `2023-07-01..2023-09-30`: only documents dated
-    within it match. Without it, a year named in `source` narrows the search."""
+    """`2023`, `2023-Q3`, `2023-H1`, `2023-07` or `2023-07-01..2023-09-30`: only documents
+    dated within it match. Without it, a year named in `source` narrows the search."""
+    top_k: int = Field(1, ge=1, le=10)
+    """Documents to fetch; above 1 the value is a list of documents, best first, and an
+    EXTRACT over it takes the first document whose text matches."""
 
     def references(self) -> list[str]:
-        return VAR_RE.findall(self.source)
+        return _refs(self.source)
+
+
+class SearchStep(_Step):
+    operation: Literal["SEARCH"]
+    query: str = Field(min_length=1)
+    """Keywords; `$VAR`s are substituted before searching."""
+    temporal_scope: str | None = None
+    top_k: int = Field(5, ge=1, le=50)
+    """Value: the ranked snippets (list of text), each with its document as evidence."""
+
+    def references(self) -> list[str]:
+        return _refs(self.query)
 
 
 class ExtractStep(_Step):
@@ -65,10 +84,14 @@ class ExtractStep(_Step):
     pattern: str = Field(min_length=1)
     """Regular expression with exactly one capture group: the value to extract."""
     fallback: str | None = None
-    """Value used when the pattern finds nothing (confidence `fallback`)."""
+    """Value used when no layer finds anything (confidence `fallback`)."""
+    quantity: Literal["percent", "money", "date", "number", "article"] | None = None
+    """What the pattern looks for. When the pattern matches nothing, the built-in pattern
+    for this quantity, then a rule-based number/date finder, are tried in the sentences
+    that contain the pattern's literal words (confidence `library:…`, `entity:…`)."""
 
     def references(self) -> list[str]:
-        return VAR_RE.findall(self.source)
+        return _refs(self.source)
 
 
 class ComputeStep(_Step):
@@ -77,11 +100,79 @@ class ComputeStep(_Step):
     """Arithmetic or comparison over `$VAR`s and numbers: `$Y - 92`, `($A + $B) / 2`."""
 
     def references(self) -> list[str]:
-        return VAR_RE.findall(self.expression)
+        return _refs(self.expression)
 
 
-Step = Annotated[Union[GetStep, ExtractStep, ComputeStep], Field(discriminator="operation")]
-OPERATIONS = ("GET", "EXTRACT", "COMPUTE")
+class IfStep(_Step):
+    operation: Literal["IF"]
+    condition: str = Field(min_length=1)
+    """A COMPUTE expression that yields true or false: `$GAP < 0`."""
+    then: str
+    """Value when the condition holds: literal text, or one `$VAR` (its value is taken)."""
+    else_: str = Field("", alias="else")
+    """Value otherwise (JSON key `else`)."""
+
+    def references(self) -> list[str]:
+        return _refs(self.condition, self.then, self.else_)
+
+
+class ValidateStep(_Step):
+    operation: Literal["VALIDATE"]
+    value: str = Field(pattern=r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$")
+    """The `$VAR` to check."""
+    min: float | None = None
+    max: float | None = None
+    type: Literal["number", "percent", "money", "date", "text"] | None = None
+    pattern: str | None = None
+    """Regex the value must match (searched, not anchored)."""
+    source_type: list[str] | None = None
+    """Accepted `source_type`s of the document behind the value. The step's value is
+    true or false; its `note` says which check failed and why."""
+
+    def references(self) -> list[str]:
+        return _refs(self.value)
+
+
+class MergeStep(_Step):
+    operation: Literal["MERGE"]
+    sources: list[str] = Field(min_length=1)
+    """`$VAR`s to combine; failed ones are skipped and named in the note."""
+    strategy: Literal["first", "list", "unique"] = "first"
+    """`first`: the first value obtained; `list`: all values; `unique`: all, de-duplicated."""
+
+    def references(self) -> list[str]:
+        return _refs(*self.sources)
+
+
+class FilterStep(_Step):
+    operation: Literal["FILTER"]
+    source: str
+    """`$VAR` holding a list (SEARCH, MERGE with list/unique, FILTER, GET with top_k)."""
+    condition: str | None = None
+    """COMPUTE expression over `$item` (a number): `$item > 90`."""
+    pattern: str | None = None
+    """Regex an item's text must contain."""
+
+    def references(self) -> list[str]:
+        return [v for v in _refs(self.source, self.condition) if v != "item"]
+
+
+class ArbitrateStep(_Step):
+    operation: Literal["ARBITRATE"]
+    sources: list[str] = Field(min_length=2)
+    """`$VAR`s holding conflicting values of one fact."""
+    prefer: list[str] = Field(default_factory=lambda: ["majority"])
+    """Rules tried in order until one decides: `source_type == "official_report"`,
+    `newest`, `oldest`, `majority`. The step's `note` records which rule chose and why."""
+
+    def references(self) -> list[str]:
+        return _refs(*self.sources)
+
+
+Step = Annotated[Union[GetStep, SearchStep, ExtractStep, ComputeStep, IfStep, ValidateStep,
+                       MergeStep, FilterStep, ArbitrateStep], Field(discriminator="operation")]
+OPERATIONS = ("GET", "SEARCH", "EXTRACT", "COMPUTE", "IF", "VALIDATE", "MERGE", "FILTER",
+              "ARBITRATE")
 
 
 class Plan(BaseModel):
@@ -94,6 +185,8 @@ class Plan(BaseModel):
     """Jinja2 template of the answer; variables by bare name (`{{ Y }}`)."""
     planner: str = "user"
     """Who wrote the plan: `user`, `heuristic` or `llm`."""
+    drop_unused: bool = False
+    """Let repair drop steps whose output no step and no template uses."""
 
     def step(self, step_id: str) -> _Step:
         return next(s for s in self.steps if s.id == step_id)

@@ -22,6 +22,8 @@ class Query(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     plan: Plan | None = None
     """A plan given by the user; without one the planner builds it."""
+    repairs: list[str] = []
+    """Repairs already made to `plan` while a producer parsed it (text syntaxes)."""
     mode: Literal["rewoo"] = "rewoo"
     deadline_s: float = Field(60.0, gt=0)
     """Seconds from enqueue until the query counts as failed."""

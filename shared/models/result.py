@@ -35,6 +35,10 @@ class StepResult(BaseModel):
     """Which layer produced the value: `title_match`, `pattern`, `fallback`, `computed`…"""
     document: Evidence | None = None
     """The document the value came from (GET, EXTRACT)."""
+    documents: list[Evidence] = []
+    """Every document behind a list value (GET with top_k, SEARCH, MERGE, FILTER)."""
+    note: str | None = None
+    """Why the step decided as it did (VALIDATE, ARBITRATE, MERGE, EXTRACT layers)."""
     inputs: list[str] = []
     """action_ids of the steps whose values this one used."""
     duration_ms: float = 0.0
@@ -44,6 +48,8 @@ class StepResult(BaseModel):
     error_message: str | None = None
     attempt: int = 1
     """How many deliveries this step took."""
+    started_at: float = 0.0
+    """Unix time the tool started (wall clock of the executor's machine)."""
     finished_at: float = 0.0
 
     def reference(self) -> dict:

@@ -46,6 +46,8 @@ class RunRecord(BaseModel):
     """Unix time each status was entered (`queued`, `planning`, …, `done`)."""
     usage: dict[str, int] = {}
     """Token usage summed over the query's LLM calls."""
+    finalizer_runs: int = 0
+    """How often the finalizer ran for this query (1 unless a delivery was repeated)."""
 
     @property
     def latency_s(self) -> float | None:

@@ -1,23 +1,25 @@
-"""Compile a plan's step DAG into stages of branches (consumed by workers/planner.py).
+"""Compile a plan's step DAG for dependency-driven dispatch (used by the workers).
 
-A *branch* is a list of step ids run one after another (a Celery chain); a *stage* is
-a list of branches run in parallel (a group). The planner turns one stage into
-`chord(group(chains), finalizer)`; several stages into chords nested one in another.
+How a plan becomes one Celery canvas:
 
-A step joins the branch of its inputs when they all come from one branch of the
-latest stage they occur in; a step whose inputs come from several branches of that
-stage (a join) starts the next stage. So independent GET→EXTRACT branches run side by
-side, and a COMPUTE over both runs once both have finished.
+    chord( group(root steps) , finalize )       root steps: those that read no variable
+      └─ each step task, once its StepResult is stored, adds every dependent step whose
+         inputs are now all stored to the same chord (`Task.add_to_chord`)
 
-Plans are checked before they are compiled (every reference points at an earlier step).
+So a step starts as soon as the steps it reads have finished, whatever the shape of the
+DAG: independent branches of different lengths never wait for each other, and a join
+(a COMPUTE over two EXTRACTs, or a join in the middle of the plan followed by more
+steps) starts the moment its last input is stored. `add_to_chord` grows the chord's
+expected size before the adding task reports, so the chord cannot complete early; the
+finalizer runs once, when every step of the plan has reported. Of two inputs finishing
+together, both may see the join ready: a claim in the run store lets one dispatch it.
+
+Plans are checked before they are compiled (acyclic, every reference bound).
 """
 
 from __future__ import annotations
 
 from shared.models import Plan
-
-Schedule = list[list[list[str]]]
-"""stages → branches → step ids"""
 
 
 def dependencies(plan: Plan) -> dict[str, set[str]]:
@@ -26,26 +28,22 @@ def dependencies(plan: Plan) -> dict[str, set[str]]:
     return {s.id: {producers[v] for v in s.references() if v in producers} for s in plan.steps}
 
 
-def compile_plan(plan: Plan) -> Schedule:
+def dependents(plan: Plan) -> dict[str, list[str]]:
+    """step id -> ids of the steps that read its output, in plan order."""
+    out: dict[str, list[str]] = {s.id: [] for s in plan.steps}
+    for step_id, deps in dependencies(plan).items():
+        for d in deps:
+            out[d].append(step_id)
+    order = {s.id: i for i, s in enumerate(plan.steps)}
+    return {k: sorted(v, key=order.__getitem__) for k, v in out.items()}
+
+
+def roots(plan: Plan) -> list[str]:
+    """Steps that read no variable: the chord's header."""
+    return [step_id for step_id, deps in dependencies(plan).items() if not deps]
+
+
+def ready_after(plan: Plan, finished: str, stored: set[str]) -> list[str]:
+    """Dependents of `finished` whose inputs are all in `stored` (step ids with results)."""
     deps = dependencies(plan)
-    stages: Schedule = []
-    where: dict[str, tuple[int, int]] = {}  # step id -> (stage, branch)
-    for step in plan.steps:
-        inputs = deps[step.id]
-        if not inputs:
-            stage = 0
-            branch = None
-        else:
-            stage = max(where[d][0] for d in inputs)
-            branches = {where[d][1] for d in inputs if where[d][0] == stage}
-            branch = branches.pop() if len(branches) == 1 else None
-            if branch is None:
-                stage += 1
-        while len(stages) <= stage:
-            stages.append([])
-        if branch is None:
-            stages[stage].append([])
-            branch = len(stages[stage]) - 1
-        stages[stage][branch].append(step.id)
-        where[step.id] = (stage, branch)
-    return [s for s in stages if s]
+    return [d for d in dependents(plan)[finished] if deps[d] <= stored]

@@ -1,57 +1,98 @@
-"""Plan JSON in, checked `Plan` out: consumes the plan-JSON format of README.md (text,
-bytes or an already-decoded dict), produces a `Plan` that passed the static checks of
-`shared/plan/validate.py`, or raises `PlanError` carrying every problem at once.
+"""Plan source in, checked `Plan` out: consumes a plan in any of the three syntaxes
+(JSON as in DESIGN.md, ReWOO `#E1 = Tool[input]` text, LLMCompiler `1. tool(args)` text;
+str, bytes or an already-decoded dict), detected by content (syntax.py); produces a
+`Plan` that was repaired (repair.py) and passed the static checks (validate.py), or
+raises `PlanError` carrying every problem at once.
 
 Each step is validated on its own, so one bad step does not hide the others: a step
-gets one `PlanProblem` (code `unknown_operation` or `bad_field`) naming all that is
-wrong with it; the plan-level fields (`domain`, `answer`, `planner`) get one problem each.
+gets one `PlanProblem` (code `unknown_operation`, `bad_syntax` or `bad_field`) naming all
+that is wrong with it, and a stand-in binds its variable so that the steps reading it
+are not reported too; the plan-level fields (`domain`, `answer`, …) get one problem each.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import get_args
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from shared.errors import InputError, PlanError
-from shared.models import OPERATIONS, ComputeStep, ExtractStep, GetStep, Plan, PlanProblem, Step
+from shared.models import OPERATIONS, ComputeStep, GetStep, Plan, PlanProblem, Step
 from shared.models.plan import STEP_ID_RE
-from shared.plan.validate import check_plan, plan_invalid, validate_plan
+from shared.plan.draft import Draft
+from shared.plan.json_plan import EXAMPLE
+from shared.plan.repair import prepare_plan, repair_plan
+from shared.plan.syntax import read_draft
+from shared.plan.validate import MAX_STEPS, plan_invalid, validate_plan
 
 _STEP = TypeAdapter(Step)
-_MODELS: dict[str, type[BaseModel]] = {"GET": GetStep, "EXTRACT": ExtractStep,
-                                       "COMPUTE": ComputeStep}
-_EXAMPLE = '{"steps": [{"id": "E1", "operation": "GET", "source": "…"}], "answer": "…"}'
+_STEP_MODELS = {get_args(cls.model_fields["operation"].annotation)[0]: cls
+                for cls in get_args(get_args(Step)[0])}
 _PLACEHOLDER = ComputeStep(id="E1", operation="COMPUTE", expression="0")
 
 
-def parse_plan(source: str | bytes | dict) -> Plan:
-    """The checked Plan that `source` describes; PlanError listing all its problems."""
-    data = _decode(source)
-    problems: list[PlanProblem] = []
-    raw_steps = data.get("steps")
+def parse_plan(source: str | bytes | dict, *, tools: Mapping[str, str] | None = None,
+               max_steps: int = MAX_STEPS) -> Plan:
+    """The repaired, checked Plan that `source` describes; PlanError listing all its problems.
+
+    `tools` maps the tool names of ReWOO/LLMCompiler text to operations (tools_table.py).
+    """
+    return parse_plan_with_repairs(source, tools=tools, max_steps=max_steps)[0]
+
+
+def parse_plan_with_repairs(source: str | bytes | dict, *,
+                            tools: Mapping[str, str] | None = None,
+                            max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+    """The Plan `source` describes and the repairs made to it, one sentence each."""
+    draft = read_draft(source, tools)
+    problems = list(draft.problems)
     steps: list[Step] = []
-    if not isinstance(raw_steps, list) or not raw_steps:
-        problems.append(PlanProblem(step=None, code="bad_field", message="field 'steps' must "
-                                    f"be a non-empty list of step objects, like {_EXAMPLE}"))
-    else:
-        stand_ins: set[str] = set()
-        for index, raw in enumerate(raw_steps):
-            parsed = _parse_step(index, raw)
-            if isinstance(parsed, PlanProblem):
-                problems.append(parsed)
-                parsed = _stand_in(index, raw)
-                stand_ins.add(parsed.id)
-            steps.append(parsed)
-    fields = _plan_fields(data)
-    if problems or fields:
-        if steps and not fields:  # check the good steps too: one round trip shows all
-            plan = Plan.model_validate({**data, "steps": steps})
-            problems += [p for p in validate_plan(plan) if p.step not in stand_ins]
-        raise PlanError(plan_invalid(len(problems + fields)), problems + fields)
-    return check_plan(Plan.model_validate({**data, "steps": steps}))
+    stand_ins: dict[str, str] = {}  # step id -> variable
+    if not isinstance(draft.steps, list) or not draft.steps:
+        problems.append(_no_steps(draft))
+    for index, raw in enumerate(draft.steps if isinstance(draft.steps, list) else []):
+        parsed = _parse_step(index, raw, draft)
+        if isinstance(parsed, PlanProblem):
+            problems.append(parsed)
+            parsed = _stand_in(index, {"id": raw.step} if isinstance(raw, PlanProblem) else raw)
+            stand_ins[parsed.id] = parsed.var
+        steps.append(parsed)
+    fields = _plan_fields(draft.fields)
+    if not problems and not fields:
+        return prepare_plan(Plan.model_validate({**draft.fields, "steps": steps}), max_steps)
+    if steps and not fields:  # check the good steps too: one round trip shows all
+        plan, _ = repair_plan(Plan.model_validate({**draft.fields, "steps": steps}))
+        problems += [p for p in validate_plan(plan, max_steps, unknown=stand_ins.values())
+                     if p.step not in stand_ins]
+    raise PlanError(plan_invalid(len(problems + fields)), problems + fields)
+
+
+def load_plan_file(path: str | Path, *, tools: Mapping[str, str] | None = None,
+                   max_steps: int = MAX_STEPS) -> Plan:
+    """The checked Plan in the file at `path`, in any of the three syntaxes (detected by
+    content); InputError when it cannot be read, PlanError naming the file when invalid."""
+    return load_plan_file_with_repairs(path, tools=tools, max_steps=max_steps)[0]
+
+
+def load_plan_file_with_repairs(path: str | Path, *, tools: Mapping[str, str] | None = None,
+                                max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+    """`load_plan_file`, plus the repairs made while preparing the plan."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"plan file {str(path)!r} does not exist or is not a file; pass the "
+                         "path of a plan file (JSON, ReWOO or LLMCompiler text)")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"plan file {str(path)!r} cannot be read ({e.strerror}); check "
+                         "its permissions") from None
+    try:
+        return parse_plan_with_repairs(data, tools=tools, max_steps=max_steps)
+    except PlanError as e:
+        raise PlanError(f"{path}: {e.message}", e.problems) from None
 
 
 def _stand_in(index: int, raw: object) -> GetStep:
@@ -59,60 +100,27 @@ def _stand_in(index: int, raw: object) -> GetStep:
     raw = raw if isinstance(raw, dict) else {}
     var = raw.get("output_var")
     step_id = raw.get("id") if isinstance(raw.get("id"), str) else ""
-    return GetStep(
-        id=step_id if re.fullmatch(STEP_ID_RE, step_id) else f"invalid-step-{index}",
-        operation="GET", source="stand-in",
+    step_id = step_id if re.fullmatch(STEP_ID_RE, step_id) else f"invalid-step-{index}"
+    return GetStep(  # a source of its own, so that repair never merges two stand-ins
+        id=step_id, operation="GET", source=f"stand-in for steps[{index}]",
         output_var=var if isinstance(var, str) and re.fullmatch(r"\$?[A-Za-z_]\w*", var) else None)
 
 
-def load_plan_file(path: str | Path) -> Plan:
-    """The checked Plan in the JSON file at `path`; InputError when it cannot be read."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"plan file {str(path)!r} does not exist or is not a file; pass the "
-                         "path of a JSON plan file (format: 'The plan format' in README.md)")
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"plan file {str(path)!r} cannot be read ({e.strerror}); check "
-                         "its permissions") from None
-    try:
-        return parse_plan(data)
-    except PlanError as e:
-        raise PlanError(f"{path}: {e.message}", e.problems) from None
+def _no_steps(draft: Draft) -> PlanProblem:
+    like = {"json": EXAMPLE, "rewoo": "#E1 = Wikipedia[Tesla Q3 2023 report]",
+            "llmcompiler": '1. search("Tesla Q3 2023")'}[draft.syntax]
+    what = "field 'steps' must be a non-empty list of step objects" if draft.syntax == "json" \
+        else "the plan has no steps"
+    return PlanProblem(step=None, code="bad_field", message=f"{what}; write steps like {like}")
 
 
-def _decode(source: str | bytes | dict) -> dict:
-    if isinstance(source, dict):
-        return source
-    if not isinstance(source, (str, bytes, bytearray)):
-        raise TypeError(f"parse_plan takes JSON text, bytes or a dict, not {type(source).__name__}")
-    try:
-        text = source.decode("utf-8-sig") if not isinstance(source, str) else source
-        data = json.loads(text)
-    except UnicodeDecodeError as e:
-        raise _json_error("plan is not UTF-8 text", f"byte {e.start} is not UTF-8; send "
-                          "the plan as UTF-8 JSON") from None
-    except json.JSONDecodeError as e:
-        where = f"line {e.lineno}, column {e.colno}"
-        raise _json_error(f"plan is not valid JSON at {where}", f"{e.msg} at {where}; send "
-                          f"one JSON object like {_EXAMPLE}") from None
-    except RecursionError:
-        raise _json_error("plan JSON is nested too deeply", "send one flat JSON object "
-                          f"like {_EXAMPLE}") from None
-    if not isinstance(data, dict):
-        raise _json_error("plan JSON is not an object", f"the plan is a JSON "
-                          f"{type(data).__name__}; send one JSON object like {_EXAMPLE}")
-    return data
-
-
-def _json_error(summary: str, detail: str) -> PlanError:
-    return PlanError(summary, [PlanProblem(step=None, code="bad_json", message=detail)])
-
-
-def _parse_step(index: int, raw: object) -> Step | PlanProblem:
+def _parse_step(index: int, raw: object, draft: Draft) -> Step | PlanProblem:
+    if isinstance(raw, PlanProblem):
+        return raw
     raw_id = raw.get("id") if isinstance(raw, dict) else None
-    label = raw_id if isinstance(raw_id, str) and re.fullmatch(STEP_ID_RE, raw_id) else f"steps[{index}]"
+    usable = isinstance(raw_id, str) and re.fullmatch(STEP_ID_RE, raw_id)
+    label = raw_id if usable else f"steps[{index}]"
+    where = f"line {draft.lines[index]}: " if index < len(draft.lines) else ""
     if not isinstance(raw, dict):
         return PlanProblem(step=label, code="bad_field", message=f"{label} is "
                            f"{type(raw).__name__}, not an object; write each step as "
@@ -128,8 +136,9 @@ def _parse_step(index: int, raw: object) -> Step | PlanProblem:
         return _STEP.validate_python(raw)
     except ValidationError as e:
         wrong = "; ".join(_field_error(err) for err in e.errors())
+        form = f"; write it as {draft.forms[op]}" if op in draft.forms else ""
         return PlanProblem(step=label, code="bad_field",
-                           message=f"{op} step {label}: {wrong}. {_fields_of(op)}")
+                           message=f"{where}{op} step {label}: {wrong}. {_fields_of(op)}{form}")
 
 
 def _field_error(err: dict) -> str:
@@ -144,15 +153,15 @@ def _field_error(err: dict) -> str:
 
 
 def _fields_of(op: str) -> str:
-    fields = _MODELS[op].model_fields
-    required = [name for name, f in fields.items() if f.is_required()]
-    optional = [name for name, f in fields.items() if not f.is_required()]
+    fields = _STEP_MODELS[op].model_fields
+    required = [f.alias or name for name, f in fields.items() if f.is_required()]
+    optional = [f.alias or name for name, f in fields.items() if not f.is_required()]
     return f"{op} steps take {', '.join(required)}, and optionally {', '.join(optional)}"
 
 
-def _plan_fields(data: dict) -> list[PlanProblem]:
+def _plan_fields(fields: dict) -> list[PlanProblem]:
     try:  # the steps were checked one by one above; a stand-in isolates the rest
-        Plan.model_validate({**data, "steps": [_PLACEHOLDER]})
+        Plan.model_validate({**fields, "steps": [_PLACEHOLDER]})
     except ValidationError as e:
         allowed = ", ".join(Plan.model_fields)
         return [PlanProblem(step=None, code="bad_field", message=(

@@ -2,47 +2,74 @@
 (empty when the plan can run), each saying what is wrong and how to fix it, worded so
 that it can be fed back to an LLM that wrote the plan.
 
-Codes: duplicate_id, duplicate_variable, undefined_variable, bad_pattern,
-capture_groups, not_a_document, bad_expression, bad_scope, bad_template.
-Steps are checked in order: a step may only read variables that earlier steps bind.
+Codes: too_many_steps, duplicate_id, duplicate_variable, undefined_variable (no step
+binds it), forward_reference (a later step binds it: repair.py reorders such plans),
+cycle (steps read each other in a loop), type_mismatch and not_a_document
+(value_types.py), bad_pattern, capture_groups, bad_expression, bad_scope, bad_rule,
+bad_field (step_checks.py), bad_template. Problems come in step order; those of the
+whole plan (step None) first, the answer template's last.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import jinja2
-import regex
 from jinja2 import meta
 from jinja2.sandbox import SandboxedEnvironment
 
-from shared.errors import InputError, PlanError, ToolError
-from shared.models import ComputeStep, ExtractStep, GetStep, Plan, PlanProblem, Step
-from shared.search.dates import parse_scope
-from shared.tools.compute import parse_expression
-from shared.tools.extract import FLAGS
+from shared.errors import PlanError
+from shared.models import ExtractStep, Plan, PlanProblem, Step
+from shared.plan.graph import binders, find_cycles, topological_order
+from shared.plan.step_checks import check_fields
+from shared.plan.value_types import infer_types, type_findings
 
+MAX_STEPS = 20
+"""Default limit on a plan's steps (`max_steps` of validate_plan, check_plan, parse_plan)."""
 _ONE_VAR_RE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
-RENDER_CONTEXT = frozenset({"question", "values", "missing"})
-"""Names shared/render.py gives every answer template besides the step variables."""
+RENDER_CONTEXT = frozenset({"question", "values", "missing", "tense", "period", "tenses", "periods"})
+"""Names shared/render/ gives every answer template besides the step variables."""
 
 
-def validate_plan(plan: Plan) -> list[PlanProblem]:
-    """Every problem the plan has, in step order, then the answer template's."""
+def validate_plan(plan: Plan, max_steps: int = MAX_STEPS, *,
+                  unknown: Collection[str] = ()) -> list[PlanProblem]:
+    """Every problem the plan has: the whole plan's, then in step order, then the template's.
+
+    `unknown` names variables whose kind of value is not known (parse.py's stand-ins for
+    steps that did not parse), so that no type_mismatch is reported against them.
+    """
     problems: list[PlanProblem] = []
+    if len(plan.steps) > max_steps:
+        problems.append(PlanProblem(step=None, code="too_many_steps", message=(
+            f"the plan has {len(plan.steps)} steps, more than the {max_steps} allowed; "
+            "combine steps (one GET per document, one COMPUTE per result) or ask a "
+            "narrower question")))
+    cycles = {min(c): c for c in find_cycles(plan)}
+    in_cycle = {index for c in cycles.values() for index in c}
+    kinds = infer_types(plan, topological_order(plan) or list(range(len(plan.steps))), unknown)
+    typed: dict[int, list[tuple[str, str]]] = {}
+    for index, code, message in type_findings(plan, kinds):
+        typed.setdefault(index, []).append((code, message))
+    first = binders(plan)
     ids: set[str] = set()
     bound: dict[str, Step] = {}  # variable -> the step that binds it, in plan order
-    for step in plan.steps:
-        found = _check_step(step, ids, bound)
+    for index, step in enumerate(plan.steps):
+        found = _check_step(step, ids, bound, first, index in in_cycle)
+        if index in cycles:
+            found.append(("cycle", _cycle(plan, cycles[index])))
+        found += check_fields(step) + typed.get(index, [])
+        if isinstance(step, ExtractStep):
+            found += _literal_source(step, bound)
         problems += [PlanProblem(step=step.id, code=c, message=m) for c, m in found]
         ids.add(step.id)
         bound.setdefault(step.var, step)
-    return problems + _check_template(plan.answer, bound)
+    return problems + _check_template(plan.answer, first)
 
 
-def check_plan(plan: Plan) -> Plan:
+def check_plan(plan: Plan, max_steps: int = MAX_STEPS) -> Plan:
     """`plan` itself when it passes every check; otherwise PlanError listing them all."""
-    problems = validate_plan(plan)
+    problems = validate_plan(plan, max_steps)
     if problems:
         raise PlanError(plan_invalid(len(problems)), problems)
     return plan
@@ -53,7 +80,8 @@ def plan_invalid(count: int) -> str:
     return f"plan is invalid: {count} problem{'s' if count != 1 else ''}"
 
 
-def _check_step(step: Step, ids: set[str], bound: dict[str, Step]) -> list[tuple[str, str]]:
+def _check_step(step: Step, ids: set[str], bound: dict[str, Step], first: dict[str, int],
+                cyclic: bool) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if step.id in ids:
         found.append(("duplicate_id", f"step id {step.id!r} is used by an earlier step too; "
@@ -63,50 +91,37 @@ def _check_step(step: Step, ids: set[str], bound: dict[str, Step]) -> list[tuple
                       f"{bound[step.var].id} already binds; give it a new output_var such as "
                       f"${step.var}_{step.id}"))
     for name in dict.fromkeys(step.references()):
-        if name not in bound:
-            found.append(("undefined_variable", f"step {step.id} reads ${name}, but no earlier "
-                          f"step binds it; variables defined at this point: {_listing(bound)}. "
+        if name not in first:
+            found.append(("undefined_variable", f"step {step.id} reads ${name}, but no step "
+                          f"binds it; variables defined at this point: {_listing(bound)}. "
                           f"Refer to one of those, or add a step with output_var ${name} "
                           f"before {step.id}"))
-    if isinstance(step, ExtractStep):
-        found += _check_extract(step, bound)
-    elif isinstance(step, ComputeStep):
-        try:
-            parse_expression(step.expression)
-        except ToolError as e:
-            found.append(("bad_expression", e.message))
-    elif step.temporal_scope is not None:
-        try:
-            parse_scope(step.temporal_scope)
-        except InputError as e:
-            found.append(("bad_scope", f"temporal_scope: {e}; or leave temporal_scope out"))
+        elif name not in bound and name != step.var and not cyclic:
+            found.append(("forward_reference", f"step {step.id} reads ${name}, which a later "
+                          f"step binds; put that step before {step.id} (steps run after the "
+                          "steps they read)"))
     return found
 
 
-def _check_extract(step: ExtractStep, bound: dict[str, Step]) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    documents = [f"${name}" for name, s in bound.items() if isinstance(s, GetStep)]
-    m = _ONE_VAR_RE.fullmatch(step.source.strip())
-    if m is None:
-        found.append(("not_a_document", f"source {step.source!r} is not one variable; an "
-                      "EXTRACT step reads the document a GET step fetched: write that step's "
-                      f"output_var (e.g. {(documents or ['$R1'])[-1]}), adding a GET step for "
-                      f"{step.source!r} if there is none"))
-    elif (name := m[1] or m[2]) in bound and not isinstance(bound[name], GetStep):
-        found.append(("not_a_document", f"source ${name} is bound by step {bound[name].id} "
-                      f"({bound[name].operation}), not by a GET step; EXTRACT reads documents: "
-                      f"use a GET step's output ({', '.join(documents) or 'none defined yet'})"))
-    try:
-        groups = regex.compile(step.pattern, FLAGS).groups
-    except (regex.error, OverflowError, ValueError) as e:
-        found.append(("bad_pattern", f"pattern `{step.pattern}` does not compile: {e}; fix the "
-                      "regular expression (escape literal ( ) . $ % with a backslash)"))
-        return found
-    if groups != 1:
-        found.append(("capture_groups", f"pattern `{step.pattern}` has {groups} capture groups; "
-                      "it needs exactly one ( ) around the value to extract; make other "
-                      "groups non-capturing with (?: )"))
-    return found
+def _cycle(plan: Plan, cycle: list[int]) -> str:
+    steps = [plan.steps[i] for i in cycle]
+    if len(steps) == 1:
+        return (f"step {steps[0].id} reads ${steps[0].var}, its own output; read an earlier "
+                "step's output instead")
+    reads = ", ".join(f"{a.id} reads ${b.var}" for a, b in zip(steps, steps[1:] + steps[:1]))
+    loop = " → ".join(s.id for s in steps + steps[:1])
+    return (f"steps {loop} read each other's outputs in a loop ({reads}), so none of them "
+            "can run first; make one of them read an earlier step instead")
+
+
+def _literal_source(step: ExtractStep, bound: dict[str, Step]) -> list[tuple[str, str]]:
+    if _ONE_VAR_RE.fullmatch(step.source.strip()):
+        return []
+    documents = [f"${name}" for name, s in bound.items() if s.operation == "GET"]
+    return [("not_a_document", f"source {step.source!r} is not one variable; an EXTRACT step "
+             "reads the document a GET step fetched: write that step's output_var (e.g. "
+             f"{(documents or ['$R1'])[-1]}), adding a GET step for {step.source!r} if there "
+             "is none")]
 
 
 def _check_template(answer: str | None, bound: dict) -> list[PlanProblem]:

@@ -19,3 +19,7 @@ class ToolOutput:
     """Which layer produced the value (`title_match`, `pattern`, `fallback`, `computed`)."""
     document: Evidence | None = None
     inputs: list[str] = field(default_factory=list)
+    documents: list[Evidence] = field(default_factory=list)
+    """Every document behind a list value."""
+    note: str | None = None
+    """Why the tool decided as it did."""

@@ -1,6 +1,11 @@
 """The GET tool: consumes a GetStep and a search backend, produces a ToolOutput whose
 value is the text of the document the step names (or raises ToolError).
 
+With `top_k` above 1 the value is a list of texts, best first: the document `best`
+finds, then up to top_k - 1 more from `search` under the same date filter, each of
+which must hold at least half of the source's keywords (the share `best` asks of a
+full-text hit). `documents` holds their evidence, `document` the first one's.
+
 Error codes: `BAD_SCOPE` (temporal_scope unreadable), `NOT_FOUND` (no document fits),
 `SEARCH_FAILED` (the search store cannot be read).
 """
@@ -10,6 +15,7 @@ from __future__ import annotations
 from shared.errors import InputError, StoreError, ToolError
 from shared.models import GetStep
 from shared.search import SearchBackend, format_scope, parse_scope, year_in
+from shared.search.terms import keywords, stem, stems
 
 from .base import ToolOutput
 
@@ -29,12 +35,28 @@ def run_get(step: GetStep, backend: SearchBackend) -> ToolOutput:
             loose = backend.best(step.source)
             found = loose if loose is not None and loose[0].date is None else None
         empty = found is None and backend.count() == 0
+        if found is None:
+            raise ToolError("NOT_FOUND", _not_found(step, date_range, explicit, empty))
+        doc, confidence = found
+        if step.top_k == 1:
+            return ToolOutput(value=doc.content, confidence=confidence, document=doc.evidence())
+        docs = [doc] + _more(step, backend, date_range, doc.id)
     except StoreError as e:
         raise ToolError("SEARCH_FAILED", f"step {step.id}: {e}") from None
-    if found is None:
-        raise ToolError("NOT_FOUND", _not_found(step, date_range, explicit, empty))
-    doc, confidence = found
-    return ToolOutput(value=doc.content, confidence=confidence, document=doc.evidence())
+    evidence = [d.evidence() for d in docs]
+    return ToolOutput(value=[d.content for d in docs], confidence=confidence,
+                      document=evidence[0], documents=evidence)
+
+
+def _more(step: GetStep, backend: SearchBackend, date_range, first_id: str) -> list:
+    """Up to top_k - 1 further documents, best first, that hold half the source's words."""
+    wanted = {stem(w) for w in keywords(step.source)}
+    more = []
+    for hit in backend.search(step.source, step.top_k + 1, date_range):
+        found = wanted & stems(f"{hit.document.title} {hit.document.content}")
+        if hit.document.id != first_id and 2 * len(found) >= len(wanted):
+            more.append(hit.document)
+    return more[: step.top_k - 1]
 
 
 def _not_found(step: GetStep, date_range, explicit: bool, empty: bool) -> str:

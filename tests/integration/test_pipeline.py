@@ -87,6 +87,7 @@ def test_two_independent_branches_and_a_compute_over_both_answer_with_both_footn
     assert record.status == "done", record.error
     assert [s.action_id for s in record.steps] == [f"{record.query_id}:E{i}" for i in range(1, 6)]
     assert record.steps[4].value == "114.4"
+    assert record.finalizer_runs == 1
     text = record.answer.text
     assert "412.5[1]" in text and "298.1[2]" in text and "led by $114.4[1][2]M" in text
     titles = [f.evidence.title for f in record.answer.footnotes]
@@ -171,3 +172,30 @@ def test_a_question_nothing_in_the_corpus_matches_fails_with_a_hint_to_index(acm
     record = acme.ask("xyzzy plugh quux?")
     assert record.status == "failed"
     assert "chordal index" in record.error
+
+
+def test_a_short_branch_finishes_before_a_long_one_and_no_step_starts_before_its_inputs(acme):
+    record = acme.ask("branches", {"steps": [
+        get("L1", "Acme Robotics Q3 2023 Quarterly Report", "$A"),
+        extract("L2", "$A", r"revenue of \$([\d.]+) million", "$RA"),
+        {"id": "L3", "operation": "COMPUTE", "expression": "$RA * 2", "output_var": "$X"},
+        get("S1", "Zenith Motors Q3 2023 Quarterly Report", "$Z")]})
+    steps = {s.step_id: s for s in record.steps}
+    assert all(s.status == "ok" for s in steps.values())
+    assert steps["S1"].finished_at < steps["L3"].finished_at
+    for later, earlier in (("L2", "L1"), ("L3", "L2")):
+        assert steps[later].started_at >= steps[earlier].finished_at
+
+
+def test_a_join_in_the_middle_of_a_plan_runs_once_and_feeds_the_steps_after_it(acme):
+    plan = json.loads(json.dumps(TWO_BRANCHES))
+    plan["steps"].append({"id": "E6", "operation": "COMPUTE", "expression": "$DIFF * 1000",
+                          "output_var": "$THOUSANDS"})
+    plan["steps"].append(get("E7", "Acme Robotics Q2 2023 Quarterly Report", "$Q2"))
+    plan["answer"] = "Difference: {{ THOUSANDS }} thousand."
+    record = acme.ask("join in the middle", plan)
+    assert record.status == "done", record.error
+    assert [s.step_id for s in record.steps] == ["E1", "E2", "E3", "E4", "E5", "E6", "E7"]
+    assert record.answer.text.startswith("Difference: 114400")
+    joined = {s.step_id: s for s in record.steps}
+    assert joined["E5"].started_at >= max(joined["E2"].finished_at, joined["E4"].finished_at)

@@ -20,9 +20,9 @@ DESIGN_EXAMPLE = r"""{"domain": "finance",
  "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."}"""
 
 
-def problems_of(source) -> list:
+def problems_of(source, **kwargs) -> list:
     with pytest.raises(PlanError) as e:
-        parse_plan(source)
+        parse_plan(source, **kwargs)
     return e.value.problems
 
 
@@ -39,7 +39,7 @@ def test_bytes_and_an_already_decoded_dict_are_accepted_too():
 
 def test_a_plan_with_three_bad_steps_reports_three_problems_naming_each_step():
     problems = problems_of({"steps": [
-        {"id": "E1", "operation": "SEARCH", "source": "Tesla"},
+        {"id": "E1", "operation": "FETCH", "source": "Tesla"},
         {"id": "E2", "operation": "EXTRACT", "source": "$R1"},
         {"id": "E3", "operation": "COMPUTE", "expression": "1", "colour": "red"},
     ]})
@@ -50,7 +50,8 @@ def test_a_plan_with_three_bad_steps_reports_three_problems_naming_each_step():
 def test_an_unknown_operation_names_the_known_ones():
     [problem] = problems_of({"steps": [{"id": "E1", "operation": "get", "source": "x"}]})
     assert problem.code == "unknown_operation"
-    assert "GET, EXTRACT, COMPUTE" in problem.message
+    assert ("GET, SEARCH, EXTRACT, COMPUTE, IF, VALIDATE, MERGE, FILTER, ARBITRATE"
+            in problem.message)
     assert "upper case" in problem.message
 
 
@@ -156,3 +157,21 @@ def test_a_plan_with_an_unknown_operation_still_reports_problems_in_the_other_st
     codes = {(p.step, p.code) for p in info.value.problems}
     assert codes == {("E1", "unknown_operation"), ("E2", "capture_groups"),
                      ("E3", "undefined_variable")}
+
+
+def test_a_plan_whose_steps_are_out_of_order_is_reordered_not_rejected():
+    data = json.loads(DESIGN_EXAMPLE)
+    data["steps"].reverse()
+    plan = parse_plan(data)
+    assert [s.id for s in plan.steps] == ["E1", "E2", "E3"]
+
+
+def test_parse_plan_rejects_a_plan_longer_than_max_steps():
+    assert len(parse_plan(DESIGN_EXAMPLE, max_steps=3).steps) == 3
+    [problem] = problems_of(DESIGN_EXAMPLE, max_steps=2)
+    assert (problem.step, problem.code) == (None, "too_many_steps")
+
+
+def test_a_text_plan_without_steps_says_how_to_write_one():
+    [problem] = problems_of("Plan: I will look it up.")
+    assert problem.code == "bad_field" and "#E1 = Wikipedia[" in problem.message

@@ -52,8 +52,10 @@ def test_reading_a_variable_no_earlier_step_binds_names_the_variables_defined_so
     assert "defined at this point: $R1, $Y" in problem.message
 
 
-def test_a_variable_bound_only_by_a_later_step_is_undefined_where_it_is_read():
-    assert codes(plan(GET, COMPUTE, EXTRACT)) == [("E3", "undefined_variable")]
+def test_a_variable_bound_only_by_a_later_step_is_a_forward_reference_naming_the_fix():
+    problem = only_problem(plan(GET, COMPUTE, EXTRACT))
+    assert (problem.step, problem.code) == ("E3", "forward_reference")
+    assert "$Y" in problem.message and "before E3" in problem.message
 
 
 def test_a_pattern_that_does_not_compile_reports_the_compiler_error():
@@ -132,3 +134,90 @@ def test_check_plan_raises_one_plan_error_carrying_every_problem():
         check_plan(bad)
     assert str(e.value).startswith("plan is invalid: 4 problems")
     assert [p.step for p in e.value.problems] == ["E1", "E2", "E3", "E3"]
+
+
+def test_steps_that_read_each_other_are_one_cycle_naming_the_loop():
+    a = {"id": "E4", "operation": "COMPUTE", "expression": "$B + 1", "output_var": "$A"}
+    b = {"id": "E5", "operation": "COMPUTE", "expression": "$A + 1", "output_var": "$B"}
+    [problem] = validate_plan(plan(GET, EXTRACT, COMPUTE, a, b))
+    assert (problem.step, problem.code) == ("E4", "cycle")
+    assert "E4 → E5 → E4" in problem.message and "E4 reads $B, E5 reads $A" in problem.message
+
+
+def test_a_step_reading_its_own_output_is_a_cycle():
+    problem = only_problem(plan(GET, EXTRACT, {**COMPUTE, "expression": "$GAP - 92"}))
+    assert (problem.step, problem.code) == ("E3", "cycle")
+    assert "its own output" in problem.message
+
+
+def test_more_steps_than_allowed_is_too_many_steps_for_the_whole_plan():
+    steps = [GET, EXTRACT, COMPUTE]
+    assert validate_plan(plan(*steps), max_steps=3) == []
+    [problem] = validate_plan(plan(*steps), max_steps=2)
+    assert (problem.step, problem.code) == (None, "too_many_steps")
+    assert "3 steps" in problem.message and "2 allowed" in problem.message
+
+
+SEARCH = {"id": "S1", "operation": "SEARCH", "query": "Tesla battery yield 2023",
+          "output_var": "$HITS"}
+
+
+@pytest.mark.parametrize("step, code", [
+    ({"id": "E4", "operation": "COMPUTE", "expression": "$R1 * 2"}, "type_mismatch"),
+    ({"id": "E4", "operation": "IF", "condition": "$HITS > 2", "then": "many"}, "type_mismatch"),
+    ({"id": "E4", "operation": "VALIDATE", "value": "$R1", "min": 0}, "type_mismatch"),
+    ({"id": "E4", "operation": "FILTER", "source": "$Y", "condition": "$item > 1"},
+     "type_mismatch"),
+    ({"id": "E4", "operation": "FILTER", "source": "$R1", "pattern": "yield"}, "type_mismatch"),
+    ({"id": "E4", "operation": "EXTRACT", "source": "$Y", "pattern": "(x)"}, "not_a_document"),
+])
+def test_a_step_reading_a_kind_of_value_it_cannot_use_is_reported(step, code):
+    problem = only_problem(plan(GET, SEARCH, EXTRACT, COMPUTE, step))
+    assert (problem.step, problem.code) == ("E4", code)
+
+
+@pytest.mark.parametrize("step", [
+    {"id": "E4", "operation": "EXTRACT", "source": "$HITS", "pattern": "yield (\\d+)%"},
+    {"id": "E4", "operation": "FILTER", "source": "$HITS", "pattern": "yield"},
+    {"id": "E4", "operation": "VALIDATE", "value": "$Y", "min": 0, "max": 100},
+    {"id": "E4", "operation": "IF", "condition": "$GAP < 0", "then": "$Y", "else": "n/a"},
+    {"id": "E4", "operation": "MERGE", "sources": ["$R1", "$HITS"], "strategy": "list"},
+])
+def test_a_step_reading_a_kind_of_value_it_can_use_passes(step):
+    assert validate_plan(plan(GET, SEARCH, EXTRACT, COMPUTE, step)) == []
+
+
+def test_a_list_from_merge_or_a_multi_document_get_may_be_filtered():
+    merge = {"id": "E4", "operation": "MERGE", "sources": ["$Y", "$GAP"], "strategy": "list",
+             "output_var": "$BOTH"}
+    top3 = {**GET, "id": "E5", "top_k": 3, "output_var": "$DOCS"}
+    filters = [{"id": "E6", "operation": "FILTER", "source": "$BOTH", "condition": "$item > 0"},
+               {"id": "E7", "operation": "FILTER", "source": "$DOCS", "pattern": "yield"}]
+    assert validate_plan(plan(GET, EXTRACT, COMPUTE, merge, top3, *filters)) == []
+
+
+@pytest.mark.parametrize("step, code, words", [
+    ({"id": "E4", "operation": "IF", "condition": "$GAP <", "then": "x"}, "bad_expression",
+     "condition"),
+    ({"id": "E4", "operation": "VALIDATE", "value": "$Y", "pattern": "(\\d+"}, "bad_pattern",
+     "missing )"),
+    ({"id": "E4", "operation": "VALIDATE", "value": "$Y", "min": 100, "max": 90}, "bad_field",
+     "swap"),
+    ({"id": "E4", "operation": "FILTER", "source": "$HITS"}, "bad_field", "condition"),
+    ({"id": "E4", "operation": "FILTER", "source": "$HITS", "condition": "$item >"},
+     "bad_expression", "condition"),
+    ({"id": "E4", "operation": "ARBITRATE", "sources": ["$Y", "$GAP"], "prefer": ["latest"]},
+     "bad_rule", "newest"),
+    ({"id": "E4", "operation": "MERGE", "sources": ["$Y", "Tesla"]}, "bad_field", "sources[1]"),
+])
+def test_the_new_operations_fields_are_checked(step, code, words):
+    problem = only_problem(plan(GET, SEARCH, EXTRACT, COMPUTE, step))
+    assert (problem.step, problem.code) == ("E4", code)
+    assert words in problem.message
+
+
+@pytest.mark.parametrize("rule", ['source_type == "official_report"', "source_type=='news'",
+                                  "newest", "oldest", "majority"])
+def test_every_documented_arbitrate_rule_is_accepted(rule):
+    step = {"id": "E4", "operation": "ARBITRATE", "sources": ["$Y", "$GAP"], "prefer": [rule]}
+    assert validate_plan(plan(GET, EXTRACT, COMPUTE, step)) == []

@@ -105,3 +105,36 @@ def test_two_branch_plan_has_two_independent_get_extract_branches_and_a_compute_
     assert len(gets) == 2 and not any(s.references() for s in gets)
     assert sorted(compute.references()) == ["A", "B"]
     assert "{{ A }}" in plan.answer and "{{ B }}" in plan.answer
+
+
+def test_get_with_top_k_returns_the_texts_of_several_documents_best_first(corpus):
+    step = GetStep(id="E1", operation="GET", source="Tesla Financial Report",
+                   temporal_scope="2023", top_k=3)
+    out = run_get(step, corpus)
+    titles = [d.title for d in out.documents]
+    assert len(out.value) == 3 and all(t.startswith("Tesla Q") for t in titles)
+    assert out.value == [run_get(get(t, "2023"), corpus).value for t in titles]
+    assert out.document == out.documents[0]
+
+
+def test_get_with_top_k_keeps_the_date_filter_for_every_document(corpus):
+    step = GetStep(id="E1", operation="GET", source="Tesla Financial Report",
+                   temporal_scope="2023-Q3", top_k=5)
+    out = run_get(step, corpus)
+    assert all("2023-07-01" <= d.date <= "2023-09-30" for d in out.documents)
+    assert out.documents[0].title == "Tesla Q3 2023 Financial Report"
+
+
+def test_get_with_top_k_puts_the_document_top_k_1_would_return_first(corpus):
+    one = run_get(get("Tesla Q3 2023 Financial Report", "2023-Q3"), corpus)
+    many = run_get(GetStep(id="E1", operation="GET", source="Tesla Q3 2023 Financial Report",
+                           temporal_scope="2023-Q3", top_k=4), corpus)
+    assert many.value[0] == one.value and many.document == one.document
+    assert many.confidence == one.confidence
+
+
+def test_get_with_top_k_still_reports_a_missing_document_as_not_found(corpus):
+    step = GetStep(id="E1", operation="GET", source="Zephyr Airlines cabin crew roster", top_k=3)
+    with pytest.raises(ToolError) as caught:
+        run_get(step, corpus)
+    assert caught.value.code == "NOT_FOUND"

@@ -1,0 +1,11 @@
+"""Debugging runs: consumes a RunRecord, produces Diagnoses of its failed or empty steps.
+
+    diagnosis.py  the Diagnosis model and the causes/fixes of simple error codes
+    explain.py    explain(record, backend): one Diagnosis per failed or empty step
+    patterns.py   why a pattern missed or ran away, and a pattern checked to work
+"""
+
+from .diagnosis import Diagnosis
+from .explain import explain
+
+__all__ = ["Diagnosis", "explain"]

@@ -1,0 +1,78 @@
+"""The Diagnosis: what `chordal debug` says about one failed or empty step — its code,
+the likely cause and a suggested fix — and the causes and fixes of the error codes that
+need no closer look at the run."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Diagnosis(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    step: str | None
+    """Step id; None for the whole plan."""
+    code: str
+    """The step's error code (`NO_MATCH`, …), `EMPTY`, or `NO_RESULT`."""
+    cause: str
+    """What most likely went wrong."""
+    suggestion: str
+    """What to change."""
+    sentence: str | None = None
+    """NO_MATCH: the document sentence nearest the pattern's keywords."""
+    pattern: str | None = None
+    """NO_MATCH, PATTERN_TIMEOUT: a pattern checked with `regex` to work."""
+    titles: list[str] = []
+    """NOT_FOUND: the nearest titles in the search store, best first."""
+    root: str | None = None
+    """INPUT_FAILED: the step whose failure started the chain."""
+
+    def render(self) -> str:
+        """The diagnosis as `chordal debug` prints it."""
+        lines = [f"{self.step or 'plan'} [{self.code}]", f"  cause: {self.cause}"]
+        if self.sentence:
+            lines.append(f"  nearest sentence: {self.sentence}")
+        lines.append(f"  fix:   {self.suggestion}")
+        return "\n".join(lines)
+
+
+FIXES: dict[str, tuple[str, str]] = {
+    "REDELIVERY_CAP": (
+        "the worker running this step died every time it was delivered (out of memory, "
+        "killed, or crashed in native code): ",
+        "read the executor worker's log around this action_id; give it more memory or a "
+        "lower --concurrency, and make the step lighter (smaller top_k, tighter pattern)"),
+    "TIME_LIMIT": (
+        "the step ran past the task time limit and was stopped: ",
+        "make the step cheaper (smaller top_k, a tighter pattern), or raise "
+        "CHORDAL_TASK_TIME_LIMIT_S while keeping it below CHORDAL_VISIBILITY_TIMEOUT_S"),
+    "BAD_PATTERN": ("the pattern cannot run: ",
+                    "fix the regular expression; it needs exactly one capture group (…)"),
+    "NOT_A_DOCUMENT": ("EXTRACT read a value that is not document text: ",
+                       "point its source at the output variable of a GET step"),
+    "SEARCH_FAILED": ("the search store could not be read: ",
+                      "check CHORDAL_HOME (or CHORDAL_ES_URL) and that the store exists"),
+    "TOOL_CRASHED": ("the tool raised an unexpected error (a bug in Chordal): ",
+                     "report it with the step and this message"),
+    "OUT_OF_RANGE": ("the result is too large or has no real value: ",
+                     "check the inputs' magnitudes and the expression"),
+    "BAD_EXPRESSION": ("the expression cannot be evaluated: ",
+                       "use numbers, $VARS, + - * / and comparisons"),
+    "MISSING_INPUT": ("a variable of the expression has no value: ",
+                      "make sure the step that binds it runs before this one"),
+    "NOT_A_CONDITION": ("the condition yields a number, not true or false: ",
+                        "compare the value, e.g. `$GAP < 0`"),
+    "NOT_A_LIST": ("FILTER read a single value, not a list: ",
+                   "point its source at a SEARCH, a GET with top_k above 1, or a MERGE list"),
+    "NO_CRITERIA": ("FILTER has nothing to filter by: ", "set \"condition\" or \"pattern\""),
+    "BAD_RULE": ("ARBITRATE does not know a prefer rule: ", "use one of the rules it lists"),
+    "EMPTY": ("the step succeeded but produced no value",
+              "check the step's inputs and conditions"),
+    "EMPTY_FILTER": ("FILTER kept no item: its condition or pattern rejects all of them",
+                     "loosen the condition or pattern, or check the list it filters"),
+    "EMPTY_MERGE": ("MERGE had no value to combine: every source failed or was empty",
+                    "fix the steps it merges (see their diagnoses)"),
+    "EMPTY_EXTRACT": ("the pattern's capture group matched an empty string",
+                      "make the capture group require at least one character, e.g. (\\d+)"),
+}
+"""Code -> (cause, placed before the step's own error message; suggestion)."""

@@ -1,0 +1,188 @@
+"""Explain a run: consumes a RunRecord (and the search store, when at hand), produces one
+Diagnosis per failed or empty step: what went wrong, why, and what to change.
+
+    NO_MATCH         why the pattern missed (too strict, wrong units, case), the
+                     document sentence holding its keywords, a pattern checked to match
+    NOT_FOUND        the nearest titles in the search store, and the date range that
+                     kept them out
+    INPUT_FAILED     the step whose failure started the chain
+    PATTERN_TIMEOUT  catastrophic backtracking, and a lazy/atomic form that finishes
+    BAD_SCOPE, DIVISION_BY_ZERO, NOT_A_NUMBER, REDELIVERY_CAP, TIME_LIMIT and the
+    other codes: cause and fix. An EXTRACT that fell back is diagnosed as a NO_MATCH.
+"""
+
+from __future__ import annotations
+
+from shared.errors import InputError, StoreError
+from shared.models import Plan, RunRecord, StepResult
+from shared.render.chain import PASSED_ON, document_texts, read_by, root_failure
+from shared.search import SearchBackend, format_scope, parse_scope, year_in
+from shared.search.dates import ACCEPTED_FORMS
+from shared.search.terms import STOPWORDS, keywords, stems
+from shared.tools.numbers import parse_number
+
+from . import patterns
+from .diagnosis import FIXES, Diagnosis
+
+
+def explain(record: RunRecord, backend: SearchBackend | None = None) -> list[Diagnosis]:
+    """A Diagnosis for every failed or empty step of `record`, in plan order."""
+    found = [Diagnosis(step=p.step, code=p.code, cause=p.message,
+                       suggestion="fix the plan as the message says and ask again")
+             for p in record.problems]
+    plan = record.plan
+    if plan is None:
+        return found
+    results = {r.step_id: r for r in record.steps}
+    for step in plan.steps:
+        r = results.get(step.id)
+        if r is None:
+            if record.status in ("done", "failed"):
+                found.append(Diagnosis(step=step.id, code="NO_RESULT", cause=(
+                    f"step {step.id} never reported a result"
+                    + (f"; the query failed: {record.error}" if record.error else "")),
+                    suggestion="make sure executor workers run, then ask again"))
+            continue
+        if r.status == "error":
+            found.append(_failed(plan, results, step, r, backend))
+        elif r.confidence == "fallback" and step.operation == "EXTRACT":
+            d = _no_match(plan, results, step)
+            d.cause = f"fell back to {r.value!r}: {d.cause}"
+            found.append(d)
+        elif r.value is None or r.value == "" or r.value == []:
+            found.append(_empty(step, r, backend))
+    return found
+
+
+def _failed(plan: Plan, results: dict[str, StepResult], step, r: StepResult,
+            backend: SearchBackend | None) -> Diagnosis:
+    code = r.error_code or "UNKNOWN"
+    if code == "NO_MATCH":
+        return _no_match(plan, results, step)
+    if code == "NOT_FOUND" and step.operation == "GET":
+        return _nearest(step.id, code, step.source, step.temporal_scope, backend)
+    if code in PASSED_ON and (root := root_failure(plan, results, step.id)) != step.id:
+        cause = results.get(root)
+        why = (f"failed with {cause.error_code}: {cause.error_message}" if cause
+               else "never reported a result")
+        return Diagnosis(step=step.id, code=code, cause=(
+            f"step {step.id} did not run: its inputs go back to step {root}, which {why}"),
+            suggestion=f"fix step {root} first (see its diagnosis); {step.id} runs once its "
+                       "inputs have values", root=root)
+    if code == "PATTERN_TIMEOUT":
+        texts = document_texts(plan, results, step.id)
+        f = patterns.timeout(step.pattern, texts)
+        fix = (f"use `{f.pattern}`: it finishes on the document"
+               + (f" and captures {f.value!r}" if f.value else "") if f.pattern else
+               "replace nested repetition like (a+)+ by a+ and greedy .* by .{0,80}?")
+        return Diagnosis(step=step.id, code=code, cause=f.cause, suggestion=fix, pattern=f.pattern)
+    if code == "BAD_SCOPE":
+        return _bad_scope(step, r)
+    if code in ("DIVISION_BY_ZERO", "NOT_A_NUMBER"):
+        return _arithmetic(plan, results, step, r, code)
+    cause, fix = FIXES.get(code, ("", "see the message; fix the step and ask again"))
+    return Diagnosis(step=step.id, code=code, cause=f"{cause}{r.error_message}", suggestion=fix)
+
+
+def _no_match(plan: Plan, results: dict[str, StepResult], step) -> Diagnosis:
+    texts = document_texts(plan, results, step.id)
+    if not texts:
+        return Diagnosis(step=step.id, code="NO_MATCH", cause=(
+            "the pattern found nothing, and the run record holds no document text to "
+            "compare it with"), suggestion="check the GET step that feeds it")
+    f = patterns.no_match(step.pattern, getattr(step, "quantity", None), texts)
+    if f.pattern:
+        fix = f"use `{f.pattern}`: it matches that sentence and captures {f.value!r}"
+    elif f.sentence:
+        fix = "write the pattern from that sentence's own words, with (…) around the figure"
+    else:
+        fix = "check that GET fetched the right document, or use words the document uses"
+    return Diagnosis(step=step.id, code="NO_MATCH", cause=f.cause, suggestion=fix,
+                     sentence=f.sentence, pattern=f.pattern)
+
+
+def _nearest(step_id: str, code: str, source: str, scope: str | None,
+             backend: SearchBackend | None) -> Diagnosis:
+    try:
+        window = parse_scope(scope) if scope else year_in(source)
+    except InputError:
+        window = None
+    within = f" dated within {format_scope(window)}" if window else ""
+    try:
+        hits = backend.search(source, limit=5) if backend is not None else None
+    except StoreError:
+        hits = None
+    if hits is None:
+        return Diagnosis(step=step_id, code=code, cause=f"no document matches {source!r}{within}",
+                         suggestion="run `chordal debug` where the search store is reachable "
+                                    "to see the nearest titles")
+    if not hits:
+        return Diagnosis(step=step_id, code=code, cause=(
+            f"the search store holds no document with the words of {source!r}"),
+            suggestion="index the document with `chordal index FILE.jsonl`, or fix the spelling")
+    shown, outside = [], []
+    for h in hits:
+        d = h.document
+        kept_out = window is not None and (d.date is None or not
+                                           window[0].isoformat() <= d.date <= window[1].isoformat())
+        shown.append(f"{d.title!r} ({d.date or 'undated'}"
+                     + (f", outside {format_scope(window)})" if kept_out else ")"))
+        outside += [d] if kept_out else []
+    cause = f"no document matches {source!r}{within}; nearest titles: " + "; ".join(shown)
+    best = hits[0].document
+    shared = stems(source) & stems(best.title) - set(STOPWORDS)
+    if len(shared) * 2 < len(set(keywords(source))):
+        fix = (f"nothing in the store resembles {source!r} (the nearest title shares only "
+               f"{', '.join(sorted(shared)) or 'no words'}): index the document with "
+               "`chordal index FILE.jsonl`, or fix the source's spelling")
+    elif best in outside and best.date:
+        fix = (f"widen temporal_scope to include {best.date} (e.g. "
+               f"{format_scope(year_in(best.date) or window)!r}) or remove it")
+    elif best in outside:
+        fix = "the nearest document is undated: remove temporal_scope, or date it in the corpus"
+    else:
+        fix = f"name the document by its title: source {best.title!r}"
+    return Diagnosis(step=step_id, code=code, cause=cause, suggestion=fix,
+                     titles=[h.document.title for h in hits])
+
+
+def _bad_scope(step, r: StepResult) -> Diagnosis:
+    scope = getattr(step, "temporal_scope", None) or ""
+    guess = year_in(scope)
+    fix = (f"write it as {format_scope(guess)!r}" if guess else "write it in one of the forms")
+    fix += f" (accepted: {ACCEPTED_FORMS})"
+    return Diagnosis(step=step.id, code="BAD_SCOPE", cause=(
+        f"temporal_scope {scope!r} is not a date scope, so no date range could be searched"),
+        suggestion=fix)
+
+
+def _arithmetic(plan: Plan, results: dict[str, StepResult], step, r: StepResult,
+                code: str) -> Diagnosis:
+    var_of = {s.id: s.var for s in plan.steps}
+    read = {sid: results[sid] for sid in read_by(plan, results, step.id) if sid in results}
+    if code == "DIVISION_BY_ZERO":
+        zero = [f"${var_of[sid]} (step {sid}) is {x.value!r}" for sid, x in read.items()
+                if parse_number(str(x.value)) == 0]
+        return Diagnosis(step=step.id, code=code, cause=(
+            "the expression divides by zero" + (": " + "; ".join(zero) if zero else "")),
+            suggestion="check that the pattern caught the right figure (a 0 is often the "
+                       "wrong one); guard the division with an IF step whose condition "
+                       "tests the divisor != 0")
+    bad = [(sid, x) for sid, x in read.items() if parse_number(str(x.value)) is None
+           and not isinstance(x.value, bool)]
+    what = "; ".join(f"${var_of[sid]} (step {sid}) is {str(x.value)[:60]!r}"
+                     + (" — its fallback" if x.confidence == "fallback" else "")
+                     for sid, x in bad)
+    fix = ("give the EXTRACT a numeric fallback, or none so the gap is reported"
+           if any(x.confidence == "fallback" for _, x in bad) else
+           "make the EXTRACT's capture group hold only the number, e.g. (\\d+(?:\\.\\d+)?)")
+    return Diagnosis(step=step.id, code=code, suggestion=fix,
+                     cause=f"an input is not a number: {what or r.error_message}")
+
+
+def _empty(step, r: StepResult, backend: SearchBackend | None) -> Diagnosis:
+    if step.operation == "SEARCH":
+        return _nearest(step.id, "EMPTY", step.query, step.temporal_scope, backend)
+    cause, fix = FIXES.get(f"EMPTY_{step.operation}", FIXES["EMPTY"])
+    return Diagnosis(step=step.id, code="EMPTY", cause=cause + (f" ({r.note})" if r.note else ""),
+                     suggestion=fix)

@@ -1,0 +1,169 @@
+"""Render the answer: consumes a plan, its step results and the question, produces the
+`Answer` — text with footnote markers, the evidence footnotes, and the gaps.
+
+The plan's `answer` template is used when it has one and every value it names was
+obtained. Otherwise the domain template `shared/templates/<domain>.j2` (generic,
+finance, legal, medical; any other domain gets generic) states the gaps first — which
+value is missing and why — then every value found. Templates render in a sandboxed
+Jinja2 environment with StrictUndefined; every printed value carries the markers of
+the documents it rests on (see `cited.py`). In domain `medical` every printed value,
+gap and footnote title has patient identifiers masked (see `redact.py`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Callable
+
+from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, meta
+from jinja2.sandbox import SandboxedEnvironment
+
+from shared.models import Answer, Evidence, Footnote, Plan, StepResult
+
+from . import chain, labels, period
+from .cited import CitedList, cite, kind, show, union
+from .redact import mask_identifiers
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+DOMAINS = ("generic", "finance", "legal", "medical")
+"""Domains with their own template; any other `plan.domain` renders as generic."""
+SHORT = 240
+"""Characters of a text value a domain template shows before cutting it short."""
+
+
+def environment(mask: Callable[[str], str] | None = None,
+                yes_no: bool = False) -> SandboxedEnvironment:
+    """The sandbox answers render in; `yes_no` (default templates) prints bools as yes/no."""
+    return SandboxedEnvironment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
+                                finalize=lambda v: show(v, mask, yes_no), autoescape=False,
+                                keep_trailing_newline=False)
+
+
+def template_name(domain: str) -> str:
+    return f"{domain}.j2" if domain in DOMAINS else "generic.j2"
+
+
+class _Footnotes:
+    """One footnote per document, numbered in order of first use."""
+
+    def __init__(self, mask: Callable[[str], str] | None):
+        self.by_doc: dict[str, Footnote] = {}
+        self.mask = mask
+
+    def number(self, e: Evidence, var: str) -> int:
+        if e.doc_id not in self.by_doc:
+            cited = e.model_copy(update={"title": self.mask(e.title)}) if self.mask else e
+            self.by_doc[e.doc_id] = Footnote(number=len(self.by_doc) + 1, evidence=cited)
+        note = self.by_doc[e.doc_id]
+        if var not in note.variables:
+            note.variables.append(var)
+        return note.number
+
+
+def _used_vars(env: SandboxedEnvironment, plan: Plan) -> list[str]:
+    if plan.answer is None:
+        consumed = {v for s in plan.steps for v in s.references()}
+        return [s.var for s in plan.steps if s.var not in consumed]
+    found = meta.find_undeclared_variables(env.parse(plan.answer))
+    return [s.var for s in plan.steps if s.var in found]
+
+
+def _gap(plan: Plan, results: dict[str, StepResult], step_id: str, var: str) -> str:
+    r = results.get(step_id)
+    if r is None:
+        return f"{var} is missing: step {step_id} never reported a result."
+    root = chain.root_failure(plan, results, step_id)
+    if root == step_id:
+        return (f"{var} is missing: step {step_id} ({r.operation}) failed with "
+                f"{r.error_code}: {r.error_message}")
+    cause = results.get(root)
+    why = ("never reported a result" if cause is None else
+           f"failed with {cause.error_code}: {cause.error_message}")
+    return (f"{var} is missing: step {step_id} ({r.operation}) could not run because "
+            f"step {root} ({plan.step(root).operation}) {why}")
+
+
+def _cited(r: StepResult, docs: list[Evidence], notes: _Footnotes, var: str) -> object:
+    if isinstance(r.value, bool) or r.value is None:
+        return r.value  # printed as yes/no or n/a, without a marker: no footnote to point to
+    quoted = bool(chain.own_evidence(r))  # not a plan's own words picked by IF
+    per_item = chain.item_evidence(r)
+    if per_item:
+        item_notes = [(notes.number(e, var),) for e in per_item]
+        return cite(r.value, union(*item_notes), item_notes, quoted)
+    return cite(r.value, tuple(notes.number(e, var) for e in docs), quoted=quoted)
+
+
+def _short(text: str) -> str:
+    if len(text) <= SHORT:
+        return text
+    cut = text[:SHORT]
+    end = max(cut.rfind(". "), cut.rfind("\n"))
+    return (cut[:end + 1] if end > SHORT // 3 else cut.rsplit(" ", 1)[0]).rstrip() + " …"
+
+
+def _shown(step, value: object) -> object:
+    """The value as a domain template prints it: with its unit, long text cut short."""
+    quoted = getattr(value, "quoted", True)
+    if isinstance(value, CitedList):
+        return cite([_short(str(v)) for v in value], value.footnotes,
+                    [getattr(v, "footnotes", ()) for v in value],
+                    all(getattr(v, "quoted", True) for v in value))
+    if kind(value) not in ("number", "text"):
+        return value
+    prefix, suffix = labels.unit(step, str(value))
+    return cite(_short(f"{prefix}{value}{suffix}"), value.footnotes, quoted=quoted)
+
+
+def render_answer(plan: Plan, results: dict[str, StepResult], question: str = "",
+                  today: date | None = None) -> Answer:
+    """The answer to `question` from the step `results` of `plan`, as of `today`."""
+    today = today or date.today()
+    mask = mask_identifiers if plan.domain == "medical" else None
+    env = environment(mask)
+    used = _used_vars(env, plan)
+    producer = plan.producers()
+    evidence = chain.evidence(plan, results)
+    spans = period.periods(plan, results)
+    notes = _Footnotes(mask)
+    names: dict[str, str] = {}
+    for s in plan.steps:  # a COMPUTE names its inputs by their labels where unambiguous
+        unique = {v: n for v, n in names.items() if list(names.values()).count(n) == 1}
+        names[s.var] = labels.label(s, unique)
+    values: dict[str, object] = {}
+    items: list[dict] = []
+    missing: list[str] = []
+    for var in used:
+        sid, step = producer[var], plan.step(producer[var])
+        r = results.get(sid)
+        if r is None or r.status != "ok":
+            missing.append(_gap(plan, results, sid, var))
+            continue
+        values[var] = value = _cited(r, evidence[sid], notes, var)
+        texts = chain.document_texts(plan, results, sid) if kind(value) != "list" else []
+        where = labels.provision(str(r.value), texts) if kind(value) in ("number", "text") else None
+        items.append({
+            "var": var, "step": sid, "value": value, "shown": _shown(step, value),
+            "kind": kind(value), "label": names[var],
+            "tense": period.tense(spans[sid], today), "period": period.describe(spans[sid]),
+            "title": "; ".join(dict.fromkeys(e.title for e in evidence[sid])),
+            "provision": cite(where, getattr(value, "footnotes", ())) if where else None,
+        })
+    every = sorted({r for v in used for r in spans[producer[v]]})
+    context = {"question": question, "values": items, "missing": missing,
+               "tense": period.tense(every, today), "period": period.describe(every),
+               "tenses": {v: period.tense(spans[producer[v]], today) for v in used},
+               "periods": {v: period.describe(spans[producer[v]]) for v in used}}
+    text = None
+    if plan.answer is not None and not missing:
+        try:
+            text = env.from_string(plan.answer).render(**context, **values)
+        except TemplateError as exc:
+            missing.append(f"the plan's answer template failed: {exc}")
+    if text is None:
+        domain = environment(mask, yes_no=True)
+        text = domain.get_template(template_name(plan.domain)).render(**context)
+    gaps = [mask(g) for g in missing] if mask else missing
+    return Answer(text=text.strip(), footnotes=list(notes.by_doc.values()),
+                  missing=gaps, complete=not missing)

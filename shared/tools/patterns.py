@@ -1,0 +1,95 @@
+"""Regular expressions as tools run them: consumes a plan's pattern (EXTRACT, VALIDATE,
+FILTER) and text, produces a compiled pattern or a match; and the built-in library of
+patterns per quantity (percent, money, date, number, article) that EXTRACT falls back on.
+
+Every search runs under the `regex` module's timeout, so a catastrophic pattern such as
+`(a+)+$` becomes a PATTERN_TIMEOUT step error instead of a hung worker. Flags: IGNORECASE
+(LLM-written patterns rarely get a document's capitalization right) but not DOTALL, so
+`.*?` stays within one line.
+
+ToolError codes: BAD_PATTERN (does not compile, or lacks a needed capture group),
+PATTERN_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from shared.errors import ToolError
+from shared.search.terms import keywords
+
+FLAGS = regex.IGNORECASE
+DEFAULT_TIMEOUT_S = 1.0
+"""Seconds one tool may spend matching one plan pattern."""
+
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_SCALE = r"(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|[kmb])\b)?"
+
+LIBRARY: dict[str, regex.Pattern] = {
+    "percent": regex.compile(
+        rf"(?<![\w.,])([-−]?(?:{_AMOUNT}))\s?(?:%|per\s?cent\b)", FLAGS),
+    "money": regex.compile(
+        rf"(?<![\w.,])([-−]?[$€£¥₹]\s?(?:{_AMOUNT}){_SCALE})", FLAGS),
+    "date": regex.compile(
+        rf"(?<![\w-])(\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}"
+        rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})(?![\w-])", FLAGS),
+    "number": regex.compile(
+        rf"(?<![\w.,$€£¥₹-])([-−]?(?:{_AMOUNT}){_SCALE})(?![\d%]|\.\d|\s?per\s?cent)",
+        FLAGS),
+    "article": regex.compile(
+        r"((?:article|art\.|section|sec\.|§{1,2})\s*\d+[a-z]?(?:\.\d+)*(?:\(\d+\))?)(?![\w.]*\d)",
+        FLAGS),
+}
+"""One pattern per `ExtractStep.quantity`; group 1 is the value. A percent is the number
+without its sign (as plans usually capture it); money and articles keep their symbol,
+scale word or label, since dropping them would change the meaning."""
+
+_SYNTAX = regex.compile(
+    r"\\[pPN]\{[^}]*\}"                 # \p{L}
+    r"|\\[a-zA-Z]"                      # \d \s \b \w …
+    r"|\[(?:\\.|[^\]\\])*\]"            # [0-9.,] character classes
+    r"|\{\d*,?\d*\}"                    # {0,80}
+    r"|\(\?(?:P?<[A-Za-z_]\w*>|<[=!]|[=!:>]|[a-zA-Z-]+[:)])"  # (?P<name> (?<= (?: (?i)
+)
+
+
+def literal_words(pattern: str) -> list[str]:
+    """The words a pattern spells out literally, without regex syntax and stopwords:
+    `battery yield rate.*?(\\d+\\.\\d+)%` -> ["battery", "yield", "rate"]."""
+    return keywords(_SYNTAX.sub(" ", pattern))
+
+
+def compile_pattern(pattern: str, field: str, groups: int = 0) -> regex.Pattern:
+    """`pattern` compiled with FLAGS; BAD_PATTERN names `field` when it does not compile
+    or has fewer than `groups` capture groups."""
+    try:
+        compiled = regex.compile(pattern, FLAGS)
+    except (regex.error, OverflowError, ValueError) as e:
+        raise ToolError("BAD_PATTERN", f"{field} `{pattern}` does not compile ({e}); "
+                        "fix the regular expression") from None
+    if compiled.groups < groups:
+        raise ToolError("BAD_PATTERN", f"{field} `{pattern}` has no capture group; wrap the "
+                        "value to extract in ( ), e.g. 'yield rate.*?(\\d+\\.\\d+)%'")
+    return compiled
+
+
+def search(compiled: regex.Pattern, text: str, timeout_s: float, where: str,
+           remaining_s: float | None = None):
+    """The first match of `compiled` in `text` (`where` describes it), or None;
+    PATTERN_TIMEOUT past `remaining_s` of a `timeout_s` budget (default: all of it)."""
+    limit = timeout_s if remaining_s is None else remaining_s
+    try:
+        return compiled.search(text, timeout=max(limit, 0.001))
+    except TimeoutError:
+        raise timeout_error(f"pattern `{compiled.pattern}`", timeout_s, where) from None
+
+
+def timeout_error(what: str, timeout_s: float, where: str, hint: str = "") -> ToolError:
+    """The PATTERN_TIMEOUT error for `what` (e.g. "pattern `(a+)+$`") running past
+    `timeout_s` on `where`; `hint` replaces the advice on writing the pattern."""
+    advice = hint or ("avoid nested repetition like (a+)+ and prefer lazy, anchored parts "
+                      "like 'label.{0,80}?(\\d+)'")
+    return ToolError("PATTERN_TIMEOUT", f"{what} ran longer than {timeout_s:g} s on {where}; "
+                     f"{advice}")

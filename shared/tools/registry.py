@@ -1,0 +1,114 @@
+"""The tool registry: consumes a plan step, the StepResults of the variables it reads
+(keyed by bare name: `R1` for `$R1`) and a search backend, produces the step's
+ToolOutput by calling the runner registered for `step.operation`.
+
+Every runner sets `ToolOutput.inputs` to the action_ids of the inputs it used and passes
+evidence on: a value derived from one input carries that input's `document`, a list
+value carries `documents`. Operations in TOLERATES_FAILED_INPUTS (MERGE, ARBITRATE)
+receive failed inputs too and skip them; every other runner gets only ok inputs (the
+caller guarantees it; run_tool refuses otherwise with INPUT_FAILED).
+
+Add or replace a runner with `register("MY_OP", fn)`, where
+`fn(step, inputs, backend) -> ToolOutput` raises ToolError on failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from shared.errors import ToolError
+from shared.models import StepResult
+from shared.search import SearchBackend
+
+from .arbitrate import run_arbitrate
+from .base import ToolOutput
+from .compute import run_compute
+from .condition import run_if
+from .extract import run_extract
+from .filter import run_filter
+from .get import run_get
+from .merge import run_merge
+from .search import run_search
+from .validate import run_validate
+from .variables import lookup, substitute, unique_evidence, values
+
+Runner = Callable[[Any, dict[str, StepResult], SearchBackend], ToolOutput]
+"""`runner(step, inputs, backend) -> ToolOutput`."""
+
+TOLERATES_FAILED_INPUTS = {"MERGE", "ARBITRATE"}
+"""Operations whose inputs may include StepResults with status "error"."""
+
+
+def _get(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
+    if not step.references():
+        return run_get(step, backend)
+    source, used = substitute(step.source, inputs, step.id)
+    out = run_get(step.model_copy(update={"source": source}), backend)
+    out.inputs = [inputs[name].action_id for name in dict.fromkeys(used)]
+    return out
+
+
+def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
+    source = lookup(inputs, step.source, step.id)
+    documents: Any = source.document
+    if isinstance(source.value, list):  # evidence per text only when parallel to the texts
+        parallel = len(source.documents) == len(source.value)
+        documents = list(source.documents) if parallel else [None] * len(source.value)
+    out = run_extract(step, source.value, documents)
+    out.inputs = [source.action_id]
+    return out
+
+
+def _compute(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
+    out = run_compute(step, values(inputs))
+    used = [inputs[name] for name in dict.fromkeys(step.references()) if name in inputs]
+    out.inputs = [r.action_id for r in used]
+    if len(used) == 1:
+        out.document, out.documents = used[0].document, list(used[0].documents)
+    else:
+        out.documents = unique_evidence(used)
+    return out
+
+
+RUNNERS: dict[str, Runner] = {
+    "GET": _get,
+    "SEARCH": run_search,
+    "EXTRACT": _extract,
+    "COMPUTE": _compute,
+    "IF": lambda step, inputs, backend: run_if(step, inputs),
+    "VALIDATE": lambda step, inputs, backend: run_validate(step, inputs),
+    "MERGE": lambda step, inputs, backend: run_merge(step, inputs),
+    "FILTER": lambda step, inputs, backend: run_filter(step, inputs),
+    "ARBITRATE": lambda step, inputs, backend: run_arbitrate(step, inputs),
+}
+"""Operation -> runner; `register` adds to it."""
+
+
+def register(operation: str, runner: Runner, tolerates_failed_inputs: bool = False) -> None:
+    """Run steps whose `operation` is `operation` with `runner` (replacing any before)."""
+    if not isinstance(operation, str) or not operation.strip():
+        raise ValueError(f"operation {operation!r} must be a non-empty name such as \"LOOKUP\"")
+    if not callable(runner):
+        raise TypeError(f"runner for {operation} must be callable as "
+                        "runner(step, inputs, backend) -> ToolOutput")
+    RUNNERS[operation] = runner
+    if tolerates_failed_inputs:
+        TOLERATES_FAILED_INPUTS.add(operation)
+    else:
+        TOLERATES_FAILED_INPUTS.discard(operation)
+
+
+def run_tool(step: Any, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
+    """Run `step` with the registered runner for its operation; ToolError on failure."""
+    runner = RUNNERS.get(step.operation)
+    if runner is None:
+        raise ToolError("UNKNOWN_OPERATION", f"step {step.id}: no tool runs operation "
+                        f"{step.operation!r}; use one of {', '.join(RUNNERS)}, or add one with "
+                        "shared.tools.registry.register(operation, runner)")
+    if step.operation not in TOLERATES_FAILED_INPUTS:
+        failed = [f"${name} ({r.error_code})" for name, r in inputs.items() if r.status != "ok"]
+        if failed:
+            raise ToolError("INPUT_FAILED", f"step {step.id} ({step.operation}) cannot use "
+                            f"failed inputs: {', '.join(failed)}; only MERGE and ARBITRATE "
+                            "skip failed inputs")
+    return runner(step, inputs, backend)
