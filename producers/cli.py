@@ -25,7 +25,7 @@ from shared.config import Settings
 from shared.debug import explain
 from shared.errors import ChordalError, InputError
 from shared.models import Query
-from shared.plan.parse import load_plan_file, load_plan_file_with_repairs
+from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack, is_stack_running
@@ -174,8 +174,9 @@ def demo(timeout: float = typer.Option(60.0, "--timeout")):
     open_backend(settings).add(docs)
     questions = [q for q in (DATA / "questions.txt").read_text().splitlines() if q.strip()]
     queries = [Query(question=q, deadline_s=timeout) for q in questions]
-    for name in sorted((DATA / "plans").glob("*.json")):
-        queries.append(Query(question=f"(plan {name.name})", plan=load_plan_file(name),
+    for name in sorted((DATA / "plans").iterdir()):
+        plan, repairs = load_plan_file_with_repairs(name, max_steps=settings.max_steps)
+        queries.append(Query(question=f"(plan {name.name})", plan=plan, repairs=repairs,
                              deadline_s=timeout))
     failed = 0
     with stack_for(settings):

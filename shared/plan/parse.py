@@ -81,7 +81,7 @@ def load_plan_file_with_repairs(path: str | Path, *, tools: Mapping[str, str] | 
                                 max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
     """`load_plan_file`, plus the repairs made while preparing the plan."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists() or path.is_dir():  # not is_file(): pipes like <(…) are fine
         raise InputError(f"plan file {str(path)!r} does not exist or is not a file; pass the "
                          "path of a plan file (JSON, ReWOO or LLMCompiler text)")
     try:

@@ -35,9 +35,14 @@ SHORT = 240
 def environment(mask: Callable[[str], str] | None = None,
                 yes_no: bool = False) -> SandboxedEnvironment:
     """The sandbox answers render in; `yes_no` (default templates) prints bools as yes/no."""
-    return SandboxedEnvironment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
-                                finalize=lambda v: show(v, mask, yes_no), autoescape=False,
-                                keep_trailing_newline=False)
+    env = SandboxedEnvironment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
+                               finalize=lambda v: show(v, mask, yes_no), autoescape=False,
+                               keep_trailing_newline=False)
+    # Jinja's own `join` stringifies items without `finalize`, which would drop the
+    # footnote markers of a list's items; this one prints each item as `{{ }}` would.
+    env.filters["join"] = lambda items, sep="": sep.join(str(show(v, mask, yes_no))
+                                                         for v in items)
+    return env
 
 
 def template_name(domain: str) -> str:

@@ -70,6 +70,6 @@ def test_demo_answers_every_bundled_question_with_footnotes(lone_home):
     assert result.returncode == 0, result.stdout + result.stderr
     data = PLANS.parent
     questions = [q for q in (data / "questions.txt").read_text().splitlines() if q.strip()]
-    n = len(questions) + len(list(PLANS.glob("*.json")))
+    n = len(questions) + len(list(PLANS.iterdir()))
     assert f"{n}/{n} answered" in result.stdout
     assert result.stdout.count("\n[1] ") == n  # every answer carries a footnote

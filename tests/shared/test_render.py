@@ -327,3 +327,16 @@ def test_patient_identifiers_are_masked(text, hidden):
 ])
 def test_ordinary_clinical_numbers_and_clinicians_stay_unmasked(text):
     assert mask_identifiers(text) == text
+
+
+def test_items_joined_in_a_template_keep_their_footnotes():
+    from shared.models import Evidence, Plan, StepResult
+    from shared.render import render_answer
+    ev = [Evidence(doc_id=f"d{i}", title=f"Doc {i}") for i in (1, 2)]
+    plan = Plan.model_validate({"steps": [
+        {"id": "S", "operation": "SEARCH", "query": "x", "output_var": "$L"}],
+        "answer": "Found: {{ L | join(', ') }}."})
+    results = {"S": StepResult(action_id="q:S", step_id="S", operation="SEARCH", status="ok",
+                               value=["12.5", "7"], documents=ev, document=ev[0])}
+    text = render_answer(plan, results).text
+    assert text == "Found: 12.5[1], 7[2]."
