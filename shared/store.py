@@ -27,10 +27,29 @@ from shared.models import Answer, Plan, PlanProblem, Query, RunRecord, StepResul
 DEADLINES_KEY = f"{queues.KEY_PREFIX}:deadlines"
 
 
+TERMINATE_LUA = """
+if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[3])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+STATUS_LUA = """
+if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+
+
 class RunStore:
     def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
         self.r = client
         self.ttl_s = ttl_s
+        self._terminate_script = client.register_script(TERMINATE_LUA)
+        self._status_script = client.register_script(STATUS_LUA)
 
     @classmethod
     def from_url(cls, url: str, ttl_s: int = 7 * 24 * 3600) -> "RunStore":
@@ -65,9 +84,9 @@ class RunStore:
         return True
 
     def set_status(self, query_id: str, status: str) -> None:
-        if self.r.hexists(queues.run_key(query_id), "terminal"):
-            return
-        self._hset(query_id, {"status": status, f"t_{status}": time.time()})
+        """Move a query on (`planning`, `executing`, …) unless it is already terminal."""
+        self._status_script(keys=[queues.run_key(query_id)],
+                            args=[status, f"t_{status}", time.time(), self.ttl_s])
 
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
         self._hset(query_id, {"plan": plan.model_dump_json(),
@@ -103,19 +122,11 @@ class RunStore:
         return int(n)
 
     def _terminate(self, query_id: str, status: str, fields: dict) -> bool:
-        key = queues.run_key(query_id)
-        if not self.r.hsetnx(key, "terminal", status):
-            return False
-        now = time.time()
-        done = queues.done_key(query_id)
-        with self.r.pipeline() as p:
-            p.hset(key, mapping={**fields, "status": status, f"t_{status}": now})
-            p.expire(key, self.ttl_s)
-            p.zrem(DEADLINES_KEY, query_id)
-            p.rpush(done, status)
-            p.expire(done, self.ttl_s)
-            p.execute()
-        return True
+        # One script, so a waiter never sees `terminal` before the answer and status.
+        flat = [str(x) for kv in {**fields, "status": status, f"t_{status}": time.time()}
+                .items() for x in kv]
+        keys = [queues.run_key(query_id), queues.done_key(query_id), DEADLINES_KEY]
+        return bool(self._terminate_script(keys=keys, args=[status, self.ttl_s, query_id, *flat]))
 
     def finish(self, query_id: str, answer: Answer) -> bool:
         """Store the answer and mark the query `done`; False if it was already terminal."""
