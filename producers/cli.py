@@ -137,7 +137,7 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
 
 @cli.command()
 def up():
-    """Run the embedded stack (Redis, planner, executor, finalizer) until Ctrl-C."""
+    """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
     settings = Settings()
     with Stack(settings):
         out.print(f"chordal stack up: redis {settings.effective_redis_url}, home "
@@ -152,7 +152,7 @@ def up():
 
 
 @cli.command()
-def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer or all."),
+def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer, react or all."),
            concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c"),
            pool: str = typer.Option("threads", "--pool", help="threads, gevent, prefork, solo.")):
     """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""

@@ -48,10 +48,11 @@ def celery_config(settings: Settings) -> dict:
         "result_expires": settings.run_ttl_s,
         "result_extended": False,
         "task_default_queue": queues.QUEUE_EXECUTE,
-        "task_queues": [Queue(q) for q in
-                        (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE)],
+        "task_queues": [Queue(q) for q in (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE,
+                                            queues.QUEUE_FINALIZE, queues.QUEUE_REACT)],
         "task_routes": {
             queues.TASK_PLAN: {"queue": queues.QUEUE_PLAN},
+            queues.TASK_REACT: {"queue": queues.QUEUE_REACT},
             queues.TASK_FINALIZE: {"queue": queues.QUEUE_FINALIZE},
             **{name: {"queue": queues.QUEUE_EXECUTE} for name in queues.STEP_TASKS.values()},
         },

@@ -49,8 +49,25 @@ class Settings(BaseSettings):
     """SQLite search store; default `home/search.db`."""
 
     llm_base_url: str | None = None
+    """OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, `chordal fake-llm`)."""
     llm_model: str | None = None
     llm_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    llm_timeout_s: float = Field(30.0, gt=0)
+    """Timeout of one HTTP request to the model."""
+    llm_max_retries: int = Field(4, ge=0)
+    """Retries on 429, 5xx and timeouts (exponential backoff with jitter, Retry-After)."""
+    llm_max_concurrency: int = Field(4, ge=1)
+    """LLM calls in flight at once across all workers (one limit in Redis)."""
+    llm_temperature: float = Field(0.0, ge=0, le=2)
+    plan_attempts: int = Field(3, ge=1)
+    """Plans the LLM may write for one query before it fails with the problems."""
+    react_max_iterations: int = Field(8, ge=1)
+    react_tool_timeout_s: float = Field(3.0, gt=0)
+    react_observation_chars: int = Field(500, ge=50)
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_base_url and self.llm_model)
 
     @property
     def search_path(self) -> Path:

@@ -7,12 +7,14 @@ these explicit names, and every key the run store writes starts with `KEY_PREFIX
 QUEUE_PLAN = "plan"
 QUEUE_EXECUTE = "execute"
 QUEUE_FINALIZE = "finalize"
+QUEUE_REACT = "react"
 
 TASK_PLAN = "chordal.plan"
 TASK_GET = "chordal.get"
 TASK_EXTRACT = "chordal.extract"
 TASK_COMPUTE = "chordal.compute"
 TASK_FINALIZE = "chordal.finalize"
+TASK_REACT = "chordal.react_step"
 
 #: operation -> task name; every executor task consumes the `execute` queue.
 STEP_TASKS = {
@@ -32,6 +34,7 @@ ROLE_QUEUES = {
     "planner": (QUEUE_PLAN,),
     "executor": (QUEUE_EXECUTE,),
     "finalizer": (QUEUE_FINALIZE,),
+    "react": (QUEUE_REACT,),
 }
 ROLE_QUEUES["all"] = tuple(q for queues in ROLE_QUEUES.values() for q in queues)
 
@@ -56,6 +59,21 @@ def done_key(query_id: str) -> str:
 def deliveries_key(action_id: str) -> str:
     """Counter of deliveries of one task, for the redelivery cap."""
     return f"{KEY_PREFIX}:deliveries:{action_id}"
+
+
+def llm_calls_key(query_id: str) -> str:
+    """List of LLMCall JSON, in call order."""
+    return f"{KEY_PREFIX}:llm:{query_id}"
+
+
+def iterations_key(query_id: str) -> str:
+    """Hash n -> ReactIteration JSON (first write wins)."""
+    return f"{KEY_PREFIX}:react:{query_id}"
+
+
+def llm_slots_key() -> str:
+    """Sorted set of in-flight LLM calls across all workers (the concurrency cap)."""
+    return f"{KEY_PREFIX}:llm-slots"
 
 
 def action_id(query_id: str, step_id: str) -> str:

@@ -7,6 +7,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins)
     chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
+    chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
+    chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
 
 Every write refreshes the TTL, so a record lives `ttl_s` after its last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered or
@@ -22,7 +24,8 @@ import redis
 
 from shared import queues
 from shared.errors import StoreError
-from shared.models import Answer, Plan, PlanProblem, Query, RunRecord, StepResult
+from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
+                           RunRecord, StepResult)
 
 DEADLINES_KEY = f"{queues.KEY_PREFIX}:deadlines"
 
@@ -166,6 +169,36 @@ class RunStore:
         raw = self.r.hget(queues.steps_key(query_id), step_id)
         return StepResult.model_validate_json(raw) if raw else None
 
+    def add_llm_call(self, query_id: str, call: LLMCall) -> None:
+        """Append an LLM call and add its tokens to the query's usage."""
+        key, run = queues.llm_calls_key(query_id), queues.run_key(query_id)
+        with self.r.pipeline() as p:
+            p.rpush(key, call.model_dump_json())
+            p.expire(key, self.ttl_s)
+            p.hincrby(run, "usage_prompt_tokens", call.prompt_tokens)
+            p.hincrby(run, "usage_completion_tokens", call.completion_tokens)
+            p.hincrby(run, "usage_calls", 1)
+            p.execute()
+
+    def llm_calls(self, query_id: str) -> list[LLMCall]:
+        return [LLMCall.model_validate_json(c)
+                for c in self.r.lrange(queues.llm_calls_key(query_id), 0, -1)]
+
+    def put_iteration(self, query_id: str, it: ReactIteration) -> ReactIteration:
+        """Store an iteration unless one with its number exists; return the stored one."""
+        key = queues.iterations_key(query_id)
+        with self.r.pipeline() as p:
+            p.hsetnx(key, str(it.n), it.model_dump_json())
+            p.hget(key, str(it.n))
+            p.expire(key, self.ttl_s)
+            _, stored, _ = p.execute()
+        return ReactIteration.model_validate_json(stored)
+
+    def iterations(self, query_id: str) -> list[ReactIteration]:
+        raw = self.r.hgetall(queues.iterations_key(query_id))
+        return sorted((ReactIteration.model_validate_json(v) for v in raw.values()),
+                      key=lambda it: it.n)
+
     def count_finalizer_run(self, query_id: str) -> int:
         return int(self.r.hincrby(queues.run_key(query_id), "finalizer_runs", 1))
 
@@ -196,7 +229,10 @@ class RunStore:
             answer=Answer.model_validate_json(raw["answer"]) if raw.get("answer") else None,
             error=raw.get("error"),
             timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
-            usage=json.loads(raw.get("usage", "{}")),
+            usage={k[6:]: int(v) for k, v in raw.items() if k.startswith("usage_")},
+            mode=query.mode,
+            llm_calls=self.llm_calls(query_id),
+            iterations=self.iterations(query_id),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 

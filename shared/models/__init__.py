@@ -3,13 +3,14 @@
 from .answer import Answer, Footnote
 from .plan import (OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterStep, GetStep,
                    IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
+from .llm import LLMCall, ReactIteration
 from .query import Query, new_query_id
 from .result import Evidence, StepResult
 from .run import TERMINAL, PlanProblem, RunRecord, Status
 from .task import FinalizeTask, StepTask
 
 __all__ = [
-    "Answer", "ArbitrateStep", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
+    "Answer", "ArbitrateStep", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
     "StepResult", "StepTask", "FinalizeTask", "TERMINAL", "new_query_id",

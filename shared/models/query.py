@@ -24,7 +24,9 @@ class Query(BaseModel):
     """A plan given by the user; without one the planner builds it."""
     repairs: list[str] = []
     """Repairs already made to `plan` while a producer parsed it (text syntaxes)."""
-    mode: Literal["rewoo"] = "rewoo"
+    mode: Literal["rewoo", "react", "auto"] = "rewoo"
+    """`rewoo`: plan once, run the steps, finalize; `react`: Thought/Action/Observation
+    loop; `auto`: ReWOO, continued by ReAct when the answer is incomplete."""
     deadline_s: float = Field(60.0, gt=0)
     """Seconds from enqueue until the query counts as failed."""
     created_at: float = 0.0

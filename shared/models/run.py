@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from .answer import Answer
+from .llm import LLMCall, ReactIteration
 from .plan import Plan
 from .result import StepResult
 
@@ -46,6 +47,11 @@ class RunRecord(BaseModel):
     """Unix time each status was entered (`queued`, `planning`, …, `done`)."""
     usage: dict[str, int] = {}
     """Token usage summed over the query's LLM calls."""
+    mode: str = "rewoo"
+    llm_calls: list[LLMCall] = []
+    """Every LLM call of the query, in order, with tokens and latency."""
+    iterations: list[ReactIteration] = []
+    """Every ReAct iteration (react and auto modes)."""
     finalizer_runs: int = 0
     """How often the finalizer ran for this query (1 unless a delivery was repeated)."""
 

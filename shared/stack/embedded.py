@@ -25,12 +25,12 @@ from redis.retry import Retry
 
 from shared.config import Settings
 from shared.errors import StoreError
-from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
+from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN, QUEUE_REACT
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
 
-DEFAULT_ROLES = ("planner", "executor", "finalizer")
-REQUIRED_QUEUES = frozenset({QUEUE_PLAN, QUEUE_EXECUTE, QUEUE_FINALIZE})
+DEFAULT_ROLES = ("planner", "executor", "finalizer", "react")
+REQUIRED_QUEUES = frozenset({QUEUE_PLAN, QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_REACT})
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 

@@ -40,7 +40,9 @@ PROCESS_POOLS = ("prefork", "processes")
 
 def default_concurrency(role: str, settings: Settings) -> int:
     """Threads per worker: executors are I/O bound; planner and finalizer need few."""
-    return 2 if role in ("planner", "finalizer") else settings.executor_concurrency
+    if role in ("planner", "finalizer"):
+        return 2
+    return 4 if role == "react" else settings.executor_concurrency
 
 
 def settings_env(settings: Settings) -> dict[str, str | None]:

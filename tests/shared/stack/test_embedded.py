@@ -26,7 +26,7 @@ def test_a_running_stack_is_seen_as_running_and_leaves_no_process_after_exit(
     assert not is_stack_running(settings)
     with Stack(settings, app="probe_app:app", env=probe_app) as stack:
         no_leftovers.extend([stack.redis.pid, *(w.pid for w in stack.workers)])
-        assert [w.role for w in stack.workers] == ["planner", "executor", "finalizer"]
+        assert [w.role for w in stack.workers] == ["planner", "executor", "finalizer", "react"]
         assert is_stack_running(settings)
     assert not is_stack_running(settings)
     assert not any(pid_exists(pid) for pid in no_leftovers)

@@ -1,0 +1,47 @@
+"""What the run store keeps of LLM calls and ReAct iterations."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class LLMCall(BaseModel):
+    """One request to the model endpoint (after its retries), for audit and token counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    purpose: str
+    """`plan` (ReWOO planner, attempt n) or `react` (iteration n)."""
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    retries: int = 0
+    """Extra HTTP attempts the call needed (429, 5xx, timeouts)."""
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    started_at: float = 0.0
+
+
+class ReactIteration(BaseModel):
+    """One Thought → Action → Observation turn of a ReAct loop."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    """1-based iteration number."""
+    thought: str = ""
+    tool: str | None = None
+    """The tool the Action named; None when the Action did not parse."""
+    tool_input: Any = None
+    observation: str = ""
+    """Cleaned observation (`[ERROR] …`, `[NO_DATA]` or text cut to length)."""
+    feedback: str | None = None
+    """What the loop told the model besides the observation (no valid Action, repeated
+    observation, …)."""
+    action_id: str | None = None
+    """`{query_id}:R{n}` when the tool ran; its StepResult is stored under it."""
+    duration_ms: float = 0.0
+    finished_at: float = 0.0
