@@ -1,4 +1,4 @@
-"""The `chordal` command: ask, index, up, worker, show, debug, demo.
+"""The `chordal` command: ask, index, up, worker, show, debug, demo, fake-llm.
 
 Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
 naming the line or field and exits with code 2, having written nothing.
@@ -32,6 +32,7 @@ from shared.stack.embedded import Stack, is_stack_running
 from shared.store import RunStore
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
+MODES = ("rewoo", "react", "auto")
 cli = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chordal: LLM agents as Celery chords on Redis.")
 out = Console(soft_wrap=True)
@@ -58,13 +59,22 @@ def stack_for(settings: Settings):
 def ask(question: str = typer.Argument(..., help="The question to answer."),
         plan: Optional[Path] = typer.Option(None, "--plan", help="Plan file (JSON) to run."),
         as_json: bool = typer.Option(False, "--json", help="Print the RunRecord as JSON."),
-        timeout: float = typer.Option(60.0, "--timeout", help="Seconds to wait for the answer.")):
+        timeout: float = typer.Option(60.0, "--timeout", help="Seconds to wait for the answer."),
+        mode: str = typer.Option("rewoo", "--mode", help="rewoo (plan, then run the steps), "
+                                 "react (Thought/Action/Observation loop; needs an LLM) or auto "
+                                 "(rewoo, continued by react when the answer is incomplete).")):
     """Answer one question and print the answer with its evidence footnotes."""
     settings = Settings()
+    if mode not in MODES:
+        fail(f"--mode {mode!r} is not one of {', '.join(MODES)}")
+    if mode == "react" and plan:
+        fail("--plan runs a given plan, which a ReAct loop does not use: drop --plan or "
+             "use --mode rewoo or auto")
     try:
         parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps)
                            if plan else (None, []))
-        query = Query(question=question, deadline_s=timeout, plan=parsed, repairs=repairs)
+        query = Query(question=question, deadline_s=timeout, plan=parsed, repairs=repairs,
+                      mode=mode)
     except ChordalError as exc:
         fail(str(exc))
     with stack_for(settings):
@@ -193,6 +203,20 @@ def demo(timeout: float = typer.Option(60.0, "--timeout")):
         out.print(f"[bold]{len(queries) - failed}/{len(queries)} answered[/] in "
                   f"{time.perf_counter() - started:.2f}s")
     raise typer.Exit(1 if failed else 0)
+
+
+@cli.command("fake-llm")
+def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\"match\": REGEX or null, \"content\": TEXT} (or \"fault\") entries."),
+             port: int = typer.Option(8765, "--port", help="TCP port to listen on."),
+             latency: float = typer.Option(0.0, "--latency", help="Seconds to wait before every reply."),
+             host: str = typer.Option("127.0.0.1", "--host", help="Address to bind.")):
+    """Serve a scripted OpenAI-compatible endpoint (replies from FILE) until Ctrl-C."""
+    from shared.llm.replay import serve  # FastAPI and uvicorn load only for this command
+
+    try:
+        serve(script, host=host, port=port, latency=latency)
+    except ChordalError as exc:
+        fail(str(exc))
 
 
 def main() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -10,8 +12,9 @@ from shared.models import RunRecord
 
 def print_record(console: Console, record: RunRecord, details: bool = False) -> None:
     latency = f" in {record.latency_s:.2f}s" if record.latency_s is not None else ""
+    mode = f", mode: {record.mode}" if record.mode != "rewoo" else ""
     console.print(f"[bold]Q:[/] {escape(record.question)}  [dim]({record.query_id}, "
-                  f"{record.status}{latency}, planner: {record.planner or '-'})[/]")
+                  f"{record.status}{latency}, planner: {record.planner or '-'}{mode})[/]")
     if record.answer is not None:
         console.print(escape(record.answer.render()), highlight=False)
     if record.error:
@@ -25,3 +28,32 @@ def print_record(console: Console, record: RunRecord, details: bool = False) -> 
             tail = f"{s.error_code}: {s.error_message}" if s.status == "error" else shown
             console.print(f"  {s.action_id:<28} {s.operation:<8} {s.status:<5} "
                           f"{s.duration_ms:7.1f}ms  {escape(tail)}", highlight=False)
+        print_iterations(console, record)
+
+
+def print_iterations(console: Console, record: RunRecord) -> None:
+    """One block per ReAct iteration: Thought, Action, Observation, feedback; then tokens."""
+    for it in record.iterations:
+        action = (f"{it.tool}({_short(it.tool_input, 70)})" if it.tool is not None
+                  else "(no valid action)")
+        console.print(f"  [bold]R{it.n}[/] {escape(action)}  [dim]{it.duration_ms:.0f}ms"
+                      f"{'  ' + it.action_id if it.action_id else ''}[/]", highlight=False)
+        if it.thought:
+            console.print(f"     thought: {escape(_short(it.thought, 110))}", highlight=False)
+        if it.observation:
+            console.print(f"     observation: {escape(_short(it.observation, 110))}",
+                          highlight=False)
+        if it.feedback:
+            console.print(f"     [yellow]feedback:[/] {escape(_short(it.feedback, 110))}",
+                          highlight=False)
+    if record.llm_calls:
+        prompt = sum(c.prompt_tokens for c in record.llm_calls)
+        completion = sum(c.completion_tokens for c in record.llm_calls)
+        console.print(f"  [dim]{len(record.llm_calls)} LLM calls, {prompt} prompt + "
+                      f"{completion} completion tokens[/]", highlight=False)
+
+
+def _short(value: object, width: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -6,10 +6,12 @@ reads the environment.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -64,6 +66,19 @@ class Settings(BaseSettings):
     react_max_iterations: int = Field(8, ge=1)
     react_tool_timeout_s: float = Field(3.0, gt=0)
     react_observation_chars: int = Field(500, ge=50)
+    react_lease_s: float = Field(10.0, ge=1)
+    """A ReAct iteration whose worker stopped renewing its lease this long ago (it died)
+    is sent again by a react worker; see shared/react/leases.py."""
+    tool_modules: Annotated[list[str], NoDecode] = []
+    """Modules every worker imports at start, so the ReAct tools they register
+    (`shared.react.tools.register_tool`) exist; comma-separated or a JSON list."""
+
+    @field_validator("tool_modules", mode="before")
+    @classmethod
+    def _module_list(cls, v):
+        if isinstance(v, str):
+            v = json.loads(v) if v.strip().startswith("[") else v.split(",")
+        return [m.strip() for m in v if m and m.strip()]
 
     @property
     def llm_enabled(self) -> bool:

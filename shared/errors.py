@@ -66,4 +66,13 @@ class TransientToolError(ToolError):
 
 
 class LLMError(ChordalError):
-    """Raised when the model endpoint fails or its answer cannot be used."""
+    """Raised when the model endpoint fails or its answer cannot be used; `call` is the
+    `LLMCall` (status `error`) of the failed request, for the run store."""
+
+    def __init__(self, message: str, call=None):
+        super().__init__(message, call)
+        self.message = message
+        self.call = call
+
+    def __str__(self) -> str:
+        return self.message

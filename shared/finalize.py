@@ -2,28 +2,42 @@
 
 Runs once per query (the run store's terminal guard makes a redelivered finalizer a
 no-op). Consumes the plan and StepResults from the run store; produces the Answer.
+
+Auto mode: when the answer is incomplete (a step failed, a value is missing) and the
+caller can continue with a ReAct loop (`continue_with`), the answer is not stored; the
+loop gets the query instead, seeded with the evidence the steps gathered, and its answer
+becomes the query's.
 """
 
 from __future__ import annotations
 
-from shared.models import Answer
+from typing import Callable
+
+from shared.models import Answer, Query
 from shared.render import render_answer
 from shared.store import RunStore
 
 
-def finalize_query(store: RunStore, query_id: str) -> Answer | None:
-    """Render and store the answer; None when the query was already terminal or unknown."""
+def finalize_query(store: RunStore, query_id: str,
+                   continue_with: Callable[[Query], object] | None = None) -> Answer | None:
+    """Render and store the answer; None when the query was already terminal or unknown,
+    or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
     record = store.record(query_id)
     if record is None:
         return None
     store.count_finalizer_run(query_id)
-    if record.status in ("done", "failed"):
-        return None
+    if record.status in ("done", "failed") or record.iterations:
+        return None  # terminal, or an auto-mode query the ReAct loop already took over
     if record.plan is None:
         store.fail(query_id, "finalizer found no plan for this query")
         return None
     store.set_status(query_id, "finalizing")
     answer = render_answer(record.plan, {s.step_id: s for s in record.steps}, record.question)
+    if record.mode == "auto" and not answer.complete and continue_with is not None:
+        query = store.query(query_id)
+        if query is not None:
+            continue_with(query)  # sends ReAct iteration 1 once, however often we run
+            return None
     return answer if store.finish(query_id, answer) else None
 
 

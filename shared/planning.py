@@ -1,25 +1,57 @@
 """Choose and check the plan for a query: Query in, checked Plan out.
 
-A plan given with the query is repaired and checked; without one the heuristic planner
-builds one from the search store (no LLM is configured in this version) and the plan
-records which planner ran. Raises PlanError (with per-step problems) or InputError.
+A plan given with the query is repaired and checked; without one, the LLM planner
+writes it when an `LLMClient` is passed (shared/llm/planner.py: up to `plan_attempts`
+plans, the problems of each failed one sent back), else the heuristic planner builds one
+from the search store. The plan records which planner ran (`user`, `llm`, `heuristic`).
+Raises PlanError (with per-step problems), InputError, or LLMError when the model
+endpoint fails after its retries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from shared.errors import StoreError
+from shared.llm.client import LLMClient
 from shared.llm.heuristic import heuristic_plan
-from shared.models import Plan, Query, StepTask
+from shared.llm.planner import llm_plan
+from shared.models import LLMCall, Plan, Query, StepTask
 from shared.plan.compile import ready_after
 from shared.plan.repair import prepare_plan
 from shared.search import SearchBackend
 from shared.store import RunStore
 
+PROMPT_DOCUMENTS = 8
+"""Titles of the best-matching documents listed to the LLM planner."""
 
-def make_plan(query: Query, backend: SearchBackend, max_steps: int = 20) -> tuple[Plan, list[str]]:
-    """The plan to run and the repairs made to it; PlanError when it cannot run."""
+
+def make_plan(query: Query, backend: SearchBackend, max_steps: int = 20, *,
+              llm: LLMClient | None = None, plan_attempts: int = 3,
+              on_call: Callable[[LLMCall], None] | None = None) -> tuple[Plan, list[str]]:
+    """The plan to run and the repairs made to it; PlanError when it cannot run.
+
+    With `llm`, a query without a plan is planned by the model (`on_call` receives each
+    LLMCall); without it, by the heuristic planner.
+    """
+    if query.plan is None and llm is not None:
+        return llm_plan(query.question, llm, attempts=plan_attempts, on_call=on_call,
+                        documents=candidate_documents(query.question, backend),
+                        max_steps=max_steps)
     plan = query.plan if query.plan is not None else heuristic_plan(query.question, backend)
     plan, repairs = prepare_plan(plan, max_steps)
     return plan, query.repairs + repairs
+
+
+def candidate_documents(question: str, backend: SearchBackend,
+                        limit: int = PROMPT_DOCUMENTS) -> list[str]:
+    """`Title (date)` of the documents that best match `question`, for the LLM's prompt;
+    empty when the search store cannot answer (the model then plans without them)."""
+    try:
+        hits = backend.search(question, limit)
+    except StoreError:
+        return []
+    return [f"{h.document.title} ({h.document.date or 'undated'})" for h in hits]
 
 
 def step_tasks(query_id: str, plan: Plan) -> dict[str, StepTask]:

@@ -71,6 +71,11 @@ def iterations_key(query_id: str) -> str:
     return f"{KEY_PREFIX}:react:{query_id}"
 
 
+def react_leases_key() -> str:
+    """Sorted set of running ReAct iterations (`qid|n|token`) scored by lease expiry."""
+    return f"{KEY_PREFIX}:react-leases"
+
+
 def llm_slots_key() -> str:
     """Sorted set of in-flight LLM calls across all workers (the concurrency cap)."""
     return f"{KEY_PREFIX}:llm-slots"

@@ -47,6 +47,13 @@ return 1
 """
 
 
+def step_order(step_id: str) -> tuple:
+    """Sort key: `R2` before `R10`; ids without a number by name."""
+    head = step_id.rstrip("0123456789")
+    tail = step_id[len(head):]
+    return (head, int(tail) if tail else -1, step_id)
+
+
 class RunStore:
     def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
         self.r = client
@@ -206,6 +213,11 @@ class RunStore:
         """Ids of the steps that have a stored result."""
         return set(self.r.hkeys(queues.steps_key(query_id)))
 
+    def query(self, query_id: str) -> Query | None:
+        """The query as its producer submitted it."""
+        raw = self.r.hget(queues.run_key(query_id), "query")
+        return Query.model_validate_json(raw) if raw else None
+
     def status(self, query_id: str) -> str | None:
         return self.r.hget(queues.run_key(query_id), "status")
 
@@ -216,7 +228,8 @@ class RunStore:
         query = Query.model_validate_json(raw["query"])
         plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
         steps = self.steps(query_id)
-        order = [s.id for s in plan.steps] if plan else sorted(steps)
+        order = [s.id for s in plan.steps] if plan else []
+        order += sorted(set(steps) - set(order), key=step_order)  # ReAct results: R1, R2, …
         return RunRecord(
             query_id=query.id,
             question=query.question,

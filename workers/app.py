@@ -11,6 +11,7 @@ import logging
 
 from shared.broker import make_celery
 from shared.config import Settings
+from shared.llm.client import LLMClient
 from shared.search import SearchBackend, open_backend
 from shared.store import RunStore
 
@@ -29,5 +30,12 @@ def search_backend() -> SearchBackend:
     return open_backend(settings)
 
 
+@functools.cache
+def llm_client() -> LLMClient | None:
+    """The process's LLM client (its calls share the cluster-wide concurrency cap in the
+    run store's Redis); None when no LLM is configured."""
+    return LLMClient(settings, run_store().r) if settings.llm_enabled else None
+
+
 # Register the tasks (imported for their side effect on `app`).
-from workers import executor, finalizer, planner  # noqa: E402,F401
+from workers import executor, finalizer, planner, react  # noqa: E402,F401

@@ -5,7 +5,8 @@ from __future__ import annotations
 from shared import queues
 from shared.finalize import finalize_query
 from shared.models import FinalizeTask
-from workers.app import app, log, run_store
+from workers.app import app, llm_client, log, run_store
+from workers.react import start_loop
 
 
 @app.task(name=queues.TASK_FINALIZE, ignore_result=True)
@@ -13,7 +14,9 @@ def finalize(*chord_results, task: dict) -> None:
     """`chord_results` are the step references; the answer is built from the run store."""
     t = FinalizeTask.model_validate(task)
     try:
-        answer = finalize_query(run_store(), t.query_id)
+        # auto mode continues an incomplete answer with ReAct when an LLM is configured
+        answer = finalize_query(run_store(), t.query_id,
+                                continue_with=start_loop if llm_client() is not None else None)
     except Exception as exc:  # the query must end, whatever broke
         log.exception("finalizing %s failed", t.query_id)
         run_store().fail(t.query_id, f"finalizer failed: {type(exc).__name__}: {exc}")

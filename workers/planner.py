@@ -1,14 +1,18 @@
 """Planner task `chordal.plan`: Query in; plan checked, recorded and dispatched as one
-chord (see shared/plan/compile.py for how the plan DAG maps onto it)."""
+chord (see shared/plan/compile.py for how the plan DAG maps onto it).
+
+With an LLM configured the plan comes from the model (every call is recorded in the run
+store); a model that fails after its retries fails the query with the reason."""
 
 from __future__ import annotations
 
 from shared import queues
-from shared.errors import InputError, PlanError
+from shared.errors import InputError, LLMError, PlanError
 from shared.models import Query
 from shared.planning import make_plan
-from workers.app import app, log, run_store, search_backend, settings
+from workers.app import app, llm_client, log, run_store, search_backend, settings
 from workers.canvas import build_canvas
+from workers.react import start_loop
 
 
 @app.task(name=queues.TASK_PLAN, ignore_result=True)
@@ -20,14 +24,23 @@ def plan(query: dict) -> None:
         return
     if store.status(q.id) in ("done", "failed"):
         return
+    if q.mode == "react":
+        start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
+        return
     store.set_status(q.id, "planning")
     try:
-        p, repairs = make_plan(q, search_backend(), settings.max_steps)
+        p, repairs = make_plan(q, search_backend(), settings.max_steps, llm=llm_client(),
+                               plan_attempts=settings.plan_attempts,
+                               on_call=lambda call: store.add_llm_call(q.id, call))
     except PlanError as exc:
         store.fail(q.id, exc.message, problems=exc.problems)
         return
     except InputError as exc:
         store.fail(q.id, str(exc))
+        return
+    except LLMError as exc:
+        log.warning("LLM planning of %s failed: %s", q.id, exc.message)
+        store.fail(q.id, f"LLM planning failed: {exc.message}")
         return
     except Exception as exc:
         log.exception("planning %s failed", q.id)

@@ -7,11 +7,11 @@ from .llm import LLMCall, ReactIteration
 from .query import Query, new_query_id
 from .result import Evidence, StepResult
 from .run import TERMINAL, PlanProblem, RunRecord, Status
-from .task import FinalizeTask, StepTask
+from .task import FinalizeTask, ReactTask, StepTask
 
 __all__ = [
     "Answer", "ArbitrateStep", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
-    "StepResult", "StepTask", "FinalizeTask", "TERMINAL", "new_query_id",
+    "StepResult", "StepTask", "FinalizeTask", "ReactTask", "TERMINAL", "new_query_id",
 ]

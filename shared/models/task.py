@@ -1,10 +1,12 @@
-"""Task payloads: what crosses the `execute` and `finalize` queues (`plan` carries a Query)."""
+"""Task payloads: what crosses the `execute`, `finalize` and `react` queues (`plan`
+carries a Query)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .plan import Step
+from .query import Query
 
 
 class StepTask(BaseModel):
@@ -22,3 +24,13 @@ class FinalizeTask(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     query_id: str
+
+
+class ReactTask(BaseModel):
+    """Iteration `n` of the ReAct loop of `query`, for a react worker."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Query
+    n: int = Field(ge=1)
+    """1-based iteration number; the iterations before it are in the run store."""

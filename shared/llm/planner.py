@@ -1,0 +1,113 @@
+"""The LLM planner: consumes a question and an `LLMClient`, produces a checked `Plan`
+(`planner="llm"`) and the repairs made to it.
+
+Each attempt sends the conversation so far (prompts.py) and reads the reply: a JSON
+object `{"reasoning": …, "plan": …}` (the plan as a JSON object, or as ReWOO or
+LLMCompiler text in a string); a bare plan in any of the three syntaxes is accepted too.
+The plan is parsed, repaired and checked by shared/plan/parse.py. When it fails the
+checks, the model's reply stays in the conversation and a follow-up message lists the
+problems (`{step, code, message}`, one per line); the model tries again. After
+`attempts` failed attempts, `PlanError` says so and carries the last attempt's problems.
+
+Every call, failed ones included, is passed to `on_call` (the planner task records it
+in the run store). `LLMError` (the endpoint failed after its retries) propagates.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+
+from shared.errors import InputError, LLMError, PlanError
+from shared.llm.client import LLMClient
+from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
+from shared.models import LLMCall, Plan, PlanProblem
+from shared.plan.draft import FENCE_RE
+from shared.plan.parse import parse_plan_with_repairs
+from shared.plan.syntax import detect_syntax
+from shared.plan.validate import MAX_STEPS
+
+log = logging.getLogger("chordal.llm")
+REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "steps": [ … ], '
+              '"answer": "…"}} and no other text')
+
+
+def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
+             on_call: Callable[[LLMCall], None] | None = None, documents: list[str] = (),
+             max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+    """The plan the model writes for `question` and its repairs; PlanError after
+    `attempts` plans that fail the checks; LLMError when the endpoint fails."""
+    record = on_call or (lambda call: None)
+    messages = plan_messages(question, list(documents), max_steps)
+    problems: list[PlanProblem] = []
+    for attempt in range(1, attempts + 1):
+        try:
+            reply = client.chat(messages, purpose=f"plan {attempt}", json_schema=REPLY_SCHEMA)
+        except LLMError as exc:
+            if exc.call is not None:
+                record(exc.call)
+            raise
+        record(reply.call)
+        try:
+            plan, repairs = read_reply(reply.content, max_steps)
+        except PlanError as exc:
+            problems = [PlanProblem.model_validate(p) if isinstance(p, dict) else p
+                        for p in exc.problems]
+            log.info("LLM plan attempt %d of %d failed its checks: %s", attempt, attempts,
+                     ", ".join(p.code for p in problems))
+            messages = [*messages, {"role": "assistant", "content": reply.content},
+                        problems_message(problems, attempt, attempts)]
+            continue
+        return plan.model_copy(update={"planner": "llm"}), repairs
+    raise PlanError(f"the LLM planner wrote {attempts} plan{'s' if attempts > 1 else ''} and "
+                    "none passed the checks; the problems of the last one are listed",
+                    problems)
+
+
+def read_reply(content: str, max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+    """The checked plan in a planner reply and its repairs; PlanError naming what is
+    wrong (code `bad_json` when the reply is not JSON, `bad_field` when it has no plan)."""
+    text = "\n".join("" if FENCE_RE.match(line) else line for line in content.split("\n"))
+    if detect_syntax(text) in ("rewoo", "llmcompiler"):
+        return _parse(text, max_steps)
+    data = _decode(text)
+    if isinstance(data, dict) and "plan" in data:
+        plan = data["plan"]
+    elif isinstance(data, dict) and "steps" in data:
+        plan = data  # a bare plan without the reasoning around it
+    else:
+        raise _problem("bad_field", "the reply has no field 'plan'; send " + REPLY_FORM)
+    if not isinstance(plan, (dict, str)):
+        raise _problem("bad_field", f"field 'plan' is a JSON {type(plan).__name__}, not an "
+                       "object; send " + REPLY_FORM)
+    return _parse(plan, max_steps)
+
+
+def _decode(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        start = text.find("{")
+        if start < 0:
+            raise _problem("bad_json", f"the reply is not JSON ({e.msg}) and has no JSON "
+                           "object in it; send " + REPLY_FORM) from None
+    try:  # prose around the object: read the object that starts at the first "{"
+        return json.JSONDecoder().raw_decode(text[start:])[0]
+    except ValueError as e:
+        raise _problem("bad_json", f"the reply is not valid JSON: {e.msg} at character "
+                       f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None
+
+
+def _parse(source: str | dict, max_steps: int) -> tuple[Plan, list[str]]:
+    try:
+        return parse_plan_with_repairs(source, max_steps=max_steps)
+    except PlanError:
+        raise
+    except InputError as e:
+        raise _problem("bad_syntax", f"{e}; send " + REPLY_FORM) from None
+
+
+def _problem(code: str, message: str) -> PlanError:
+    return PlanError(f"planner reply unusable ({code})",
+                     [PlanProblem(step=None, code=code, message=message)])

@@ -1,0 +1,154 @@
+"""The planner's prompts: consumes the question (and the titles of documents that may
+answer it), produces the chat messages that ask a model for a ReWOO plan, the JSON
+schema of the reply, and the follow-up message that sends a failed plan's problems back.
+
+The system prompt primes the plan syntax (the JSON plan of README.md), lists the nine
+operations with their fields and an example of each (`EXAMPLE_STEPS`, which together
+form one valid plan), gives a checklist the plan must satisfy, and asks for a JSON
+object `{"reasoning": …, "plan": …}` so the model thinks before it plans.
+"""
+
+from __future__ import annotations
+
+import json
+
+from shared.models import OPERATIONS, PlanProblem
+
+DOMAINS = ("generic", "finance", "legal", "medical")
+_GET = {"source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3"}
+EXAMPLE_STEPS: list[dict] = [
+    {"id": "E1", "operation": "GET", **_GET, "output_var": "$Q3"},
+    {"id": "E2", "operation": "SEARCH", "query": "Tesla battery yield rate",
+     "temporal_scope": "2023", "top_k": 5, "output_var": "$HITS"},
+    {"id": "E3", "operation": "EXTRACT", "source": "$Q3", "pattern":
+     r"battery yield rate of (\d+(?:\.\d+)?)%", "quantity": "percent", "fallback": "unknown",
+     "output_var": "$Y"},
+    {"id": "E4", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"},
+    {"id": "E5", "operation": "IF", "condition": "$GAP >= 0", "then": "met the target",
+     "else": "missed the target", "output_var": "$VERDICT"},
+    {"id": "E6", "operation": "VALIDATE", "value": "$Y", "min": 0, "max": 100,
+     "type": "percent", "output_var": "$Y_OK"},
+    {"id": "E7", "operation": "FILTER", "source": "$HITS", "pattern": "yield",
+     "output_var": "$YIELD_NEWS"},
+    {"id": "E8", "operation": "EXTRACT", "source": "$HITS", "pattern":
+     r"yield rate of (\d+(?:\.\d+)?)%", "quantity": "percent", "output_var": "$Y_NEWS"},
+    {"id": "E9", "operation": "MERGE", "sources": ["$Y", "$Y_NEWS"], "strategy": "unique",
+     "output_var": "$ALL_Y"},
+    {"id": "E10", "operation": "ARBITRATE", "sources": ["$Y", "$Y_NEWS"],
+     "prefer": ['source_type == "official_report"', "newest"], "output_var": "$BEST_Y"},
+]
+"""One example step per operation; in this order they form one valid plan."""
+
+FIELDS = {
+    "GET": "source (a document's exact title, name or URL), temporal_scope, top_k (default "
+           "1) -> the document's text",
+    "SEARCH": "query (keywords), temporal_scope, top_k (default 5) -> ranked snippets",
+    "EXTRACT": "source ($VAR of a GET or SEARCH), pattern (regex, exactly one capture "
+               "group), quantity (percent, money, date, number, article), fallback -> the "
+               "captured text",
+    "COMPUTE": "expression over $VARs and numbers: + - * / // % **, comparisons, and/or/"
+               "not, abs min max round -> a number",
+    "IF": "condition (a COMPUTE expression), then, else (text or one $VAR) -> the chosen value",
+    "VALIDATE": "value ($VAR), min, max, type (number, percent, money, date, text), pattern, "
+                "source_type (list) -> true or false",
+    "MERGE": "sources (list of $VARs), strategy (first, list, unique) -> combined values",
+    "FILTER": "source ($VAR holding a list), condition over $item, pattern -> matching items",
+    "ARBITRATE": "sources (two or more $VARs for one fact), prefer (rules tried in order: "
+                 'source_type == "official_report", newest, oldest, majority) -> one value',
+}
+WORKED_EXAMPLE = {
+    "reasoning": "The Q3 2023 report states the battery yield rate; the target is 92%. "
+                 "Fetch the report once, extract the rate, compare it with 92.",
+    "plan": {"domain": "finance", "steps": [
+        {"id": "E1", "operation": "GET", **_GET, "output_var": "$R1"},
+        {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern":
+         r"battery yield rate.*?(\d+\.\d+)%", "output_var": "$Y", "fallback": "unknown"},
+        {"id": "E3", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}],
+        "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."},
+}
+CHECKLIST = (
+    "Every GET names one concrete document by its exact title (company, kind of report, "
+    "period), e.g. one of the listed documents; never a description such as 'the latest "
+    "report' or a guess at a URL.",
+    "Every EXTRACT reads the $VAR of a GET or SEARCH step, and its pattern has exactly one "
+    "capture group (...) around the value; write other groups as (?:...). In JSON, double "
+    "every backslash: \"(\\\\d+\\\\.\\\\d+)%\".",
+    "Every $VAR a step or the answer reads is the output_var of an earlier step: no "
+    "undefined variables, no step reading its own output.",
+    "One source string per concept: fetch each document once and read that step's "
+    "variable wherever it is needed; never write the same document two ways.",
+    "Step ids (E1, E2, ...) and output_vars are unique; operations are upper case.",
+    "temporal_scope, when given, is 2023, 2023-Q3, 2023-H1, 2023-07, 2023-07-01 or "
+    "2023-07-01..2023-09-30.",
+    "The answer is a Jinja2 template that uses bare names ({{ Y }}, not {{ $Y }}) of "
+    "variables the plan binds.",
+    "At most {max_steps} steps; the fewest that answer the question.",
+)
+
+SYSTEM_PROMPT = """You are the planner of Chordal. You write a ReWOO plan: every tool \
+step is decided up front, before any result is seen; executors then run the steps in \
+parallel and a template states the answer.
+
+A plan is one JSON object: {{"domain": one of {domains}, "steps": [...], "answer": \
+"Jinja2 template"}}. Each step has "id", "operation", its fields, and "output_var" \
+("$NAME"); later steps read it as $NAME, the answer template as {{{{ NAME }}}}.
+
+The tools (operations), their fields and an example of each:
+{operations}
+
+Before you answer, check every item:
+{checklist}
+
+Reply with one JSON object and nothing else: {{"reasoning": "what the question needs, \
+which documents hold it, which steps get it", "plan": {{...}}}}. Think in "reasoning" \
+first, then write the plan. Example reply:
+{example}"""
+
+REPLY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "reasoning": {"type": "string"},
+        "plan": {"type": "object", "properties": {
+            "domain": {"type": "string", "enum": list(DOMAINS)},
+            "steps": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "required": ["id", "operation"],
+                "properties": {"id": {"type": "string"},
+                               "operation": {"type": "string", "enum": list(OPERATIONS)}}}},
+            "answer": {"type": "string"}},
+            "required": ["steps"]},
+    },
+    "required": ["reasoning", "plan"],
+}
+"""JSON schema of the planner's reply, for `response_format` json_schema."""
+
+
+def system_prompt(max_steps: int = 20) -> str:
+    operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. {json.dumps(_example(op))}"
+                           for op in OPERATIONS)
+    checklist = "\n".join(f"{n}. {item.replace('{max_steps}', str(max_steps))}"
+                          for n, item in enumerate(CHECKLIST, start=1))
+    return SYSTEM_PROMPT.format(domains=", ".join(DOMAINS), operations=operations,
+                                checklist=checklist, example=json.dumps(WORKED_EXAMPLE))
+
+
+def _example(op: str) -> dict:
+    return next(s for s in EXAMPLE_STEPS if s["operation"] == op)
+
+
+def plan_messages(question: str, documents: list[str] = (), max_steps: int = 20) -> list[dict]:
+    """The opening messages that ask for a plan answering `question`."""
+    user = f"Question: {question}"
+    if documents:
+        user += ("\n\nDocuments in the search store that may hold the answer (title, date):\n"
+                 + "\n".join(f"- {d}" for d in documents))
+    return [{"role": "system", "content": system_prompt(max_steps)},
+            {"role": "user", "content": user}]
+
+
+def problems_message(problems: list[PlanProblem], attempt: int, attempts: int) -> dict:
+    """The follow-up that sends a failed plan's problems back to the model."""
+    listed = "\n".join(json.dumps(p.model_dump()) for p in problems)
+    return {"role": "user", "content": (
+        f"Your plan (attempt {attempt} of {attempts}) failed these checks, one "
+        f"{{step, code, message}} per line:\n{listed}\nFix every problem and reply again "
+        "with the whole JSON object {\"reasoning\": ..., \"plan\": ...}.")}

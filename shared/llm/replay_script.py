@@ -1,0 +1,132 @@
+"""The script of the replay server (`chordal fake-llm`): JSON Lines in, `Script` out.
+
+Each line is one entry, a JSON object:
+
+    {"match": REGEX or null, "content": TEXT}           a reply (content may also be a
+                                                         JSON object or list: it is sent
+                                                         as its JSON text)
+    {"match": …, "fault": "429", "retry_after": 1}      HTTP 429 with Retry-After
+    {"match": …, "fault": "500", "retry_after": 0.2}    HTTP 500 (retry_after optional)
+    {"match": …, "fault": "slow", "delay": 5, "content": TEXT}
+                                                         waits `delay` s, then replies
+                                                         with `content` ("" if none);
+                                                         a client whose timeout is
+                                                         shorter gives up and retries
+    {"match": …, "fault": "malformed"}                  a reply that is not JSON (or
+                                                         `content`, if given)
+    {"match": …, "fault": "reject_json_schema"}         HTTP 400 refusing response_format
+                                                         json_schema
+
+`match` may be left out (same as null). Blank lines and lines starting with `#` are
+skipped. `retry_after` (seconds, may be fractional) is sent as both `Retry-After`
+(whole seconds, rounded up) and `retry-after-ms`.
+
+Matching rule: a request's text is the text of all its messages, in order, joined by
+newlines. The request takes the first unused entry (in file order) whose `match`
+regex is found in that text (`re.search`; use inline flags like `(?i)` or `(?s)`);
+when no regex entry matches, it takes the first unused entry whose `match` is null.
+Every entry, fault or reply, is used at most once. When no entry is left for a
+request the server answers HTTP 500 naming the script (see replay.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from shared.errors import InputError
+
+Fault = Literal["429", "500", "slow", "malformed", "reject_json_schema"]
+MALFORMED = 'Sure! Here is the plan: {"steps": [{"id": "E1", "operation": "GET", "source": '
+"""The reply of a `malformed` fault without content: prose, then JSON cut short."""
+
+
+class Entry(BaseModel):
+    """One scripted reply or fault."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: str | None = None
+    content: str | dict | list | None = None
+    fault: Fault | None = None
+    retry_after: float | None = Field(None, gt=0)
+    delay: float = Field(0.0, ge=0)
+    line: int = 0
+    """Line number in the script (1-based); set by `parse_script`."""
+    used: bool = False
+
+    @field_validator("match")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as e:
+                raise ValueError(f"is not a valid regex ({e}); escape special characters "
+                                 "or use null to match any request") from None
+        return v
+
+    @property
+    def text(self) -> str:
+        """The reply text of this entry."""
+        if self.content is None:
+            return MALFORMED if self.fault == "malformed" else ""
+        return self.content if isinstance(self.content, str) else json.dumps(self.content)
+
+    def matches(self, text: str) -> bool:
+        return self.match is not None and re.search(self.match, text) is not None
+
+
+def parse_script(text: str, name: str = "script") -> list[Entry]:
+    """The entries of a JSONL script; InputError naming the line and the fix."""
+    entries = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{name} line {number}: not JSON ({e.msg}, column {e.colno}); "
+                             'write one object per line like {"match": null, "content": '
+                             '"…"}') from None
+        if not isinstance(raw, dict) or "line" in raw or "used" in raw:
+            raise InputError(f"{name} line {number}: write one JSON object with match and "
+                             "content (or fault) per line")
+        try:
+            entry = Entry.model_validate({**raw, "line": number})
+        except ValidationError as e:
+            wrong = "; ".join(f"field {'.'.join(map(str, err['loc'])) or 'entry'!r}: "
+                              f"{err['msg'].removeprefix('Value error, ')}" for err in e.errors())
+            raise InputError(f"{name} line {number}: {wrong}") from None
+        if entry.fault is None and entry.content is None:
+            raise InputError(f"{name} line {number}: the entry has neither content nor "
+                             'fault; add "content": "…" (the reply) or a "fault"')
+        entries.append(entry)
+    return entries
+
+
+class Script:
+    """The entries being served and which of them are used."""
+
+    def __init__(self, entries: list[Entry], name: str = "script"):
+        self.entries = entries
+        self.name = name
+
+    @classmethod
+    def from_text(cls, text: str, name: str = "script") -> Script:
+        return cls(parse_script(text, name), name)
+
+    def take(self, text: str) -> Entry | None:
+        """The entry for a request whose messages read `text` (marked used), or None."""
+        unused = [e for e in self.entries if not e.used]
+        entry = next((e for e in unused if e.matches(text)), None) or next(
+            (e for e in unused if e.match is None), None)
+        if entry is not None:
+            entry.used = True
+        return entry
+
+    def left(self) -> int:
+        return sum(not e.used for e in self.entries)

@@ -1,0 +1,115 @@
+"""LLMClient against the real replay server: replies, JSON formats, retries, failures."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import redis
+
+from shared.config import Settings
+from shared.errors import ConfigError, LLMError
+from shared.llm.client import LLMClient
+
+from ...conftest import free_port
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+ASK = [{"role": "user", "content": "What is the answer?"}]
+
+
+def test_chat_returns_the_scripted_reply_with_its_tokens_and_no_retries(fake_llm, llm_settings):
+    fake_llm.load([{"content": "forty-two, said the replay server"}])
+    reply = LLMClient(llm_settings).chat(ASK, purpose="test")
+    assert reply.content == "forty-two, said the replay server"
+    call = reply.call
+    assert (call.purpose, call.model, call.status, call.retries) == ("test", "replay", "ok", 0)
+    assert call.prompt_tokens == 5 and call.completion_tokens == 9  # ~4 characters a token
+    assert call.latency_ms > 0 and call.started_at > 0
+
+
+def test_a_schema_is_sent_as_json_schema_response_format_at_low_temperature(fake_llm, llm_settings):
+    fake_llm.load([{"content": {"answer": "42"}}])
+    LLMClient(llm_settings).chat(ASK, purpose="test", json_schema=SCHEMA)
+    (request,) = fake_llm.log()
+    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert request["temperature"] == llm_settings.llm_temperature == 0.0
+
+
+def test_a_server_that_refuses_json_schema_is_asked_for_json_object_from_then_on(fake_llm, llm_settings):
+    fake_llm.load([{"fault": "reject_json_schema"}, {"content": {"answer": "1"}},
+                   {"content": {"answer": "2"}}])
+    client = LLMClient(llm_settings)
+    assert client.chat(ASK, purpose="a", json_schema=SCHEMA).content == '{"answer": "1"}'
+    assert client.chat(ASK, purpose="b", json_schema=SCHEMA).content == '{"answer": "2"}'
+    formats = [(r["response_format"] or {}).get("type") for r in fake_llm.log()]
+    assert formats == ["json_schema", "json_object", "json_object"]
+    assert client.json_format == "json_object"
+
+
+def test_a_429_and_a_500_are_retried_honouring_retry_after_and_counted(fake_llm, llm_settings):
+    fake_llm.load([{"fault": "429", "retry_after": 1}, {"fault": "500", "retry_after": 0.1},
+                   {"content": "finally"}])
+    reply = LLMClient(llm_settings).chat(ASK, purpose="test")
+    assert reply.content == "finally" and reply.call.retries == 2
+    first, second, _ = fake_llm.log()
+    assert second["at"] - first["at"] >= 0.9  # waited the Retry-After of the 429
+
+
+def test_a_request_slower_than_the_timeout_is_retried(fake_llm, llm_settings):
+    fake_llm.load([{"fault": "slow", "delay": 2, "content": "too late"}, {"content": "in time"}])
+    settings = llm_settings.model_copy(update={"llm_timeout_s": 0.5})
+    reply = LLMClient(settings).chat(ASK, purpose="test")
+    assert reply.content == "in time" and reply.call.retries == 1
+
+
+def test_failure_after_the_retries_raises_an_llm_error_carrying_the_failed_call(fake_llm, llm_settings):
+    fake_llm.load([{"fault": "500", "retry_after": 0.05}] * 4)
+    with pytest.raises(LLMError) as caught:
+        LLMClient(llm_settings).chat(ASK, purpose="plan 1")
+    error = caught.value
+    assert "LLM call (plan 1) failed after 4 HTTP attempts: HTTP 500" in error.message
+    assert error.call.status == "error" and error.call.retries == 3
+    assert "internal error (replay fault, line 4)" in error.call.error
+
+
+def test_an_exhausted_script_fails_at_once_without_retries(fake_llm, llm_settings):
+    fake_llm.load([])
+    with pytest.raises(LLMError, match="no entry left") as caught:
+        LLMClient(llm_settings).chat(ASK, purpose="test")
+    assert caught.value.call.retries == 0 and len(fake_llm.log()) == 1
+
+
+def test_an_unreachable_endpoint_fails_with_a_message_naming_the_url(llm_settings):
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    settings = llm_settings.model_copy(update={"llm_base_url": url, "llm_max_retries": 1})
+    with pytest.raises(LLMError, match=f"cannot connect to {url}; is the server running"):
+        LLMClient(settings).chat(ASK, purpose="test")
+
+
+def test_a_client_without_an_endpoint_and_model_is_a_config_error_naming_both():
+    with pytest.raises(ConfigError, match="CHORDAL_LLM_BASE_URL .* and CHORDAL_LLM_MODEL"):
+        LLMClient(Settings(llm_base_url=None, llm_model=None))
+
+
+def test_a_call_holds_a_slot_of_the_shared_limit_so_others_wait(fake_llm, llm_settings, redis_server):
+    fake_llm.load([{"fault": "slow", "delay": 1.5, "content": "slow one"}])
+    settings = llm_settings.model_copy(update={"llm_max_concurrency": 1})
+    r = redis.Redis.from_url(redis_server.url)
+    r.delete("chordal:llm-slots")
+    first = LLMClient(settings, r)
+    done = threading.Thread(target=first.chat, args=(ASK,), kwargs={"purpose": "first"})
+    done.start()
+    try:
+        while not fake_llm.log():  # the first call is in flight
+            time.sleep(0.02)
+        assert first.limit.in_flight() == 1
+        second = LLMClient(settings, r, slot_timeout_s=0.2)
+        with pytest.raises(LLMError, match="CHORDAL_LLM_MAX_CONCURRENCY=1") as caught:
+            second.chat(ASK, purpose="second")
+        assert caught.value.call.status == "error"
+        assert len(fake_llm.log()) == 1  # the second call never reached the server
+    finally:
+        done.join()
+    assert first.limit.in_flight() == 0

@@ -1,0 +1,88 @@
+"""The LLM planner: its prompt, how it reads replies, and the repair loop against the
+real replay server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shared.errors import PlanError
+from shared.llm.client import LLMClient
+from shared.llm.planner import llm_plan, read_reply
+from shared.llm.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE, plan_messages, system_prompt
+from shared.models import OPERATIONS
+from shared.plan.parse import parse_plan
+
+GOOD = {"reasoning": "Fetch the Q3 report, read the yield.", "plan": {"steps": [
+    {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report", "output_var": "$R"},
+    {"id": "E2", "operation": "EXTRACT", "source": "$R",
+     "pattern": r"battery yield rate of (\d+\.\d+)%", "output_var": "$Y"}],
+    "answer": "The yield was {{ Y }}%."}}
+NO_GROUP = {"reasoning": "…", "plan": {"steps": [
+    {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report", "output_var": "$R"},
+    {"id": "E2", "operation": "EXTRACT", "source": "$R", "pattern": r"yield rate of \d+%",
+     "output_var": "$Y"}]}}
+
+
+def test_the_prompts_examples_cover_all_nine_operations_and_are_valid_plans():
+    assert sorted({s["operation"] for s in EXAMPLE_STEPS}) == sorted(OPERATIONS)
+    parse_plan({"steps": EXAMPLE_STEPS})
+    parse_plan(WORKED_EXAMPLE["plan"])
+    prompt = system_prompt(max_steps=12)
+    for op in OPERATIONS:
+        assert f"- {op}: " in prompt
+    assert "exactly one capture group" in prompt and "At most 12 steps" in prompt
+    assert '"reasoning"' in prompt
+
+
+def test_the_question_and_candidate_documents_go_in_the_user_message():
+    _, user = plan_messages("What was X?", ["Tesla Q3 2023 Financial Report (2023-09-30)"])
+    assert user["content"].startswith("Question: What was X?")
+    assert "- Tesla Q3 2023 Financial Report (2023-09-30)" in user["content"]
+
+
+def test_a_reply_with_reasoning_a_bare_plan_or_rewoo_text_all_give_the_plan():
+    assert read_reply(json.dumps(GOOD))[0].steps[1].pattern == r"battery yield rate of (\d+\.\d+)%"
+    assert len(read_reply("```json\n" + json.dumps(GOOD["plan"]) + "\n```")[0].steps) == 2
+    rewoo = "Plan: fetch.\n#E1 = Wikipedia[Tesla Q3 2023 Financial Report]\n"
+    assert read_reply(rewoo)[0].steps[0].source == "Tesla Q3 2023 Financial Report"
+    prose = "Here you go: " + json.dumps(GOOD) + " Hope it helps."
+    assert len(read_reply(prose)[0].steps) == 2
+
+
+@pytest.mark.parametrize("reply, code, says", [
+    ("I cannot help with that.", "bad_json", "has no JSON object in it"),
+    ('Sure! {"reasoning": "x", "plan": {"steps": [', "bad_json", "not valid JSON"),
+    ('{"reasoning": "only thoughts"}', "bad_field", "no field 'plan'"),
+    ('{"reasoning": "x", "plan": [1, 2]}', "bad_field", "is a JSON list"),
+])
+def test_a_reply_without_a_usable_plan_is_one_problem_saying_what_to_send(reply, code, says):
+    with pytest.raises(PlanError) as caught:
+        read_reply(reply)
+    (problem,) = caught.value.problems
+    assert problem.code == code and says in problem.message
+    assert '{"reasoning": "…", "plan": {' in problem.message
+
+
+def test_llm_plan_sends_the_problems_back_and_returns_the_fixed_plan(fake_llm, llm_settings):
+    fake_llm.load([{"content": NO_GROUP}, {"content": GOOD}])
+    calls = []
+    plan, repairs = llm_plan("What was Tesla's yield?", LLMClient(llm_settings),
+                             attempts=3, on_call=calls.append)
+    assert plan.planner == "llm" and [s.id for s in plan.steps] == ["E1", "E2"]
+    assert [c.purpose for c in calls] == ["plan 1", "plan 2"]
+    retry = fake_llm.log()[1]["messages"]
+    assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
+    assert retry[2]["content"] == json.dumps(NO_GROUP)
+    assert '"step": "E2", "code": "capture_groups"' in retry[3]["content"]
+
+
+def test_llm_plan_gives_up_after_its_attempts_with_the_last_problems(fake_llm, llm_settings):
+    fake_llm.load([{"content": NO_GROUP}, {"content": NO_GROUP}])
+    calls = []
+    with pytest.raises(PlanError) as caught:
+        llm_plan("q", LLMClient(llm_settings), attempts=2, on_call=calls.append)
+    assert "wrote 2 plans and none passed the checks" in caught.value.message
+    assert [p.code for p in caught.value.problems] == ["capture_groups"]
+    assert len(calls) == 2

@@ -1,0 +1,133 @@
+"""The replay server (`chordal fake-llm`) over real HTTP: matching, faults, admin, shutdown."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import openai
+import pytest
+
+from shared.llm.replay_script import MALFORMED
+
+from ...integration.conftest import FakeLLM
+
+
+def post(server: FakeLLM, text: str, **extra) -> tuple[int, dict, dict]:
+    """POST one user message; (status, headers, JSON body)."""
+    body = json.dumps({"model": "replay", "messages": [{"role": "user", "content": text}],
+                       **extra}).encode()
+    req = urllib.request.Request(f"{server.base_url}/v1/chat/completions", data=body,
+                                 method="POST", headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, dict(r.headers), json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), json.loads(e.read())
+
+
+def reply(server: FakeLLM, text: str) -> str:
+    status, _, body = post(server, text)
+    assert status == 200, body
+    return body["choices"][0]["message"]["content"]
+
+
+def test_a_matching_regex_entry_wins_over_earlier_null_entries_and_each_is_used_once(fake_llm):
+    fake_llm.load([{"match": None, "content": "first null"},
+                   {"match": "(?i)tesla", "content": "tesla one"},
+                   {"match": None, "content": "second null"},
+                   {"match": "(?i)tesla", "content": "tesla two"}])
+    assert reply(fake_llm, "What did Tesla earn?") == "tesla one"
+    assert reply(fake_llm, "Something else") == "first null"
+    assert reply(fake_llm, "TESLA again") == "tesla two"
+    assert reply(fake_llm, "Tesla, a third time") == "second null"  # regex entries used up
+    assert [r["entry"] for r in fake_llm.log()] == [2, 1, 4, 3]
+
+
+def test_content_given_as_json_is_sent_as_its_json_text(fake_llm):
+    fake_llm.load([{"content": {"reasoning": "r", "plan": {"steps": []}}}])
+    assert json.loads(reply(fake_llm, "q")) == {"reasoning": "r", "plan": {"steps": []}}
+
+
+def test_replies_count_about_four_characters_per_token(fake_llm):
+    fake_llm.load([{"content": "x" * 40}])
+    status, _, body = post(fake_llm, "y" * 400)
+    assert body["usage"] == {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    assert body["object"] == "chat.completion" and body["model"] == "replay"
+
+
+def test_an_exhausted_script_answers_500_naming_the_script_and_tells_clients_not_to_retry(fake_llm):
+    fake_llm.load([{"match": "only this", "content": "ok"}])
+    status, headers, body = post(fake_llm, "something else")
+    assert status == 500
+    assert "replay script PUT /_script body: no entry left" in body["error"]["message"]
+    assert headers.get("x-should-retry") == "false"
+
+
+def test_fault_entries_answer_429_with_retry_after_500_and_malformed_text(fake_llm):
+    fake_llm.load([{"fault": "429", "retry_after": 1.5}, {"fault": "500"},
+                   {"fault": "malformed"}, {"fault": "reject_json_schema"}])
+    status, headers, body = post(fake_llm, "q")
+    assert status == 429 and headers["retry-after"] == "2" and headers["retry-after-ms"] == "1500"
+    assert post(fake_llm, "q")[0] == 500
+    assert reply(fake_llm, "q") == MALFORMED
+    status, _, body = post(fake_llm, "q")
+    assert status == 400 and "json_schema" in body["error"]["message"]
+    assert [r["fault"] for r in fake_llm.log()] == ["429", "500", "malformed", "reject_json_schema"]
+
+
+def test_a_slow_entry_makes_a_client_with_a_shorter_timeout_give_up(fake_llm):
+    fake_llm.load([{"fault": "slow", "delay": 1.5, "content": "late"}])
+    client = openai.OpenAI(base_url=f"{fake_llm.base_url}/v1", api_key="x", timeout=0.3,
+                           max_retries=0)
+    with pytest.raises(openai.APITimeoutError):
+        client.chat.completions.create(model="replay", messages=[{"role": "user", "content": "q"}])
+
+
+def test_a_script_line_that_is_not_an_entry_is_refused_naming_the_line(fake_llm):
+    fake_llm.load([{"content": "kept"}])
+    with pytest.raises(AssertionError) as caught:
+        fake_llm.request("PUT", "/_script", b'{"content": "ok"}\n\n{"fault": "404"}\n')
+    assert "line 3" in str(caught.value) and "fault" in str(caught.value)
+    with pytest.raises(AssertionError, match="line 1: field 'match': is not a valid regex"):
+        fake_llm.load([{"match": "(unclosed", "content": "x"}])
+    assert reply(fake_llm, "q") == "kept"  # a refused script leaves the old one in place
+
+
+def test_the_log_records_what_each_request_asked_for(fake_llm):
+    fake_llm.load([{"content": "{}"}])
+    post(fake_llm, "hello", temperature=0.0, response_format={"type": "json_object"})
+    (entry,) = fake_llm.log()
+    assert entry["messages"] == [{"role": "user", "content": "hello"}]
+    assert entry["response_format"] == {"type": "json_object"}
+    assert entry["temperature"] == 0.0 and entry["status"] == 200
+
+
+def test_models_lists_the_replay_model_to_the_official_client(fake_llm):
+    client = openai.OpenAI(base_url=f"{fake_llm.base_url}/v1", api_key="x")
+    assert [m.id for m in client.models.list()] == ["replay"]
+
+
+def test_the_command_refuses_a_bad_script_file_with_exit_code_2(tmp_path):
+    script = tmp_path / "bad.jsonl"
+    script.write_text('{"content": "fine"}\nnot json\n')
+    result = subprocess.run([sys.executable, "-m", "producers", "fake-llm", "--script",
+                             str(script), "--port", "1"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert f"{script} line 2: not JSON" in result.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_the_server_serves_its_script_file_and_exits_cleanly_on_a_stop_signal(tmp_path, sig):
+    server = FakeLLM(tmp_path, script=[{"content": "from the file"}]).start()
+    try:
+        assert reply(server, "q") == "from the file"
+    finally:
+        code = server.stop(sig=sig)
+    assert code == 0
+    assert server.log_path.read_text().rstrip().endswith("fake-llm: stopped")

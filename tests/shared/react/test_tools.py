@@ -1,0 +1,124 @@
+"""ReAct tools: the model's input becomes a plan step run by the executors' registry,
+with a timeout, and every failure becomes an error result the loop can show."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from shared.errors import ConfigError, ToolError
+from shared.react import tools
+from shared.react.act import run_action
+from shared.react.observe import observe
+from shared.tools import registry
+from shared.tools.base import ToolOutput
+
+
+def act(tool, value, results=None, backend=None, n=1, timeout_s=3.0):
+    return run_action(tool, value, query_id="q", n=n, results=results or {}, backend=backend,
+                      timeout_s=timeout_s)
+
+
+def test_get_fetches_a_document_and_stores_it_under_the_iteration_action_id(corpus):
+    r = act("get", "Tesla Q3 2023 Financial Report", backend=corpus, n=2)
+    assert (r.action_id, r.step_id, r.operation, r.status) == ("q:R2", "R2", "GET", "ok")
+    assert r.document.title == "Tesla Q3 2023 Financial Report"
+    assert "$23.35 billion" in r.value
+
+
+def test_search_returns_snippets_each_with_its_document(corpus):
+    r = act("search", {"query": "Voltara cell shipments", "temporal_scope": "2023-Q3"},
+            backend=corpus)
+    assert r.status == "ok" and r.operation == "SEARCH"
+    assert r.documents[0].title == "Voltara Energy Q3 2023 Quarterly Results"
+    assert len(r.value) == len(r.documents) <= 3
+
+
+def test_extract_reads_the_latest_document_when_no_source_is_named(corpus):
+    fetched = act("get", "Northwind Motors Q3 2023 Financial Report", backend=corpus, n=1)
+    r = act("extract", {"pattern": r"revenue of \$([\d.]+) billion"}, {"R1": fetched},
+            backend=corpus, n=2)
+    assert (r.value, r.document.title, r.inputs) == (
+        "9.84", "Northwind Motors Q3 2023 Financial Report", ["q:R1"])
+
+
+def test_calculate_over_earlier_results_carries_their_documents(corpus):
+    q3 = act("get", "Tesla Q3 2023 Financial Report", backend=corpus, n=1)
+    v3 = act("extract", {"source": "R1", "pattern": r"revenue of \$([\d.]+) billion"},
+             {"R1": q3}, n=2)
+    r = act("calculate", "$R2 - 20", {"R1": q3, "R2": v3}, n=3)
+    assert r.value == "3.35" and r.document.title == "Tesla Q3 2023 Financial Report"
+
+
+def test_current_time_is_a_registry_tool_that_answers_in_utc():
+    r = act("current_time", None)
+    assert r.status == "ok" and r.operation == "CURRENT_TIME" and r.value.endswith("+00:00")
+
+
+@pytest.mark.parametrize("tool, value, code, words", [
+    ("browse", "x", "UNKNOWN_TOOL", "use one of get, search"),
+    ("get", "", "BAD_INPUT", "example input"),
+    ("extract", {"pattern": "(x)"}, "BAD_INPUT", "get or search first"),
+    ("calculate", "$R7 * 2", "BAD_INPUT", "$R7 is no earlier result"),
+    ("extract", {"source": "$R1", "pattern": "no group"}, "BAD_PATTERN", "capture group"),
+])
+def test_bad_calls_become_error_results_that_say_how_to_fix_them(tool, value, code, words, corpus):
+    results = {"R1": act("get", "Tesla Q3 2023 Financial Report", backend=corpus)} \
+        if code == "BAD_PATTERN" else {}
+    r = act(tool, value, results, backend=corpus, n=2)
+    assert (r.status, r.error_code) == ("error", code)
+    assert words in r.error_message
+    assert observe(r).startswith(f"[ERROR] {code}: ")
+
+
+def test_a_slow_tool_times_out_and_the_call_returns_without_waiting_for_it():
+    release = threading.Event()
+
+    def slow(step, inputs, backend):
+        release.wait(10)
+        return ToolOutput(value="late", confidence="slow")
+
+    tools.register_tool("slow_unit", "sleeps", "x", slow)
+    try:
+        started = time.monotonic()
+        r = act("slow_unit", "x", timeout_s=0.3)
+        assert time.monotonic() - started < 2
+        assert (r.status, r.error_code) == ("error", "TIMEOUT")
+        assert observe(r).startswith("[ERROR] TIMEOUT: slow_unit did not answer within 0.3 s")
+    finally:
+        release.set()
+        tools.TOOLS.pop("slow_unit")
+        registry.RUNNERS.pop("SLOW_UNIT")
+
+
+def test_a_user_tool_gets_the_models_input_and_a_crash_becomes_tool_crashed():
+    def weather(step, inputs, backend):
+        if step.input == "Atlantis":
+            raise KeyError("Atlantis")
+        if step.input == "Nowhere":
+            raise ToolError("NOT_FOUND", "no station near Nowhere")
+        return ToolOutput(value={"city": step.input, "temp_c": 21, "id": 9}, confidence="api")
+
+    tools.register_tool("weather", "today's weather in a city", "Paris", weather)
+    try:
+        r = act("weather", "Paris")
+        assert observe(r) == "city: Paris; temp_c: 21"
+        assert act("weather", "Atlantis").error_code == "TOOL_CRASHED"
+        assert observe(act("weather", "Nowhere")) == "[NO_DATA] no station near Nowhere"
+    finally:
+        tools.TOOLS.pop("weather")
+        registry.RUNNERS.pop("WEATHER")
+
+
+def test_a_tool_name_must_be_an_identifier_and_not_finish():
+    with pytest.raises(ConfigError, match="identifier"):
+        tools.register_tool("my tool", "d", None, lambda s, i, b: None)
+    with pytest.raises(ConfigError, match="finish"):
+        tools.register_tool("finish", "d", None, lambda s, i, b: None)
+
+
+def test_a_tool_module_that_cannot_be_imported_is_named():
+    with pytest.raises(ConfigError, match="no_such_tools_module"):
+        tools.load_tool_modules(["no_such_tools_module"])

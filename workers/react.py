@@ -1,0 +1,112 @@
+"""React task `chordal.react_step` on queue `react`: one task per ReAct iteration.
+
+Takes a ReactTask (query, n), runs `shared.react.loop.react_step` while holding the
+iteration's lease (shared/react/leases.py), and, when the loop goes on, sends iteration
+n+1 itself with `apply_async` — the chain grows one step at a time, never prebuilt. A
+claim per iteration (`react:{n+1}` in the run store) makes exactly one task send it, so
+a redelivered or re-sent task never enqueues twice; the iteration's state is in the run
+store, so such a task just moves on. `start_loop` hands a query to the loop (the
+planner for mode=react, the finalizer for an incomplete answer in mode=auto).
+
+Every react worker also runs a resumer thread: every `react_lease_s / 2` seconds it
+re-sends the loops whose lease expired, i.e. whose worker died mid-iteration.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import redis
+from celery.signals import worker_ready
+
+from shared import queues
+from shared.errors import ChordalError, StoreError
+from shared.models import Query, ReactTask
+from shared.react.leases import Leases, resume_stalled
+from shared.react.loop import react_step as run_iteration
+from shared.react.tools import load_tool_modules
+from workers.app import app, llm_client, log, run_store, search_backend, settings
+
+load_tool_modules(settings.tool_modules)
+NO_LLM = ("a ReAct loop needs an LLM: set CHORDAL_LLM_BASE_URL (an OpenAI-compatible "
+          "endpoint) and CHORDAL_LLM_MODEL for the workers")
+
+
+@functools.cache
+def leases() -> Leases:
+    return Leases(run_store().r, settings.react_lease_s)
+
+
+def send(query: Query, n: int) -> None:
+    """Enqueue iteration `n` of the query's loop."""
+    react_step.apply_async(args=(ReactTask(query=query, n=n).model_dump(mode="json"),),
+                           queue=queues.QUEUE_REACT, ignore_result=True)
+
+
+def start_loop(query: Query) -> bool:
+    """Send iteration 1 unless it was sent before; the lease covers a crash meanwhile."""
+    with leases().held(query.id, 0, "start"):
+        if not run_store().claim(query.id, "react:1"):
+            return False
+        run_store().set_status(query.id, "executing")
+        send(query, 1)
+        return True
+
+
+def _shadow(task, args, kwargs, options):
+    """Flower lists iterations as `chordal.react_step QUERY_ID:R3`."""
+    payload = args[0] if args else {}
+    query = payload.get("query", {}) if isinstance(payload, dict) else {}
+    return f"{task.name} {query.get('id', '?')}:R{payload.get('n', '?')}"
+
+
+@app.task(name=queues.TASK_REACT, bind=True, ignore_result=True, shadow_name=_shadow,
+          autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
+          retry_backoff=True, retry_backoff_max=30, max_retries=5)
+def react_step(self, task: dict) -> None:
+    t = ReactTask.model_validate(task)
+    q, n, store = t.query, t.n, run_store()
+    with leases().held(q.id, n, self.request.id or "local"):
+        if store.count_delivery(f"{q.id}:react:{n}") > settings.max_deliveries:
+            store.fail(q.id, f"ReAct iteration {n} was delivered more than "
+                             f"{settings.max_deliveries} times without finishing (redelivery "
+                             "cap); the worker running it keeps dying")
+            return
+        client = llm_client()
+        if client is None:
+            store.fail(q.id, NO_LLM)
+            return
+        try:
+            outcome = run_iteration(q, n, store, client, search_backend(), settings)
+        except (redis.ConnectionError, redis.TimeoutError, StoreError):
+            raise  # retried by Celery; the iteration's state is in the run store
+        except ChordalError as exc:
+            store.fail(q.id, f"ReAct iteration {n}: {exc}")
+            return
+        except Exception as exc:  # the query must end, whatever broke
+            log.exception("ReAct iteration %s of %s crashed", n, q.id)
+            store.fail(q.id, f"ReAct iteration {n} crashed: {type(exc).__name__}: {exc}")
+            return
+        if outcome == "continue" and store.claim(q.id, f"react:{n + 1}"):
+            send(q, n + 1)
+
+
+def resume_forever(stop: threading.Event) -> None:
+    """Re-send stalled loops until `stop` is set (a react worker's background thread)."""
+    while not stop.wait(settings.react_lease_s / 2):
+        try:
+            for query_id, n in resume_stalled(run_store(), leases(), send,
+                                              settings.react_max_iterations):
+                log.warning("ReAct loop of %s stalled (its worker died?): sent iteration %s "
+                            "again", query_id, n)
+        except Exception:  # a Redis hiccup must not end the resumer
+            log.exception("resuming stalled ReAct loops failed")
+
+
+@worker_ready.connect
+def _start_resumer(sender=None, **kwargs) -> None:
+    if queues.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
+        return
+    threading.Thread(target=resume_forever, args=(threading.Event(),),
+                     name="react-resumer", daemon=True).start()
