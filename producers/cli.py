@@ -219,6 +219,13 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
         fail(str(exc))
 
 
+# Commands that live in their own modules (one module per area) are registered here.
+# batch: enqueue, status, wait, results
+# api: api, config
+# ops: flower
+# search: (index --backend is in `index` above)
+
+
 def main() -> None:
     try:
         cli()

@@ -80,6 +80,17 @@ class Settings(BaseSettings):
             v = json.loads(v) if v.strip().startswith("[") else v.split(",")
         return [m.strip() for m in v if m and m.strip()]
 
+    es_url: str | None = None
+    """Elasticsearch URL; set, GET and SEARCH use it instead of the SQLite store."""
+    es_index: str = "chordal-documents"
+    es_timeout_s: float = Field(10.0, gt=0)
+    get_cache_s: int = Field(1800, ge=0)
+    """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
+    api_token: SecretStr | None = None
+    """Bearer token the HTTP API requires (`Authorization: Bearer …`)."""
+    flower_auth: SecretStr | None = None
+    """`user:password` for Flower's basic auth; Flower does not start without it."""
+
     @property
     def llm_enabled(self) -> bool:
         return bool(self.llm_base_url and self.llm_model)
