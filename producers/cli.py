@@ -26,7 +26,7 @@ from shared.debug import explain
 from shared.errors import ChordalError, InputError
 from shared.models import Query
 from shared.plan.parse import load_plan_file_with_repairs
-from shared.search import open_backend
+from shared.search import BACKENDS, default_backend, open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack, is_stack_running
 from shared.store import RunStore
@@ -93,16 +93,33 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
 
 
 @cli.command()
-def index(file: Path = typer.Argument(..., help="JSON Lines: title, content, id, date, url, source_type.")):
-    """Add documents to the search store (all or nothing)."""
+def index(file: Path = typer.Argument(..., help="JSON Lines: title, content, id, date, url, source_type."),
+          backend_name: Optional[str] = typer.Option(
+              None, "--backend", help="sqlite or elasticsearch (default: elasticsearch when "
+              "CHORDAL_ES_URL is set, else sqlite).")):
+    """Add documents to the search store (SQLite: all or nothing; Elasticsearch: per
+    document, naming any it rejected) and clear the shared GET cache."""
+    from shared.search.cache import clear_get_cache
+
     settings = Settings()
+    kind = backend_name or default_backend(settings)
+    if kind not in BACKENDS:
+        fail(f"--backend {kind!r} is not one of {', '.join(BACKENDS)}")
     try:
         docs = load_jsonl(file)
+        backend = open_backend(settings, kind)
     except ChordalError as exc:
         fail(str(exc))
-    backend = open_backend(settings)
-    added = backend.add(docs)
-    out.print(f"indexed {added} documents from {file} ({backend.count()} in the store)")
+    try:
+        added = backend.add(docs)
+        total = backend.count()
+    finally:  # also after a partial Elasticsearch failure: some documents may be new
+        if settings.get_cache_s and not clear_get_cache(settings.effective_redis_url,
+                                                        backend.identity):
+            err.print("[dim]GET cache not cleared: no Redis answered (workers clear it when "
+                      "they start)[/]", highlight=False)
+        backend.close()
+    out.print(f"indexed {added} documents from {file} into {kind} ({total} in the store)")
 
 
 @cli.command()
@@ -164,15 +181,20 @@ def up():
 @cli.command()
 def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer, react or all."),
            concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c"),
-           pool: str = typer.Option("threads", "--pool", help="threads, gevent, prefork, solo.")):
+           pool: str = typer.Option("threads", "--pool", help="threads, gevent (needs "
+                                    "chordal[gevent]), prefork or solo.")):
     """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""
+    from shared.stack.workers import check_pool, default_concurrency, worker_argv
+
     if role not in queues.ROLE_QUEUES:
         fail(f"--role {role!r} is not one of {', '.join(queues.ROLE_QUEUES)}")
+    try:
+        check_pool(pool)
+    except ChordalError as exc:
+        fail(escape(str(exc)))  # the hint has brackets: chordal[gevent]
     settings = Settings()
-    n = concurrency or (settings.executor_concurrency if role in ("executor", "all") else 2)
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app:app", "worker",
-            "-Q", ",".join(queues.ROLE_QUEUES[role]), "-n", f"{role}-{os.getpid()}@%h",
-            "-P", pool, "-c", str(n), "-E", "-l", "INFO"]
+    n = concurrency or default_concurrency(role, settings)
+    argv = worker_argv(role, f"{role}-{os.getpid()}@%h", pool, n)
     os.execv(sys.executable, argv)
 
 
@@ -221,8 +243,18 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
 
 # Commands that live in their own modules (one module per area) are registered here.
 # batch: enqueue, status, wait, results
+from producers import batch  # noqa: E402
+cli.command("enqueue")(batch.enqueue)
+cli.command("status")(batch.status)
+cli.command("wait")(batch.wait)
+cli.command("results")(batch.results)
 # api: api, config
+from producers import api_cli, config_cli  # noqa: E402 - registered here, one area each
+cli.command("api")(api_cli.api)
+cli.command("config")(config_cli.config)
 # ops: flower
+from producers import ops  # noqa: E402
+cli.command("flower")(ops.flower)
 # search: (index --backend is in `index` above)
 
 

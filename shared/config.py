@@ -83,7 +83,10 @@ class Settings(BaseSettings):
     es_url: str | None = None
     """Elasticsearch URL; set, GET and SEARCH use it instead of the SQLite store."""
     es_index: str = "chordal-documents"
+    """The Elasticsearch index; created with Chordal's mapping on first use."""
     es_timeout_s: float = Field(10.0, gt=0)
+    """Timeout of one Elasticsearch request; it is retried once, then the step reports
+    SEARCH_UNAVAILABLE (which the executor retries)."""
     get_cache_s: int = Field(1800, ge=0)
     """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
     api_token: SecretStr | None = None

@@ -5,6 +5,7 @@
     ├── InputError           a user's file, line or argument is malformed
     │   └── PlanError        a plan failed its static checks (carries the problems)
     ├── StoreError           the run store or the search store cannot be reached
+    │   └── SearchUnavailable    the search store is down or slow right now (retry)
     ├── ToolError            a step's tool failed permanently (bad input, nothing found)
     │   └── TransientToolError   a tool failed in a way that may pass (timeout, outage)
     └── LLMError             the model endpoint failed or answered nonsense
@@ -47,6 +48,12 @@ class PlanError(InputError):
 
 class StoreError(ChordalError):
     """Raised when the run store or the search store cannot be reached."""
+
+
+class SearchUnavailable(StoreError):
+    """Raised when the search store cannot answer right now (connection refused, timeout,
+    overloaded) in a way that may pass on retry; GET and SEARCH report it as the
+    transient step error `SEARCH_UNAVAILABLE`, which the executor retries."""
 
 
 class ToolError(ChordalError):

@@ -35,12 +35,16 @@ def make_plan(query: Query, backend: SearchBackend, max_steps: int = 20, *,
     LLMCall); without it, by the heuristic planner.
     """
     if query.plan is None and llm is not None:
-        return llm_plan(query.question, llm, attempts=plan_attempts, on_call=on_call,
-                        documents=candidate_documents(query.question, backend),
-                        max_steps=max_steps)
-    plan = query.plan if query.plan is not None else heuristic_plan(query.question, backend)
-    plan, repairs = prepare_plan(plan, max_steps)
-    return plan, query.repairs + repairs
+        plan, repairs = llm_plan(query.question, llm, attempts=plan_attempts, on_call=on_call,
+                                 documents=candidate_documents(query.question, backend),
+                                 max_steps=max_steps)
+    else:
+        plan = query.plan if query.plan is not None else heuristic_plan(query.question, backend)
+        plan, repairs = prepare_plan(plan, max_steps)
+        repairs = query.repairs + repairs
+    if query.domain:  # the query's domain wins over the planner's choice
+        plan = plan.model_copy(update={"domain": query.domain})
+    return plan, repairs
 
 
 def candidate_documents(question: str, backend: SearchBackend,

@@ -81,5 +81,31 @@ def llm_slots_key() -> str:
     return f"{KEY_PREFIX}:llm-slots"
 
 
+def get_cache_key(backend: str, generation: int, bucket: int, digest: str) -> str:
+    """One cached GET lookup (`best`) of a search backend, in one time bucket; expires
+    with its bucket. `backend` and `digest` are hashes (see shared/search/cache.py)."""
+    return f"{KEY_PREFIX}:get-cache:{backend}:{generation}:{bucket}:{digest}"
+
+
+def get_cache_generation_key(backend: str) -> str:
+    """Counter bumped whenever documents are added: older GET cache entries go unread."""
+    return f"{KEY_PREFIX}:get-cache:{backend}:generation"
+
+
+def get_cache_stats_key(backend: str) -> str:
+    """Hash with the GET cache's `hits` and `misses` counters of one search backend."""
+    return f"{KEY_PREFIX}:get-cache:{backend}:stats"
+
+
+def batch_key(name: str) -> str:
+    """Sorted set of the query ids of one batch, scored by their line in the batch file."""
+    return f"{KEY_PREFIX}:batch:{name}"
+
+
+def batches_key() -> str:
+    """Sorted set of batch names scored by the time they were last enqueued to."""
+    return f"{KEY_PREFIX}:batches"
+
+
 def action_id(query_id: str, step_id: str) -> str:
     return f"{query_id}:{step_id}"

@@ -13,6 +13,7 @@ from shared.broker import make_celery
 from shared.config import Settings
 from shared.llm.client import LLMClient
 from shared.search import SearchBackend, open_backend
+from shared.search.cache import with_get_cache
 from shared.store import RunStore
 
 settings = Settings()
@@ -27,7 +28,9 @@ def run_store() -> RunStore:
 
 @functools.cache
 def search_backend() -> SearchBackend:
-    return open_backend(settings)
+    """The process's search backend, behind the shared GET cache in Redis unless
+    CHORDAL_GET_CACHE_S is 0."""
+    return with_get_cache(open_backend(settings), run_store().r, settings.get_cache_s)
 
 
 @functools.cache

@@ -52,15 +52,11 @@ def _run(task, payload: dict) -> dict:
     return result.reference()
 
 
-def _shadow(task, args, kwargs, options):
-    """Flower lists tasks by this name: `chordal.get QUERY_ID:E1`."""
-    payload = args[0] if args else {}
-    step = payload.get("step", {}) if isinstance(payload, dict) else {}
-    return f"{task.name} {payload.get('query_id', '?')}:{step.get('id', '?')}"
-
-
 def _register(name: str):
-    @app.task(name=name, bind=True, shadow_name=_shadow,
+    # No shadow name: Flower labels its Prometheus series with the task name, so a name
+    # per action_id would make one series per step. The action_id leads the StepTask
+    # payload instead, which Flower shows and searches (README, "Monitoring").
+    @app.task(name=name, bind=True,
               autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
               retry_backoff=True, retry_backoff_max=30, max_retries=5)
     def step(self, task: dict) -> dict:

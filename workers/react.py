@@ -54,14 +54,9 @@ def start_loop(query: Query) -> bool:
         return True
 
 
-def _shadow(task, args, kwargs, options):
-    """Flower lists iterations as `chordal.react_step QUERY_ID:R3`."""
-    payload = args[0] if args else {}
-    query = payload.get("query", {}) if isinstance(payload, dict) else {}
-    return f"{task.name} {query.get('id', '?')}:R{payload.get('n', '?')}"
-
-
-@app.task(name=queues.TASK_REACT, bind=True, ignore_result=True, shadow_name=_shadow,
+# No shadow name (see workers/executor.py): the ReactTask payload leads with its
+# action_id `QUERY_ID:R3`, which Flower shows and searches.
+@app.task(name=queues.TASK_REACT, bind=True, ignore_result=True,
           autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
           retry_backoff=True, retry_backoff_max=30, max_retries=5)
 def react_step(self, task: dict) -> None:

@@ -52,6 +52,9 @@ FIXES: dict[str, tuple[str, str]] = {
                        "point its source at the output variable of a GET step"),
     "SEARCH_FAILED": ("the search store could not be read: ",
                       "check CHORDAL_HOME (or CHORDAL_ES_URL) and that the store exists"),
+    "SEARCH_UNAVAILABLE": ("the search store did not answer, even after retries: ",
+                           "check that Elasticsearch at CHORDAL_ES_URL is up and not "
+                           "overloaded, or raise CHORDAL_ES_TIMEOUT_S; then ask again"),
     "TOOL_CRASHED": ("the tool raised an unexpected error (a bug in Chordal): ",
                      "report it with the step and this message"),
     "OUT_OF_RANGE": ("the result is too large or has no real value: ",

@@ -22,6 +22,9 @@ class Query(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     plan: Plan | None = None
     """A plan given by the user; without one the planner builds it."""
+    domain: str | None = None
+    """Answer-template domain (`finance`, `legal`, `medical`, `generic`) the plan gets,
+    whoever writes it; None keeps the plan's own (a batch line's `domain` sets it)."""
     repairs: list[str] = []
     """Repairs already made to `plan` while a producer parsed it (text syntaxes)."""
     mode: Literal["rewoo", "react", "auto"] = "rewoo"

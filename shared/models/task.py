@@ -1,12 +1,26 @@
 """Task payloads: what crosses the `execute`, `finalize` and `react` queues (`plan`
-carries a Query)."""
+carries a Query).
+
+Step and ReAct payloads lead with their `action_id`: Flower shows a task's arguments
+(cut at 1024 characters) and its search box matches them, so the id is always visible
+and one search finds the task (README, "Monitoring").
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from shared.queues import action_id as make_action_id
 
 from .plan import Step
 from .query import Query
+
+
+def _tagged(given: str, expected: str) -> str:
+    if given and given != expected:
+        raise ValueError(f"action_id {given!r} does not match the task it tags; "
+                         f"it must be {expected!r} (or left out)")
+    return expected
 
 
 class StepTask(BaseModel):
@@ -14,10 +28,17 @@ class StepTask(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    action_id: str = ""
+    """`{query_id}:{step.id}`; filled in when left out."""
     query_id: str
     step: Step
     inputs: dict[str, str] = {}
     """Bare variable name -> id of the step that binds it, for every variable read."""
+
+    @model_validator(mode="after")
+    def _action_id(self) -> StepTask:
+        self.action_id = _tagged(self.action_id, make_action_id(self.query_id, self.step.id))
+        return self
 
 
 class FinalizeTask(BaseModel):
@@ -31,6 +52,14 @@ class ReactTask(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    action_id: str = ""
+    """`{query.id}:R{n}`, where the iteration's tool result is stored; filled in when
+    left out."""
     query: Query
     n: int = Field(ge=1)
     """1-based iteration number; the iterations before it are in the run store."""
+
+    @model_validator(mode="after")
+    def _action_id(self) -> ReactTask:
+        self.action_id = _tagged(self.action_id, make_action_id(self.query.id, f"R{self.n}"))
+        return self

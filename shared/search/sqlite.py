@@ -7,6 +7,7 @@ or processes) search while one writer indexes; each thread gets its own connecti
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -15,9 +16,9 @@ from typing import Iterable, Iterator
 
 from shared.errors import StoreError
 
-from .backend import FULL_TEXT, TITLE_MATCH, URL_MATCH, DateRange, Hit
+from .backend import TITLE_MATCH, URL_MATCH, DateRange, Hit, pick_best
 from .document import FIELDS, Document
-from .terms import fts_query, keywords, stem, stems
+from .terms import fts_query
 
 TITLE_WEIGHT = 10.0
 """BM25 weight of a word in the title relative to one in the content."""
@@ -97,6 +98,12 @@ class SqliteSearch:
         self._local.conn = conn
         return conn
 
+    @property
+    def identity(self) -> str:
+        """Names this store for the GET cache: this file on this host (another machine's
+        file of the same path is another store)."""
+        return f"sqlite:{socket.gethostname()}:{self.path.resolve()}"
+
     def add(self, docs: Iterable[Document]) -> int:
         with self._db("indexing") as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -138,18 +145,8 @@ class SqliteSearch:
         exact = self._exact(source, date_range)
         if exact is not None:
             return exact
-        terms = keywords(source)
-        hits = self.search(source, CANDIDATES, date_range)
-        wanted = {stem(t) for t in terms}
-        for hit in hits:
-            if wanted <= stems(hit.document.title):
-                return hit.document, TITLE_MATCH
-        for hit in hits:
-            # OR-ed terms let a document in on one common word; ask for half of them
-            found = wanted & stems(f"{hit.document.title} {hit.document.content}")
-            if 2 * len(found) >= len(wanted):
-                return hit.document, FULL_TEXT
-        return None
+        ranked = self.search(source, CANDIDATES, date_range)
+        return pick_best(source, (hit.document for hit in ranked))
 
     def _exact(self, source: str, date_range: DateRange | None) -> tuple[Document, str] | None:
         """The document whose title (or URL) is exactly `source`, latest first."""

@@ -12,6 +12,7 @@ imports `workers/` (the import direction is `workers -> shared`).
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import json
 import os
 import signal
@@ -36,6 +37,11 @@ if TYPE_CHECKING:
 DEFAULT_APP = "workers.app:app"
 #: Pools whose children are separate processes that must be reaped with the parent.
 PROCESS_POOLS = ("prefork", "processes")
+#: Pools a Chordal worker runs on: threads (the default; steps are I/O bound), gevent
+#: (thousands of waiting steps per process; the optional `chordal[gevent]` extra),
+#: prefork (one process per task; the only pool besides gevent that enforces
+#: `task_time_limit`), solo (one task at a time, for debugging).
+POOLS = ("threads", "gevent", "prefork", "solo")
 
 
 def default_concurrency(role: str, settings: Settings) -> int:
@@ -43,6 +49,28 @@ def default_concurrency(role: str, settings: Settings) -> int:
     if role in ("planner", "finalizer"):
         return 2
     return 4 if role == "react" else settings.executor_concurrency
+
+
+def check_pool(pool: str) -> None:
+    """ConfigError unless `pool` is one of POOLS and its package is installed."""
+    if pool not in POOLS:
+        raise ConfigError(f"--pool {pool!r} is not one of {', '.join(POOLS)}")
+    if pool == "gevent" and importlib.util.find_spec("gevent") is None:
+        raise ConfigError(
+            "--pool gevent needs the gevent package, which is not installed: "
+            "`pip install 'chordal[gevent]'`, or use --pool threads (nothing to install)")
+
+
+def worker_argv(role: str, name: str, pool: str, concurrency: int,
+                app: str = DEFAULT_APP) -> list[str]:
+    """The `celery worker` command of one role: only the role's queues (so roles scale
+    on their own), task events on (Flower), no gossip or mingle (with many workers each
+    would hear every other's events)."""
+    return [
+        sys.executable, "-m", "celery", "-A", app, "worker",
+        "-Q", ",".join(ROLE_QUEUES[role]), "-n", name, "-P", pool, "-c", str(concurrency),
+        "-E", "--without-gossip", "--without-mingle", "-l", "INFO",
+    ]
 
 
 def settings_env(settings: Settings) -> dict[str, str | None]:
@@ -97,6 +125,7 @@ class WorkerProcess:
     ):
         if role not in ROLE_QUEUES:
             raise ConfigError(f"unknown worker role {role!r}; choose one of {sorted(ROLE_QUEUES)}")
+        check_pool(pool)
         self.role = role
         self.settings = settings
         self.concurrency = concurrency or default_concurrency(role, settings)
@@ -109,13 +138,8 @@ class WorkerProcess:
         self._proc: subprocess.Popen | None = None
 
     def argv(self) -> list[str]:
-        return [
-            sys.executable, "-m", "celery", "-A", self.app, "worker",
-            "-Q", ",".join(ROLE_QUEUES[self.role]), "-n", self.name,
-            "-P", self.pool, "-c", str(self.concurrency),
-            "-E", "--without-gossip", "--without-mingle",
-            "-l", "INFO", "--logfile", str(self.log_path),
-        ]
+        return [*worker_argv(self.role, self.name, self.pool, self.concurrency, self.app),
+                "--logfile", str(self.log_path)]
 
     def environ(self) -> dict[str, str]:
         env = dict(os.environ)

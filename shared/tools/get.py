@@ -7,12 +7,13 @@ which must hold at least half of the source's keywords (the share `best` asks of
 full-text hit). `documents` holds their evidence, `document` the first one's.
 
 Error codes: `BAD_SCOPE` (temporal_scope unreadable), `NOT_FOUND` (no document fits),
-`SEARCH_FAILED` (the search store cannot be read).
+`SEARCH_FAILED` (the search store cannot be read), `SEARCH_UNAVAILABLE` (the store is
+down or slow right now: a TransientToolError, which the executor retries).
 """
 
 from __future__ import annotations
 
-from shared.errors import InputError, StoreError, ToolError
+from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import GetStep
 from shared.search import SearchBackend, format_scope, parse_scope, year_in
 from shared.search.terms import keywords, stem, stems
@@ -41,6 +42,8 @@ def run_get(step: GetStep, backend: SearchBackend) -> ToolOutput:
         if step.top_k == 1:
             return ToolOutput(value=doc.content, confidence=confidence, document=doc.evidence())
         docs = [doc] + _more(step, backend, date_range, doc.id)
+    except SearchUnavailable as e:
+        raise TransientToolError("SEARCH_UNAVAILABLE", f"step {step.id}: {e}") from None
     except StoreError as e:
         raise ToolError("SEARCH_FAILED", f"step {step.id}: {e}") from None
     evidence = [d.evidence() for d in docs]

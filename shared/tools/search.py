@@ -7,14 +7,14 @@ Evidence per snippet in `documents` and the first in `document`.
 `**word**` highlighting, so later patterns see the document's own words.
 
 ToolError codes: BAD_SCOPE, NOT_FOUND (no hit; names the query), SEARCH_FAILED,
-MISSING_INPUT.
+SEARCH_UNAVAILABLE (transient: retried by the executor), MISSING_INPUT.
 """
 
 from __future__ import annotations
 
 import regex
 
-from shared.errors import InputError, StoreError, ToolError
+from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import SearchStep, StepResult
 from shared.search import SearchBackend, parse_scope
 
@@ -37,6 +37,8 @@ def run_search(step: SearchStep, inputs: dict[str, StepResult],
         raise ToolError("BAD_SCOPE", f"step {step.id}: temporal_scope: {e}") from None
     try:
         hits = backend.search(query, step.top_k, date_range)
+    except SearchUnavailable as e:
+        raise TransientToolError("SEARCH_UNAVAILABLE", f"step {step.id}: {e}") from None
     except StoreError as e:
         raise ToolError("SEARCH_FAILED", f"step {step.id}: {e}") from None
     if not hits:

@@ -1,0 +1,234 @@
+"""The HTTP API (`chordal api`): submit queries, read their records, stream their progress.
+
+Consumes `Settings` (the run store's Redis, `CHORDAL_API_TOKEN`) and JSON requests;
+produces what `create_app` serves:
+
+    POST /queries               one QueryIn or a list -> 202 {"queries": [{id, submitted}]}
+    GET  /queries/{id}          the RunRecord, or 404
+    GET  /queries/{id}/events   server-sent events until the query is terminal (api_events.py)
+    GET  /health                Redis reachable, workers per queue (api_health.py); no auth
+    GET  /openapi.json, /docs   the schema; no auth
+
+Bodies are in api_models.py; request checks and the 422 body in api_requests.py. When
+Redis does not answer, a route answers 503 naming the (password-masked) URL.
+
+Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
+sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
+checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
+`/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>`; without a token the
+app is built only when asked to be insecure, and `serve` allows that on loopback only.
+The app also fails queries past their deadline, once a second, as `chordal up` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import logging
+import signal
+import threading
+
+import anyio.to_thread
+import redis
+import uvicorn
+from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from kombu.exceptions import OperationalError
+
+from producers import api_events
+from producers.api_health import WorkerCensus, check_health
+from producers.api_models import Health, QueryBatch, SubmitReply, Submitted
+from producers.api_requests import to_queries, unprocessable
+from producers.settings_report import mask_url
+from producers.submit import submit
+from shared.broker import make_celery
+from shared.config import Settings
+from shared.errors import ConfigError
+from shared.models import RunRecord
+from shared.store import RunStore
+
+log = logging.getLogger("chordal.api")
+EVENTS = ("`event: status` {status, at} for every status entered; `event: step` a StepResult "
+          "and `event: iteration` a ReactIteration as each is stored; last `event: end`, a "
+          "StreamEnd {query_id, status, answer, error, problems}. Each `data:` is one JSON line.")
+LOOPBACK_NAMES = ("localhost",)
+NO_TOKEN = ("CHORDAL_API_TOKEN is not set: set it to a long random string (clients send "
+            "`Authorization: Bearer <token>`), or pass --insecure to serve without "
+            "authentication on a loopback address")
+
+
+def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.25,
+               sweep_s: float | None = 1.0) -> FastAPI:
+    """The API over `settings`' run store; ConfigError without a token unless `insecure`.
+    `sweep_s=None` turns the deadline sweeper off."""
+    if settings.api_token is None and not insecure:
+        raise ConfigError(NO_TOKEN)
+    store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+    celery = make_celery(settings)
+    census = WorkerCensus(settings.effective_redis_url)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        sweeper = asyncio.create_task(_sweep(store, sweep_s)) if sweep_s else None
+        yield
+        if sweeper:
+            sweeper.cancel()
+        census.close()
+
+    app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan,
+                  description="Submit questions, read their run records, stream progress.")
+    app.add_exception_handler(RequestValidationError, unprocessable)
+    app.add_exception_handler(redis.RedisError, _unavailable(settings))
+    app.add_exception_handler(OperationalError, _unavailable(settings))
+    app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
+    auth = [Depends(_bearer(settings))]
+
+    @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
+              responses={422: {"description": "A field or plan is invalid; nothing was submitted"}})
+    def post_queries(response: Response, body: QueryBatch = Body(...)) -> SubmitReply:
+        """Submit one query or a list of them (all checked before any is enqueued)."""
+        items = body if isinstance(body, list) else [body]
+        queries = to_queries(items, settings, many=isinstance(body, list))
+        reply = SubmitReply(queries=[Submitted(id=q.id, submitted=submit(q, store, celery))
+                                     for q in queries])
+        if not isinstance(body, list):
+            response.headers["Location"] = f"/queries/{queries[0].id}"
+        return reply
+
+    @app.get("/queries/{query_id}", response_model=RunRecord, dependencies=auth,
+             responses={404: {"description": "No such query in the run store"}})
+    def get_query(query_id: str) -> RunRecord:
+        """The run record: status, plan, steps, ReAct iterations, answer, timings."""
+        record = store.record(query_id)
+        if record is None:
+            raise _not_found(query_id)
+        return record
+
+    @app.get("/queries/{query_id}/events", dependencies=auth, response_class=StreamingResponse,
+             responses={200: {"description": EVENTS,
+                              "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                        404: {"description": "No such query in the run store"}})
+    def get_events(query_id: str) -> StreamingResponse:
+        """Server-sent events: `status`, `step`, `iteration` as they land, then `end`."""
+        if store.status(query_id) is None:
+            raise _not_found(query_id)
+        return StreamingResponse(api_events.stream(store, query_id, poll_s,
+                                                   stopping=app.state.stopping),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/health", response_model=Health, responses={503: {"model": Health}})
+    def health(response: Response) -> Health:
+        """Whether Redis answers (503 when not) and how many workers consume each queue."""
+        result = check_health(settings.effective_redis_url, census)
+        if result.status == "down":
+            response.status_code = 503
+        return result
+
+    return app
+
+
+def _bearer(settings: Settings):
+    scheme = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
+    token = settings.api_token.get_secret_value().encode() if settings.api_token else None
+
+    def check(credentials: HTTPAuthorizationCredentials | None = Depends(scheme)) -> None:
+        if token is None:
+            return
+        if credentials is None:
+            raise HTTPException(401, "missing bearer token: send the header "
+                                     "`Authorization: Bearer <CHORDAL_API_TOKEN>`",
+                                headers={"WWW-Authenticate": "Bearer"})
+        if not hmac.compare_digest(credentials.credentials.encode(), token):
+            raise HTTPException(401, "wrong bearer token: send the value of "
+                                     "CHORDAL_API_TOKEN that the API was started with",
+                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+    return check
+
+
+def _unavailable(settings: Settings):
+    url = mask_url(settings.effective_redis_url)
+
+    async def handler(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("%s %s: Redis at %s: %s", request.method, request.url.path, url, exc)
+        return JSONResponse(status_code=503, content={"detail": (
+            f"the run store (Redis at {url}) does not answer ({type(exc).__name__}); "
+            "retry later, and check CHORDAL_REDIS_URL and that Redis is running")})
+    return handler
+
+
+def _not_found(query_id: str) -> HTTPException:
+    return HTTPException(404, f"no query {query_id!r} in the run store: check the id (POST "
+                              "/queries returns it), or it expired after CHORDAL_RUN_TTL_S")
+
+
+async def _sweep(store: RunStore, every_s: float) -> None:
+    while True:
+        try:
+            for qid in await anyio.to_thread.run_sync(store.sweep_expired):
+                log.warning("query %s passed its deadline: marked failed", qid)
+        except redis.RedisError as exc:
+            log.warning("deadline sweep skipped: %s", exc)
+        await asyncio.sleep(every_s)
+
+
+def check_exposure(settings: Settings, host: str, insecure: bool) -> None:
+    """ConfigError unless the API is authenticated or (with --insecure) loopback only."""
+    if settings.api_token is not None:
+        return
+    if not insecure:
+        raise ConfigError(NO_TOKEN)
+    if not is_loopback(host):
+        raise ConfigError(f"--insecure serves without authentication, which is allowed on a "
+                          f"loopback address only (127.0.0.1, ::1, localhost), not on --host "
+                          f"{host!r}: set CHORDAL_API_TOKEN to serve on other addresses")
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000,
+          insecure: bool = False) -> None:
+    """Serve the API until SIGTERM or SIGINT; ConfigError when it must not start."""
+    check_exposure(settings, host, insecure)
+    app = create_app(settings, insecure=insecure)
+    auth = "bearer token" if settings.api_token else "NO authentication (--insecure)"
+    print(f"chordal api: http://{host}:{port} (schema at /docs), run store "
+          f"{mask_url(settings.effective_redis_url)}, {auth}", flush=True)
+    # uvicorn handles SIGTERM/SIGINT (stops accepting, waits for open responses), then
+    # re-raises the signal to the handlers it found: these make that a normal exit.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, frame: None)
+    server = _Server(uvicorn.Config(app, host=host, port=port, log_level="info",
+                                    timeout_graceful_shutdown=5), app.state.stopping)
+    try:
+        server.run()
+    except SystemExit:  # uvicorn exits when it cannot start (a port in use, …)
+        server.started = False
+    if not server.started:
+        raise ConfigError(f"could not serve on {host}:{port} (the log above says why; for "
+                          "a port in use, pick another with --port)")
+    print("chordal api: stopped", flush=True)
+
+
+class _Server(uvicorn.Server):
+    """Tells the event streams to end the moment a stop signal arrives, so shutdown does
+    not wait out the graceful timeout on open streams."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event):
+        super().__init__(config)
+        self.stopping = stopping
+
+    def handle_exit(self, sig, frame) -> None:
+        self.stopping.set()
+        super().handle_exit(sig, frame)

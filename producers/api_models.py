@@ -1,0 +1,101 @@
+"""The HTTP API's own request and response bodies (the rest are `shared.models`).
+
+Consumes nothing; produces the pydantic models that `producers/api.py` validates request
+bodies with and documents in `/openapi.json`: `QueryIn` (one query to submit, mirroring
+`Query`), `QueryBatch` (one `QueryIn` or a list), `Submitted`/`SubmitReply`, `Health`,
+and `StreamEnd` (the last server-sent event of `GET /queries/{id}/events`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+from shared.models import Answer, PlanProblem
+
+MAX_BATCH = 1000
+"""Queries one POST may carry; bigger loads go through the batch loader."""
+
+PlanSource = Annotated[
+    Any,
+    WithJsonSchema({"anyOf": [{"$ref": "#/components/schemas/Plan"},
+                              {"type": "string", "title": "ReWOO or LLMCompiler plan text"},
+                              {"type": "null"}]}),
+]
+
+
+class QueryIn(BaseModel):
+    """One question to answer; the fields of `Query` that a client may set."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    question: str = Field(min_length=1, max_length=4000)
+    id: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    """Your id for the query (letters, digits, `_.-`, at most 64). Submitting an id again
+    enqueues nothing and answers `submitted: false`. Default: a new random id."""
+    plan: PlanSource = None
+    """The plan to run: a JSON plan object, or ReWOO (`#E1 = Tool[...]`) or LLMCompiler
+    (`1. tool(...)`) text. It is repaired and checked before anything is enqueued;
+    without one the planner writes it."""
+    mode: Literal["rewoo", "react", "auto"] = "rewoo"
+    """`rewoo` (plan, then run the steps), `react` (Thought/Action/Observation loop; needs
+    an LLM) or `auto` (rewoo, continued by react when the answer is incomplete)."""
+    domain: str | None = None
+    """Answer-template domain (`finance`, `legal`, `medical`, `generic`) for the plan,
+    whoever writes it; default: the plan's own."""
+    deadline_s: float | None = Field(None, gt=0)
+    """Seconds until the query counts as failed; default `CHORDAL_QUERY_TIMEOUT_S`."""
+
+    @field_validator("plan")
+    @classmethod
+    def _object_or_text(cls, v: Any) -> Any:
+        if v is not None and not isinstance(v, (dict, str)):
+            raise ValueError(f"must be a plan object ({{\"steps\": [...]}}) or plan text, "
+                             f"not {type(v).__name__}")
+        return v
+
+
+QueryBatch = Union[QueryIn, Annotated[list[QueryIn], Field(min_length=1, max_length=MAX_BATCH)]]
+"""One query object, or a list of 1 to `MAX_BATCH` of them."""
+
+
+class Submitted(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    id: str
+    submitted: bool
+    """False when a query with this id was submitted before: nothing was enqueued again,
+    and the first submission is the one that runs."""
+
+
+class SubmitReply(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    queries: list[Submitted]
+    """One entry per query of the request, in its order."""
+
+
+class Health(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    status: Literal["ok", "degraded", "down"]
+    """`ok`: Redis answers and every queue has a worker; `degraded`: some queue has none
+    (its queries wait); `down`: Redis does not answer (HTTP 503)."""
+    redis: bool
+    workers: dict[str, int] = {}
+    """Queue name -> workers consuming it (seen within the last few seconds)."""
+    problems: list[str] = []
+
+
+class StreamEnd(BaseModel):
+    """Data of the `end` event, the last one of a query's event stream."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    query_id: str
+    status: str | None
+    """`done` or `failed` (None when the record expired from the run store)."""
+    answer: Answer | None = None
+    error: str | None = None
+    problems: list[PlanProblem] = []

@@ -1,0 +1,145 @@
+"""Following batches: consumes the members of one or more batches and their run-store
+records (read in pipelined chunks, see shared/batch_store.py); produces a
+`BatchStatus` (counts per state, answers per second, latency percentiles, the oldest
+unfinished query) or waits until every query is terminal.
+
+Latency is queued → done (`t_done - t_queued`) over the answered queries; answers per
+second is the number answered divided by the time from the first query queued to the
+last one finished. A query whose record has expired counts as `missing`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from shared.batch_store import BatchStore
+from shared.store import RunStore
+
+STATES = ("queued", "planning", "executing", "finalizing", "done", "failed", "missing")
+FIELDS = ("status", "t_queued", "t_done", "t_failed")
+WAIT_POLL_S = 0.5
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile (`p` in 0..100) of `values`; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+@dataclass
+class BatchStatus:
+    batch: str
+    total: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATES, 0))
+    answers_per_s: float | None = None
+    p50_s: float | None = None
+    p95_s: float | None = None
+    oldest_unfinished: dict | None = None
+    """`{"id", "status", "age_s"}` of the unfinished query queued first."""
+
+    @property
+    def unfinished(self) -> int:
+        return self.total - self.counts["done"] - self.counts["failed"] - self.counts["missing"]
+
+
+class Tally:
+    """Accumulates one batch's rows chunk by chunk (latencies are kept, one float each)."""
+
+    def __init__(self, batch: str):
+        self.status = BatchStatus(batch)
+        self.latencies: list[float] = []
+        self.first_queued = math.inf
+        self.last_finished = 0.0
+        self.oldest: tuple[float, str, str] | None = None
+
+    def add(self, qid: str, row: list[str | None]) -> None:
+        status, queued, done, failed = row
+        self.status.total += 1
+        if status is None:
+            self.status.counts["missing"] += 1
+            return
+        self.status.counts[status if status in STATES else "queued"] += 1
+        queued_at = float(queued) if queued else None
+        if queued_at is not None:
+            self.first_queued = min(self.first_queued, queued_at)
+        finished = done or failed
+        if finished:
+            self.last_finished = max(self.last_finished, float(finished))
+            if done and queued_at is not None:
+                self.latencies.append(float(done) - queued_at)
+        elif queued_at is not None and (self.oldest is None or queued_at < self.oldest[0]):
+            self.oldest = (queued_at, qid, status)
+
+    def result(self, now: float | None = None) -> BatchStatus:
+        now = time.time() if now is None else now
+        s = self.status
+        s.p50_s, s.p95_s = percentile(self.latencies, 50), percentile(self.latencies, 95)
+        span = self.last_finished - self.first_queued
+        if s.counts["done"] and span > 0:
+            s.answers_per_s = s.counts["done"] / span
+        if self.oldest:
+            queued_at, qid, status = self.oldest
+            s.oldest_unfinished = {"id": qid, "status": status, "age_s": now - queued_at}
+        return s
+
+
+def batch_status(batches: BatchStore, batch: str) -> BatchStatus:
+    """The status of every query of `batch`, read `CHUNK` records per round trip."""
+    tally = Tally(batch)
+    for members in batches.members(batch):
+        ids = [qid for qid, _ in members]
+        for qid, row in zip(ids, batches.fields(ids, FIELDS)):
+            tally.add(qid, row)
+    return tally.result()
+
+
+@dataclass
+class WaitResult:
+    total: int = 0
+    done: int = 0
+    failed: int = 0
+    """Failed, or whose record expired."""
+
+    @property
+    def unfinished(self) -> int:
+        return self.total - self.done - self.failed
+
+
+def wait_batches(batches: BatchStore, runs: RunStore, names: list[str],
+                 timeout_s: float | None = None,
+                 on_progress: Callable[[WaitResult], None] = lambda r: None) -> WaitResult:
+    """Poll until every query of `names` is terminal or `timeout_s` passes; each pass
+    reads only the queries not yet seen terminal, and fails those past their deadline."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    result, finished, pending, size = WaitResult(), set(), [], -1
+    while True:
+        current = sum(batches.size(n) for n in names)
+        if current != size:  # an enqueue is still adding to the batch: re-read members
+            size = current
+            members = {qid for n in names for chunk in batches.members(n)
+                       for qid, _ in chunk}
+            pending = sorted(members - finished)
+            result.total = len(members)
+        rows = batches.fields(pending, ("terminal", "status"))
+        still = []
+        for qid, (terminal, status) in zip(pending, rows):
+            if terminal == "done":
+                result.done += 1
+            elif terminal or status is None:
+                result.failed += 1
+            else:
+                still.append(qid)
+                continue
+            finished.add(qid)
+        pending = still
+        on_progress(result)
+        if not pending or (deadline is not None and time.monotonic() >= deadline):
+            return result
+        runs.sweep_expired()
+        time.sleep(WAIT_POLL_S if deadline is None
+                   else max(0.0, min(WAIT_POLL_S, deadline - time.monotonic())))

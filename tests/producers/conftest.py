@@ -1,0 +1,124 @@
+"""Fixtures for the producers: `chordal api` as a real uvicorn subprocess.
+
+- `ApiServer(env, token=...)`: `python -m producers api` on a free port, started and
+  stopped by its PID; `request(method, path, body, token=...)` returns (status, headers,
+  parsed JSON or text), `events(path)` reads a server-sent event stream to its end.
+- `api` (module): an ApiServer over the `pipeline` stack (tests/conftest.py) with
+  CHORDAL_API_TOKEN=`TOKEN`; `api.pipeline` is the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from ..conftest import free_port
+
+TOKEN = "test-token-4f1c9e"
+
+
+class ApiServer:
+    """A `chordal api` child process; `start()`, `request()`, `events()`, `stop()`."""
+
+    def __init__(self, env: dict, log_path: Path, *, token: str | None = TOKEN,
+                 args: tuple[str, ...] = ()):
+        self.env = {**env, "CHORDAL_API_TOKEN": token} if token else \
+            {k: v for k, v in env.items() if k != "CHORDAL_API_TOKEN"}
+        self.token = token
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.argv = [sys.executable, "-m", "producers", "api", "--port", str(self.port), *args]
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 20.0) -> ApiServer:
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(self.argv, env=self.env, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chordal api exited with {self.proc.returncode}:\n"
+                                   f"{self.log_path.read_text()}")
+            try:
+                urllib.request.urlopen(self.base_url + "/openapi.json", timeout=2).close()
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"chordal api did not answer within {timeout:g}s:\n"
+                                       f"{self.log_path.read_text()}") from None
+                time.sleep(0.1)
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM (SIGKILL after `timeout`) by PID; the exit code."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            return self.proc.wait(5)
+
+    def _req(self, method: str, path: str, body: object, token: str | None,
+             raw: bytes | None = None) -> urllib.request.Request:
+        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return urllib.request.Request(self.base_url + path, data=data, method=method,
+                                      headers=headers)
+
+    def request(self, method: str, path: str, body: object = None, *, auth: bool = True,
+                token: str | None = None, raw: bytes | None = None,
+                timeout: float = 30) -> tuple[int, dict, object]:
+        """(status, headers, body as JSON when it parses, else text). Sends the server's
+        token unless `auth` is False or another `token` is given."""
+        req = self._req(method, path, body, token or (self.token if auth else None), raw)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                status, headers, text = r.status, r.headers, r.read().decode()
+        except urllib.error.HTTPError as e:
+            status, headers, text = e.code, e.headers, e.read().decode()
+        headers = {k.lower(): v for k, v in headers.items()}
+        try:
+            return status, headers, json.loads(text)
+        except ValueError:
+            return status, headers, text
+
+    def events(self, path: str, timeout: float = 60) -> list[tuple[str, object]]:
+        """Every (event, data) of the SSE stream at `path`, read until the server ends it."""
+        req = self._req("GET", path, None, self.token)
+        events, name, data = [], None, []
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            assert r.headers["Content-Type"].startswith("text/event-stream")
+            for line in r:
+                line = line.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: "):
+                    data.append(line[6:])
+                elif not line and name:
+                    events.append((name, json.loads("\n".join(data))))
+                    name, data = None, []
+        return events
+
+
+@pytest.fixture(scope="module")
+def api(pipeline, tmp_path_factory) -> ApiServer:
+    server = ApiServer(pipeline.env(), tmp_path_factory.mktemp("api") / "api.log").start()
+    server.pipeline = pipeline
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,39 @@
+"""Fixtures for the search tests: a real Redis (for the GET cache), started once per
+session and stopped by its PID, and the Elasticsearch URL when one is configured."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from shared.config import Settings
+from shared.stack.redis_server import EmbeddedRedis
+
+from ...conftest import free_port
+
+NO_ES = "CHORDAL_ES_URL not set: no Elasticsearch server on this machine"
+"""Why the Elasticsearch variants are skipped (shown by `pytest -ra`)."""
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory) -> EmbeddedRedis:
+    with EmbeddedRedis(tmp_path_factory.mktemp("search-redis"), free_port()) as server:
+        yield server
+
+
+@pytest.fixture
+def r(redis_server: EmbeddedRedis) -> redis.Redis:
+    """A client of the session's Redis, emptied before each test."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushdb()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def es_url() -> str:
+    """CHORDAL_ES_URL, or the test is skipped saying why."""
+    url = Settings().es_url
+    if not url:
+        pytest.skip(NO_ES)
+    return url
