@@ -24,5 +24,13 @@ run: install
 test: install
 	$(BIN)/python -m pytest -q
 
+$(VENV)/.bench-installed: pyproject.toml | $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	touch $@
+
+# Latency, overhead, throughput, scaling and token figures: bench/results/results.md + PNGs.
+bench: $(VENV)/.bench-installed
+	$(BIN)/python -m bench
+
 clean:
 	rm -rf $(VENV) .chordal .pytest_cache

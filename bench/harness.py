@@ -1,0 +1,141 @@
+"""The bench's processes: one embedded Redis for the whole run, a replay LLM server,
+and per-phase worker sets (restarted when a phase needs other settings), all started
+and stopped by PID.
+
+Consumes a base `Settings`; produces `Phase` objects with `submit`, `wait_all` and a
+`noop` round trip on the same broker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from shared.broker import make_celery
+from shared.config import Settings
+from shared.models import Plan, Query, RunRecord
+from shared.stack.workers import WorkerProcess
+from shared.store import RunStore
+from producers.submit import submit
+
+from bench.tools import NOOP_TASK
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ReplayLLM:
+    """`chordal fake-llm` as a child process; `load(entries)` replaces its script."""
+
+    def __init__(self, home: Path, port: int, latency: float):
+        self.home, self.port, self.latency = home, port, latency
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> ReplayLLM:
+        self.home.mkdir(parents=True, exist_ok=True)
+        script = self.home / "script.jsonl"
+        script.write_text("")
+        argv = [sys.executable, "-m", "producers", "fake-llm", "--script", str(script),
+                "--port", str(self.port), "--latency", str(self.latency)]
+        with open(self.home / "fake-llm.log", "ab") as log:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=log, start_new_session=True)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self._request("GET", "/v1/models")
+                return self
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("fake-llm did not start; see "
+                                       f"{self.home / 'fake-llm.log'}") from None
+                time.sleep(0.1)
+
+    def _request(self, method: str, path: str, body: bytes | None = None):
+        req = urllib.request.Request(self.base_url + path, data=body, method=method)
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return json.loads(response.read())
+
+    def load(self, entries: list[dict]) -> None:
+        self._request("PUT", "/_script", "\n".join(json.dumps(e) for e in entries).encode())
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)  # our own child, by its PID
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+
+
+class Phase:
+    """Planner, executor, finalizer and react workers with one phase's settings."""
+
+    def __init__(self, settings: Settings, get_latency_s: float = 0.0,
+                 executor_threads: int | None = None):
+        self.settings = settings
+        env = {"CHORDAL_TOOL_MODULES": "bench.tools",
+               "CHORDAL_BENCH_GET_LATENCY_S": str(get_latency_s),
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                           os.environ.get("PYTHONPATH")]))}
+        self.workers = [WorkerProcess(role, settings, env=env,
+                                      concurrency=executor_threads if role == "executor"
+                                      else None)
+                        for role in ("planner", "executor", "finalizer", "react")]
+        self.store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        self.app = make_celery(settings)
+
+    def __enter__(self) -> Phase:
+        try:
+            for w in self.workers:
+                w.start()
+            for w in self.workers:
+                w.wait_ready(60)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        for w in reversed(self.workers):
+            w.stop(30)
+
+    def submit(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> Query:
+        query = Query(question=question, plan=Plan.model_validate(plan) if plan else None,
+                      mode=mode, deadline_s=600)
+        submit(query, self.store, self.app)
+        return query
+
+    def wait(self, query: Query, timeout: float = 300) -> RunRecord:
+        record = self.store.wait(query.id, timeout)
+        if record is None or record.status not in ("done", "failed"):
+            raise RuntimeError(f"query {query.id} stuck in "
+                               f"{record.status if record else 'nowhere'}")
+        return record
+
+    def ask(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> RunRecord:
+        return self.wait(self.submit(question, plan, mode))
+
+    def noop_round_trip(self) -> float:
+        """Seconds from send to result of one bare Celery no-op on the same Redis."""
+        t0 = time.perf_counter()
+        self.app.send_task(NOOP_TASK, args=(1,), queue="execute").get(timeout=30)
+        return time.perf_counter() - t0
+
+    def noop_rate(self, n: int) -> float:
+        """Bare Celery no-op tasks per second, `n` sent at once."""
+        t0 = time.perf_counter()
+        results = [self.app.send_task(NOOP_TASK, args=(i,), queue="execute") for i in range(n)]
+        for r in results:
+            r.get(timeout=120)
+        return n / (time.perf_counter() - t0)

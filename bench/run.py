@@ -1,0 +1,89 @@
+"""`python -m bench [--quick]`: start one embedded Redis and the replay LLM server, run
+each figure in its own worker phase, write bench/results/results.md and the PNGs.
+
+Phases (workers restarted between them, Redis kept):
+  A  heuristic planner, no injected latency, default threads: overhead, throughput
+  B  replay LLM planner, GET latency 200 ms, 64 executor threads: fan-out, tokens
+  C  GET latency 100 ms, executor threads 1, 2, 4, 8: scaling
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import time
+from pathlib import Path
+
+from shared.config import Settings
+from shared.search import open_backend
+from shared.search.corpus import load_jsonl
+from shared.stack.embedded import Stack
+
+from bench import figures, report
+from bench.harness import Phase, ReplayLLM
+
+RESULTS = Path(__file__).resolve().parent / "results"
+FANOUT_GET_S = 0.2
+SCALING_GET_S = 0.1
+LLM_LATENCY_S = 0.2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, to check the setup")
+    args = parser.parse_args()
+    quick = args.quick
+    started = time.monotonic()
+    home = RESULTS / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    base = Settings(_env_file=None, home=home, redis_port=free_port(), redis_url=None,
+                    search_db=home / "search.db", max_steps=100, react_max_iterations=70,
+                    query_timeout_s=600, get_cache_s=0, llm_base_url=None, llm_model=None)
+    backend = open_backend(base)
+    backend.add(load_jsonl(figures.CORPUS))
+    backend.add(figures.bench_documents())
+    backend.close()
+    results: dict = {"llm_latency_s": LLM_LATENCY_S, "fanout_get_s": FANOUT_GET_S,
+                     "scaling_get_s": SCALING_GET_S}
+    llm = ReplayLLM(home / "llm", free_port(), LLM_LATENCY_S).start()
+    try:
+        with Stack(base, roles=()):
+            log("phase A: overhead and throughput (heuristic planner, no injected latency)")
+            with Phase(base) as phase:
+                phase.ask("warm-up", figures.OVERHEAD_PLAN)
+                results["overhead"] = figures.overhead(phase, 10 if quick else 60)
+                results["throughput"] = figures.throughput(phase, 20 if quick else 300,
+                                                           100 if quick else 1000)
+            log("phase B: fan-out and tokens (replay LLM, 200 ms GETs, 64 threads)")
+            with_llm = base.model_copy(update={"llm_base_url": f"{llm.base_url}/v1",
+                                               "llm_model": "replay", "llm_max_retries": 0,
+                                               "executor_concurrency": 64})
+            with Phase(with_llm, get_latency_s=FANOUT_GET_S) as phase:
+                results["fanout"] = figures.fanout_and_tokens(
+                    phase, llm, [1, 4] if quick else [1, 4, 16, 64], FANOUT_GET_S,
+                    1 if quick else 2)
+            log("phase C: scaling (100 ms GETs, 1/2/4/8 executor threads)")
+            results["scaling"] = {}
+            for threads in (1, 2, 4, 8):
+                with Phase(base, get_latency_s=SCALING_GET_S, executor_threads=threads) as phase:
+                    phase.ask("warm-up", figures.get_plan(1))
+                    results["scaling"][threads] = figures.scaling_run(
+                        phase, 8 if quick else 24, 4)
+                log(f"  {threads} threads: {results['scaling'][threads]:.2f} answers/s")
+    finally:
+        llm.stop()
+    results["elapsed_s"] = time.monotonic() - started
+    report.write(results, RESULTS)
+    log(f"wrote {RESULTS / 'results.md'} in {results['elapsed_s']:.0f} s")
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", flush=True)

@@ -1,0 +1,56 @@
+"""The model endpoint misbehaving (429, 500, timeouts, malformed output) while several
+queries plan at once: each query ends once, answered or failed with the reason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..integration.conftest import FakeLLM
+from .conftest import assert_one_outcome, plan, wait_all
+
+pytestmark = pytest.mark.faults
+GOOD = {"reasoning": "The report states the yield.", "plan": plan()}
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    server = FakeLLM(tmp_path / "fake-llm").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_429_500_timeouts_and_malformed_replies_each_end_the_query_once_with_a_reason(
+        faulty_stack, fake_llm):
+    p = faulty_stack(llm_base_url=f"{fake_llm.base_url}/v1", llm_model="replay",
+                     llm_max_retries=1, llm_timeout_s=1.0, plan_attempts=2)
+    fake_llm.load([
+        {"match": "alpha", "fault": "429", "retry_after": 0.2},
+        {"match": "alpha", "content": GOOD},
+        {"match": "bravo", "fault": "500", "retry_after": 0.1},
+        {"match": "bravo", "fault": "500", "retry_after": 0.1},
+        {"match": "charlie", "fault": "slow", "delay": 3, "content": json.dumps(GOOD)},
+        {"match": "charlie", "fault": "slow", "delay": 3, "content": json.dumps(GOOD)},
+        {"match": "delta", "fault": "malformed"},
+        {"match": "delta", "fault": "malformed"},
+    ])
+    queries = {name: p.submit(f"{name}: Tesla battery yield Q3 2023?", deadline_s=30)
+               for name in ("alpha", "bravo", "charlie", "delta")}
+    records = wait_all(p.store, [q.id for q in queries.values()], 40)
+    assert_one_outcome(p.store, records)
+    alpha, bravo, charlie, delta = (records[q.id] for q in queries.values())
+
+    assert alpha.status == "done" and alpha.answer.text.startswith("Battery yield was 9")
+    assert alpha.llm_calls[0].retries == 1
+
+    assert bravo.status == "failed"
+    assert bravo.error.startswith("LLM planning failed") and "HTTP 500" in bravo.error
+    assert charlie.status == "failed"
+    assert charlie.error.startswith("LLM planning failed") and "tim" in charlie.error.lower()
+    assert delta.status == "failed"
+    assert delta.error.startswith("the LLM planner wrote 2 plans and none passed the checks")
+    assert [pr.code for pr in delta.problems] == ["bad_json"]
+    assert all(r.answer is None for r in (bravo, charlie, delta))
