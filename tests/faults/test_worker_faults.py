@@ -120,3 +120,36 @@ def test_redis_restarted_mid_batch_loses_no_query(faulty_stack):
     assert all(r.status == "done" for r in records.values()), {
         q: (r.status, r.error) for q, r in records.items()}
     assert all(w.alive for w in p.stack.workers)
+
+
+SLOW_TEMPLATE = ("{% for i in range(100000) %}{% for j in range(5000) %}{% endfor %}"
+                 "{% endfor %}Done: {{ X }}")
+
+
+def test_a_finalizer_killed_mid_task_leaves_exactly_one_outcome(faulty_stack):
+    p = faulty_stack()
+    slow = p.submit("slow finalize", {"steps": [
+        {"id": "C", "operation": "COMPUTE", "expression": "1", "output_var": "$X"}],
+        "answer": SLOW_TEMPLATE}, deadline_s=8)
+    deadline = time.monotonic() + 20
+    while p.store.status(slow.id) != "finalizing":  # rendering: the finalizer is busy
+        assert time.monotonic() < deadline, p.store.status(slow.id)
+        time.sleep(0.05)
+    finalizer = next(w for w in p.stack.workers if w.role == "finalizer")
+    finalizer.kill()
+    fresh = WorkerProcess("finalizer", p.settings, env=p.worker_env)
+    p.stack.workers.append(fresh)  # the fixture stops it by PID
+    fresh.start()
+    fresh.wait_ready(30)
+    other = p.submit("after the kill", plan())
+    assert p.store.wait(other.id, 30).status == "done"
+    # the killed task's message waits for the visibility timeout; the deadline ends it
+    deadline = time.monotonic() + 20
+    while slow.id not in p.store.sweep_expired():
+        assert time.monotonic() < deadline, p.store.status(slow.id)
+        time.sleep(0.2)
+    records = wait_all(p.store, [slow.id, other.id], 10)
+    assert_one_outcome(p.store, records)
+    assert records[slow.id].status == "failed"
+    assert "deadline exceeded while finalizing" in records[slow.id].error
+    assert records[slow.id].finalizer_runs == 1
