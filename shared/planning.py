@@ -58,17 +58,22 @@ def candidate_documents(question: str, backend: SearchBackend,
     return [f"{h.document.title} ({h.document.date or 'undated'})" for h in hits]
 
 
+def step_task(query_id: str, plan: Plan, step_id: str) -> StepTask:
+    """The StepTask an executor receives for one step of the plan."""
+    producers = plan.producers()
+    step = plan.step(step_id)
+    return StepTask(query_id=query_id, step=step,
+                    inputs={v: producers[v] for v in step.references() if v in producers})
+
+
 def step_tasks(query_id: str, plan: Plan) -> dict[str, StepTask]:
     """step id -> the StepTask an executor receives for it."""
-    producers = plan.producers()
-    return {s.id: StepTask(query_id=query_id, step=s,
-                           inputs={v: producers[v] for v in s.references() if v in producers})
-            for s in plan.steps}
+    return {s.id: step_task(query_id, plan, s.id) for s in plan.steps}
 
 
 def next_steps(store: RunStore, plan: Plan, query_id: str, finished: str,
                owner: str) -> list[StepTask]:
     """The dependents of `finished` that are now ready and that `owner` may dispatch."""
     ready = ready_after(plan, finished, store.stored_steps(query_id))
-    tasks = step_tasks(query_id, plan)
-    return [tasks[d] for d in ready if store.claim(query_id, f"dispatch:{d}", owner)]
+    return [step_task(query_id, plan, d) for d in ready
+            if store.claim(query_id, f"dispatch:{d}", owner)]

@@ -20,12 +20,14 @@ Plans are checked before they are compiled (acyclic, every reference bound).
 from __future__ import annotations
 
 from shared.models import Plan
+from shared.plan import graph
 
 
 def dependencies(plan: Plan) -> dict[str, set[str]]:
-    """step id -> ids of the steps whose outputs it reads."""
-    producers = plan.producers()
-    return {s.id: {producers[v] for v in s.references() if v in producers} for s in plan.steps}
+    """step id -> ids of the steps whose outputs it reads (the graph of plan/graph.py,
+    by id: a checked plan has unique ids)."""
+    ids = [s.id for s in plan.steps]
+    return {ids[i]: {ids[d] for d in deps} for i, deps in enumerate(graph.dependencies(plan))}
 
 
 def dependents(plan: Plan) -> dict[str, list[str]]:

@@ -133,7 +133,7 @@ def evaluate(expression: str, variables: dict[str, object]) -> Decimal | bool:
     parsed = parse_expression(expression)
     with localcontext(_CONTEXT):
         try:
-            result = _Evaluator(parsed, variables).eval(parsed.tree.body)
+            result = _Evaluator(parsed, variables).value_of(parsed.tree.body)
         except DecimalException:  # overflow, or no real result: reported below
             result = Decimal("NaN")
     if isinstance(result, bool) or result.is_finite():
@@ -146,7 +146,7 @@ class _Evaluator:
     def __init__(self, parsed: Expression, variables: dict[str, object]):
         self.parsed, self.variables = parsed, variables
 
-    def eval(self, node: ast.expr) -> Decimal | bool:
+    def value_of(self, node: ast.expr) -> Decimal | bool:
         if isinstance(node, ast.Constant):
             text = ast.get_source_segment(self.parsed.python, node) or repr(node.value)
             # ints are exact; a float literal is re-read from its text, never via float
@@ -156,12 +156,12 @@ class _Evaluator:
             return self.variable(self.parsed.names[node.id])
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
-                return not self.eval(node.operand)
+                return not self.value_of(node.operand)
             value = self.number(node.operand)
             return -value if isinstance(node.op, ast.USub) else +value
         if isinstance(node, ast.BoolOp):
             stop = isinstance(node.op, ast.Or)  # `or` stops at the first true operand
-            return next((stop for v in node.values if bool(self.eval(v)) is stop), not stop)
+            return next((stop for v in node.values if bool(self.value_of(v)) is stop), not stop)
         if isinstance(node, ast.Compare):
             left = self.number(node.left)
             for op, right_node in zip(node.ops, node.comparators):
@@ -198,7 +198,7 @@ class _Evaluator:
         return args[0].quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP)
 
     def number(self, node: ast.expr) -> Decimal:
-        value = self.eval(node)
+        value = self.value_of(node)
         if isinstance(value, bool):
             raise ToolError("NOT_A_NUMBER", f"expression {self.parsed.source!r}: "
                             f"{self.parsed.text(node)} is true/false, not a number; "
