@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     react_lease_s: float = Field(10.0, ge=1)
     """A ReAct iteration whose worker stopped renewing its lease this long ago (it died)
     is sent again by a react worker; see shared/react/leases.py."""
+    worker_dead_after_s: float = Field(15.0, ge=2)
+    """A worker whose heartbeat is this old is dead: any worker returns the messages it
+    held to their queues (shared/recovery.py) instead of waiting out the visibility
+    timeout. Longer than any pause of a live worker (GC, a Redis failover)."""
     tool_modules: Annotated[list[str], NoDecode] = []
     """Modules every worker imports at start, so the ReAct tools they register
     (`shared.react.tools.register_tool`) exist; comma-separated or a JSON list."""

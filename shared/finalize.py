@@ -25,20 +25,23 @@ def finalize_query(store: RunStore, query_id: str,
     record = store.record(query_id)
     if record is None:
         return None
-    store.count_finalizer_run(query_id)
-    if record.status in ("done", "failed") or record.iterations:
-        return None  # terminal, or an auto-mode query the ReAct loop already took over
-    if record.plan is None:
-        store.fail(query_id, "finalizer found no plan for this query")
-        return None
-    store.set_status(query_id, "finalizing")
-    answer = render_answer(record.plan, {s.step_id: s for s in record.steps}, record.question)
+    try:
+        if record.status in ("done", "failed") or record.iterations:
+            return None  # terminal, or an auto-mode query the ReAct loop already took over
+        if record.plan is None:
+            store.fail(query_id, "finalizer found no plan for this query")
+            return None
+        store.set_status(query_id, "finalizing")
+        answer = render_answer(record.plan, {s.step_id: s for s in record.steps},
+                               record.question)
+    finally:
+        # Counted once a run is past rendering (or ended early, or raised) and before the
+        # answer is stored: a run killed mid-render, whose message is given back and runs
+        # again, is not counted; a second chord callback would be.
+        store.count_finalizer_run(query_id)
     if record.mode == "auto" and not answer.complete and continue_with is not None:
         query = store.query(query_id)
         if query is not None:
             continue_with(query)  # sends ReAct iteration 1 once, however often we run
             return None
     return answer if store.finish(query_id, answer) else None
-
-
-

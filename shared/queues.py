@@ -76,6 +76,17 @@ def react_leases_key() -> str:
     return f"{KEY_PREFIX}:react-leases"
 
 
+def held_messages_key() -> str:
+    """Hash delivery tag -> `instance|queue|task name|task id` of every message a worker
+    took and has not finished (shared/recovery.py)."""
+    return f"{KEY_PREFIX}:held"
+
+
+def workers_key() -> str:
+    """Sorted set of worker instances scored by their last heartbeat (shared/recovery.py)."""
+    return f"{KEY_PREFIX}:workers"
+
+
 def llm_slots_key() -> str:
     """Sorted set of in-flight LLM calls across all workers (the concurrency cap)."""
     return f"{KEY_PREFIX}:llm-slots"

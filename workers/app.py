@@ -40,5 +40,5 @@ def llm_client() -> LLMClient | None:
     return LLMClient(settings, run_store().r) if settings.llm_enabled else None
 
 
-# Register the tasks (imported for their side effect on `app`).
-from workers import executor, finalizer, planner, react  # noqa: E402,F401
+# Register the tasks and the worker signals (imported for their side effect on `app`).
+from workers import executor, finalizer, planner, presence, react  # noqa: E402,F401

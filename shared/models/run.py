@@ -53,7 +53,8 @@ class RunRecord(BaseModel):
     iterations: list[ReactIteration] = []
     """Every ReAct iteration (react and auto modes)."""
     finalizer_runs: int = 0
-    """How often the finalizer ran for this query (1 unless a delivery was repeated)."""
+    """Finalizer runs that got past rendering (1 unless the callback was delivered
+    twice); a run killed mid-render, whose message ran again, is not counted."""
 
     @property
     def latency_s(self) -> float | None:

@@ -1,10 +1,10 @@
 """Workers and Redis dying under a batch. What the tests show (Redis transport, acks late):
 
-- An executor SIGKILLed mid-step leaves its reserved messages in Redis' `unacked` hash;
-  kombu gives them back only after CHORDAL_VISIBILITY_TIMEOUT_S (default 3600 s, at
-  least 60 s), so a fresh executor does not see them in time. The chords of those
-  queries never complete and the deadline sweeper (`chordal up`, the API, `chordal
-  enqueue/wait` run it) fails them with the reason; every other query is answered once.
+- An executor or a finalizer SIGKILLed mid-task leaves the messages it held in Redis'
+  `unacked` hash, where kombu alone would leave them for CHORDAL_VISIBILITY_TIMEOUT_S
+  (an hour by default). Once its heartbeat is CHORDAL_WORKER_DEAD_AFTER_S old, a live
+  worker gives them back to their queue (shared/recovery.py) and every query is answered,
+  each once.
 - Redis restarted (AOF, same dir) mid-batch: workers reconnect and every query ends.
 - No executor at all: the sweeper fails the query past its deadline, naming the status.
 """
@@ -67,43 +67,39 @@ def test_a_query_whose_chord_never_completes_is_failed_by_the_sweeper_with_the_r
     assert p.store.sweep_expired() == []  # swept once
 
 
-def test_an_executor_killed_mid_batch_loses_only_its_reserved_steps_to_the_sweeper(
+def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_answered(
         faulty_stack):
-    p = faulty_stack(executor_concurrency=2)
+    p = faulty_stack(executor_concurrency=2, worker_dead_after_s=3)
     stack = p.stack
-    slow = [p.submit(f"yield {i}?", plan(f"[slow 4] {TESLA}"), deadline_s=15) for i in range(4)]
-    # two steps running, two reserved by nobody yet (prefetch 1 x 2 threads)
+    slow = [p.submit(f"yield {i}?", plan(f"[slow 4] {TESLA}"), deadline_s=60) for i in range(4)]
+    # two steps running, two waiting in the queue (prefetch 1 x 2 threads)
     wait_for(lambda: len(unacked_steps(p.store)) >= 2, 15, "the executor to take two steps")
     old = next(w for w in stack.workers if w.role == "executor")
     old.kill()
     assert not old.alive
     held = unacked_steps(p.store)
-    taken = len(held)
+    assert len(held) == 2
+    owners = {v.split("|")[0] for v in p.store.r.hmget("chordal:held", list(held))}
+    assert len(owners) == 1 and owners.pop().startswith("executor")  # recorded as its
     new = WorkerProcess("executor", stack.settings, env=p.worker_env)
     stack.workers.append(new)  # stopped with the stack, by its PID
     new.start()
     new.wait_ready(timeout=30)
-    after = [p.submit(f"yield after {i}?", plan(), deadline_s=15) for i in range(2)]
+    after = [p.submit(f"yield after {i}?", plan(), deadline_s=60) for i in range(2)]
     ids = [q.id for q in slow + after]
 
-    # Let the new executor drain what it can, then sweep at the deadline as `chordal up`.
-    wait_for(lambda: sum(p.store.status(q) in ("done", "failed") for q in ids)
-             >= len(ids) - taken, 30, "the steps nobody holds to finish")
-    sleep_past_deadline(p.store, ids)
-    swept = set(p.store.sweep_expired())
-    records = wait_all(p.store, ids, 5)
+    records = wait_all(p.store, ids, 60)
     assert_one_outcome(p.store, records)
-
-    failed = {q for q, r in records.items() if r.status == "failed"}
-    assert failed == swept == set(held.values()) and taken == 2
-    assert failed <= {q.id for q in slow}
-    for qid in failed:
-        assert records[qid].error.startswith("deadline exceeded while executing")
-        assert records[qid].steps == []  # the killed worker never stored E1
-    # the killed worker's messages are still parked, waiting out the visibility timeout
-    assert unacked_steps(p.store) == held
-    for qid in set(ids) - failed:
-        assert records[qid].answer.text.startswith("Battery yield was 9")
+    assert {q: r.status for q, r in records.items()} == {q: "done" for q in ids}, {
+        q: r.error for q, r in records.items()}
+    for record in records.values():
+        assert record.answer.text.startswith("Battery yield was 9")
+    # the killed worker's steps ran a second time, on the new executor, and nothing is
+    # left parked for the visibility timeout
+    for qid in set(held.values()):
+        assert p.store.r.get(f"chordal:deliveries:{qid}:E1") == "2"
+    assert unacked_steps(p.store) == {}
+    assert p.store.r.hlen("chordal:held") == 0
 
 
 def test_redis_restarted_mid_batch_loses_no_query(faulty_stack):
@@ -122,19 +118,19 @@ def test_redis_restarted_mid_batch_loses_no_query(faulty_stack):
     assert all(w.alive for w in p.stack.workers)
 
 
-SLOW_TEMPLATE = ("{% for i in range(100000) %}{% for j in range(5000) %}{% endfor %}"
+# about 3 s of rendering on this machine (the sandbox caps one range at 100,000)
+SLOW_TEMPLATE = ("{% for i in range(20000) %}{% for j in range(5000) %}{% endfor %}"
                  "{% endfor %}Done: {{ X }}")
 
 
-def test_a_finalizer_killed_mid_task_leaves_exactly_one_outcome(faulty_stack):
-    p = faulty_stack()
+def test_a_finalizer_killed_mid_task_has_its_callback_run_again_and_answers_once(
+        faulty_stack):
+    p = faulty_stack(worker_dead_after_s=3)
     slow = p.submit("slow finalize", {"steps": [
         {"id": "C", "operation": "COMPUTE", "expression": "1", "output_var": "$X"}],
-        "answer": SLOW_TEMPLATE}, deadline_s=8)
-    deadline = time.monotonic() + 20
-    while p.store.status(slow.id) != "finalizing":  # rendering: the finalizer is busy
-        assert time.monotonic() < deadline, p.store.status(slow.id)
-        time.sleep(0.05)
+        "answer": SLOW_TEMPLATE}, deadline_s=60)
+    wait_for(lambda: p.store.status(slow.id) == "finalizing", 20,
+             "the finalizer to be rendering")
     finalizer = next(w for w in p.stack.workers if w.role == "finalizer")
     finalizer.kill()
     fresh = WorkerProcess("finalizer", p.settings, env=p.worker_env)
@@ -142,14 +138,8 @@ def test_a_finalizer_killed_mid_task_leaves_exactly_one_outcome(faulty_stack):
     fresh.start()
     fresh.wait_ready(30)
     other = p.submit("after the kill", plan())
-    assert p.store.wait(other.id, 30).status == "done"
-    # the killed task's message waits for the visibility timeout; the deadline ends it
-    deadline = time.monotonic() + 20
-    while slow.id not in p.store.sweep_expired():
-        assert time.monotonic() < deadline, p.store.status(slow.id)
-        time.sleep(0.2)
-    records = wait_all(p.store, [slow.id, other.id], 10)
-    assert_one_outcome(p.store, records)
-    assert records[slow.id].status == "failed"
-    assert "deadline exceeded while finalizing" in records[slow.id].error
-    assert records[slow.id].finalizer_runs == 1
+    records = wait_all(p.store, [slow.id, other.id], 60)
+    assert_one_outcome(p.store, records)  # finalizer_runs == 1: the killed run is not counted
+    assert records[slow.id].status == "done", records[slow.id].error
+    assert records[slow.id].answer.text.startswith("Done: 1")
+    assert records[other.id].status == "done"

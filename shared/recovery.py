@@ -1,0 +1,141 @@
+"""Give a dead worker's messages back to their queues within seconds.
+
+With late acks on the Redis transport, a message a worker took sits in kombu's
+`unacked` hash until the worker acknowledges it. A worker that is SIGKILLed (or whose
+machine dies) never does, and kombu puts the message back only once it is
+`CHORDAL_VISIBILITY_TIMEOUT_S` old: an hour by default, far past any query's deadline.
+Kombu cannot do better alone, because `unacked` does not say which worker holds what.
+
+This module records it. Consumes the broker's Redis; produces, in the same Redis:
+- `queues.workers_key()`: every worker instance (`node|pid|token`) scored by its last
+  heartbeat (`Presence.beat`, every `dead_after_s / 5` seconds);
+- `queues.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
+  every message a worker received and has not finished (`Presence.hold` when the
+  message arrives, `release` when the task returns).
+
+`recover_dead_workers`, which every worker runs (workers/presence.py), takes each
+instance whose heartbeat is `dead_after_s` old and, for each message it held, moves the
+message from `unacked` back to the head of its queue: kombu's own restore, done early.
+One Redis transaction watches both hashes, so a message is restored only while the dead
+instance still holds it, once, however many workers recover at the same time, and never
+after a live worker took it. Re-running a restored task is safe (DESIGN: steps store
+first-write-wins, the finalizer's terminal guard); the chord counts it once, because
+the killed run never returned.
+
+Not covered: a worker killed between kombu parking a message and the `task_received`
+signal (microseconds) leaves it to the visibility timeout; ReAct iterations have their
+own leases (shared/react/leases.py) and are not recorded here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+
+import redis
+from kombu.utils.encoding import bytes_to_str
+
+from shared import queues
+
+HELD = queues.held_messages_key()
+WORKERS = queues.workers_key()
+
+
+def instance_name(node: str) -> str:
+    """A name no other worker process ever had: the node name can come back after a
+    restart (same container hostname), with nothing of the dead one's state."""
+    return f"{node}|{os.getpid()}|{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class Held:
+    tag: str
+    instance: str
+    queue: str
+    task: str
+    task_id: str
+
+    @classmethod
+    def parse(cls, tag: str, value: str) -> Held:
+        instance, queue, task, task_id = value.rsplit("|", 3)
+        return cls(tag, instance, queue, task, task_id)
+
+
+class Presence:
+    """One worker process's heartbeat and the record of the messages it holds."""
+
+    def __init__(self, client: redis.Redis, instance: str, dead_after_s: float):
+        self.r = client
+        self.instance = instance
+        self.dead_after_s = dead_after_s
+
+    @property
+    def beat_every_s(self) -> float:
+        return self.dead_after_s / 5
+
+    def beat(self, now: float | None = None) -> None:
+        self.r.zadd(WORKERS, {self.instance: time.time() if now is None else now})
+
+    def hold(self, tag: str, queue: str, task: str, task_id: str) -> None:
+        """Record a message just received (the heartbeat goes with it, so a recorded
+        instance is always in the workers set)."""
+        with self.r.pipeline(transaction=False) as pipe:
+            pipe.zadd(WORKERS, {self.instance: time.time()})
+            pipe.hset(HELD, tag, f"{self.instance}|{queue}|{task}|{task_id}")
+            pipe.execute()
+
+
+
+def release(client: redis.Redis, tag: str) -> None:
+    """Forget a message whose task returned (kombu acknowledges it next); any process of
+    the worker may call it (a prefork child runs the task, its parent received it)."""
+    client.hdel(HELD, tag)
+
+
+def dead_instances(client: redis.Redis, dead_after_s: float,
+                   now: float | None = None) -> list[str]:
+    now = time.time() if now is None else now
+    return [bytes_to_str(m) for m in client.zrangebyscore(WORKERS, "-inf", now - dead_after_s)]
+
+
+def restore_held(channel, held: Held) -> bool:
+    """Move `held`'s message from `unacked` back to its queue if `held.instance` still
+    holds it; True when it was restored. `channel` is a kombu Redis channel."""
+    restored = False
+
+    def transaction(pipe) -> None:
+        nonlocal restored
+        restored = False
+        owner = pipe.hget(HELD, held.tag)
+        if owner is None or Held.parse(held.tag, bytes_to_str(owner)).instance != held.instance:
+            pipe.multi()
+            return  # finished, or already given back and taken by a live worker
+        raw = pipe.hget(channel.unacked_key, held.tag)
+        pipe.multi()
+        pipe.hdel(HELD, held.tag)
+        if raw is not None:  # None: acknowledged before its worker died
+            message, exchange, routing_key = json.loads(bytes_to_str(raw))
+            channel.qos._remove_from_indices(held.tag, pipe)
+            channel._do_restore_message(message, exchange, routing_key, pipe)
+            restored = True
+
+    with channel.conn_or_acquire() as client:
+        client.transaction(transaction, HELD, channel.unacked_key)
+    return restored
+
+
+def recover_dead_workers(channel, dead_after_s: float, now: float | None = None) -> list[Held]:
+    """Restore every message the dead worker instances held, forget those instances,
+    and return what was restored."""
+    with channel.conn_or_acquire() as client:
+        dead = set(dead_instances(client, dead_after_s, now))
+        if not dead:
+            return []
+        held = [Held.parse(bytes_to_str(tag), bytes_to_str(value))
+                for tag, value in client.hgetall(HELD).items()]
+        restored = [h for h in held if h.instance in dead and restore_held(channel, h)]
+        client.zrem(WORKERS, *dead)
+    return restored

@@ -1,0 +1,132 @@
+"""Giving a dead worker's messages back (shared/recovery.py), against a real Redis and
+kombu's own Redis transport: messages are taken with `no_ack=False`, so they sit in
+kombu's `unacked` hash exactly as a worker's reserved tasks do."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from kombu import Connection, Queue
+
+from shared.recovery import HELD, WORKERS, Presence, recover_dead_workers, release
+from shared.stack.redis_server import EmbeddedRedis
+
+from ..conftest import free_port
+
+DEAD_AFTER = 5.0
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory):
+    with EmbeddedRedis(tmp_path_factory.mktemp("recovery-redis"), free_port()) as server:
+        yield server
+
+
+@pytest.fixture
+def broker(redis_server):
+    """A kombu connection on an empty Redis, and `take(n)`: publish n messages to the
+    `execute` queue and take them unacknowledged, as a worker would."""
+    with Connection(redis_server.url) as conn:
+        channel = conn.default_channel
+        channel.client.flushdb()
+        queue = Queue("execute")(channel)
+        queue.declare()
+
+        def take(n: int) -> list:
+            producer = conn.Producer(channel)
+            for i in range(n):
+                producer.publish({"n": i}, routing_key="execute", serializer="json")
+            return [queue.get(no_ack=False) for _ in range(n)]
+
+        conn.take, conn.queue = take, queue
+        yield conn
+
+
+def hold(presence: Presence, message) -> None:
+    presence.hold(message.delivery_tag, "execute", "chordal.get", f"task-{message.payload['n']}")
+
+
+def test_messages_held_by_a_dead_worker_go_back_to_the_head_of_their_queue(broker):
+    channel, r = broker.default_channel, broker.default_channel.client
+    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    first, second, third = broker.take(3)
+    hold(dead, first)
+    hold(dead, second)
+    hold(live, third)
+    dead.beat(time.time() - DEAD_AFTER - 1)  # it stopped beating
+    broker.Producer(channel).publish({"n": 9}, routing_key="execute", serializer="json")
+
+    restored = recover_dead_workers(channel, DEAD_AFTER)
+
+    assert sorted(h.task_id for h in restored) == ["task-0", "task-1"]
+    assert {h.instance for h in restored} == {dead.instance}
+    assert set(r.hkeys("unacked")) == {third.delivery_tag.encode()}  # the live one's stays
+    assert set(r.hkeys(HELD)) == {third.delivery_tag.encode()}
+    assert r.zscore(WORKERS, dead.instance) is None
+    assert r.zscore(WORKERS, live.instance) is not None
+    again = [broker.queue.get(no_ack=True).payload["n"] for _ in range(3)]
+    assert sorted(again[:2]) == [0, 1] and again[2] == 9  # before the one that waited
+    assert broker.queue.get(no_ack=True) is None
+
+
+def test_a_second_recovery_restores_nothing_so_no_message_is_queued_twice(broker):
+    channel, r = broker.default_channel, broker.default_channel.client
+    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    (message,) = broker.take(1)
+    hold(dead, message)
+    dead.beat(time.time() - DEAD_AFTER - 1)
+
+    assert len(recover_dead_workers(channel, DEAD_AFTER)) == 1
+    dead.beat(time.time() - DEAD_AFTER - 1)  # as if a second recoverer read it late
+    assert recover_dead_workers(channel, DEAD_AFTER) == []
+    assert r.llen("execute") == 1
+
+
+def test_a_message_a_live_worker_took_after_the_restore_stays_with_it(broker):
+    """The message keeps its delivery tag when restored; once a live worker holds it, the
+    dead instance's leftover record (read before) must not restore it again."""
+    channel, r = broker.default_channel, broker.default_channel.client
+    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    (message,) = broker.take(1)
+    hold(dead, message)
+    dead.beat(time.time() - DEAD_AFTER - 1)
+    assert len(recover_dead_workers(channel, DEAD_AFTER)) == 1
+    retaken = broker.queue.get(no_ack=False)
+    assert retaken.delivery_tag == message.delivery_tag
+    hold(live, retaken)
+    hold(dead, message)  # a stale record, as if written before the live worker's
+    r.hset(HELD, message.delivery_tag, f"{live.instance}|execute|chordal.get|task-0")
+    dead.beat(time.time() - DEAD_AFTER - 1)
+
+    assert recover_dead_workers(channel, DEAD_AFTER) == []
+    assert r.hexists("unacked", message.delivery_tag)
+    assert r.llen("execute") == 0
+
+
+def test_a_message_acknowledged_before_its_worker_died_is_only_forgotten(broker):
+    channel, r = broker.default_channel, broker.default_channel.client
+    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    (message,) = broker.take(1)
+    hold(dead, message)
+    message.ack()  # the task returned, then the worker died before `release`
+    dead.beat(time.time() - DEAD_AFTER - 1)
+
+    assert recover_dead_workers(channel, DEAD_AFTER) == []
+    assert r.hlen(HELD) == 0 and r.llen("execute") == 0
+
+
+def test_a_released_message_and_a_live_worker_are_left_alone(broker):
+    channel, r = broker.default_channel, broker.default_channel.client
+    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    first, second = broker.take(2)
+    hold(live, first)
+    hold(live, second)
+    release(r, first.delivery_tag)
+    first.ack()
+
+    assert recover_dead_workers(channel, DEAD_AFTER) == []
+    assert set(r.hkeys(HELD)) == {second.delivery_tag.encode()}
+    assert r.hexists("unacked", second.delivery_tag)

@@ -1,0 +1,85 @@
+"""Every worker's heartbeat, the record of the messages it holds, and the recovery of
+the messages dead workers held (shared/recovery.py), wired to Celery's signals.
+
+- `worker_init`: the worker process takes a unique instance name and beats once.
+- `task_received` (the consumer, as a message arrives): record it as held, unless it is
+  a ReAct iteration (those have their own leases, shared/react/leases.py).
+- `task_postrun` (wherever the task ran): forget it; kombu acknowledges it next.
+- `worker_ready`: a daemon thread beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds
+  and gives back the messages of every worker whose heartbeat is that old.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import redis
+from celery.signals import task_postrun, task_received, worker_init, worker_ready
+
+from shared import queues
+from shared.recovery import Presence, instance_name, recover_dead_workers, release
+from workers.app import app, log, run_store, settings
+
+_presence: Presence | None = None
+
+
+@worker_init.connect
+def _register(sender=None, **kwargs) -> None:
+    global _presence
+    _presence = Presence(run_store().r, instance_name(sender.hostname),
+                         settings.worker_dead_after_s)
+
+
+@task_received.connect
+def _hold(sender=None, request=None, **kwargs) -> None:
+    queue = (request.delivery_info or {}).get("routing_key")
+    if _presence is None or queue == queues.QUEUE_REACT:
+        return
+    try:
+        _presence.hold(request.message.delivery_tag, queue, request.name, request.id)
+    except redis.RedisError as exc:  # the message runs anyway; only early recovery is lost
+        log.warning("could not record message %s as held: %s", request.id, exc)
+
+
+@task_postrun.connect
+def _release(sender=None, task=None, **kwargs) -> None:
+    tag = (getattr(task.request, "properties", None) or {}).get("delivery_tag")
+    if tag is None:
+        return
+    try:
+        release(run_store().r, tag)
+    except redis.RedisError as exc:  # a dead instance's leftovers are cleaned by recovery
+        log.warning("could not forget held message %s: %s", tag, exc)
+
+
+def keep_alive(presence: Presence, stop: threading.Event) -> None:
+    """Beat, and recover dead workers' messages, until `stop` is set. Recovery waits
+    until this worker has beaten for a whole `dead_after_s`: after a Redis outage every
+    live worker's heartbeat is stale, and each gets that long to beat again."""
+    healthy_since: float | None = None
+    conn = None
+    while True:
+        try:
+            presence.beat()
+            healthy_since = healthy_since or time.monotonic()
+            if time.monotonic() - healthy_since >= presence.dead_after_s:
+                conn = conn or app.connection_for_write()
+                for held in recover_dead_workers(conn.default_channel, presence.dead_after_s):
+                    log.warning("worker %s died holding %s %s: gave it back to queue %s",
+                                held.instance, held.task, held.task_id, held.queue)
+        except Exception:  # a Redis hiccup must not end the heartbeat
+            log.exception("worker heartbeat or recovery failed")
+            healthy_since = None
+            if conn is not None:
+                conn.release()
+                conn = None
+        if stop.wait(presence.beat_every_s):
+            return
+
+
+@worker_ready.connect
+def _start(sender=None, **kwargs) -> None:
+    if _presence is not None:
+        threading.Thread(target=keep_alive, args=(_presence, threading.Event()),
+                         name="chordal-presence", daemon=True).start()
