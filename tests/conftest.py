@@ -1,4 +1,5 @@
-"""Fixtures: a real Redis and real Celery worker processes, started once per session.
+"""Fixtures: a real Redis and real Celery worker processes, started once per session,
+and `redis_server`, a bare Redis (no workers) for tests of what is stored in it.
 
 The stack runs under a temporary CHORDAL_HOME with its own Redis port, so tests never
 touch a developer's `.chordal`. Every process is started and stopped by its PID.
@@ -20,6 +21,7 @@ from shared.models import Plan, Query, RunRecord
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
+from shared.stack.redis_server import EmbeddedRedis
 from shared.store import RunStore
 from producers.submit import submit
 
@@ -67,6 +69,14 @@ def settings(tmp_path_factory) -> Settings:
     home = tmp_path_factory.mktemp("chordal-home")
     return Settings(home=home, redis_port=free_port(), redis_url=None,
                     search_db=home / "search.db")
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory) -> EmbeddedRedis:
+    """A Redis with no worker attached, started once per session and stopped by its PID;
+    tests that need it empty flush it first."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("bare-redis"), free_port()) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,11 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
 - `task_received` (the consumer, as a message arrives): record it as held, unless it is
   a ReAct iteration (those have their own leases, shared/react/leases.py).
 - `task_postrun` (wherever the task ran): forget it; kombu acknowledges it next.
-- `worker_ready`: a daemon thread beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds
-  and gives back the messages of every worker whose heartbeat is that old.
+- `worker_ready`: a daemon thread beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds,
+  gives back the messages of every worker whose heartbeat is that old, and fails the
+  queries past their deadline (the run store's sweeper; failing is atomic, so many
+  workers sweeping at once fail each query once), so no query outlives its deadline
+  for want of a `chordal up` or an API process.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from celery.signals import task_postrun, task_received, worker_init, worker_read
 
 from shared import queues
 from shared.recovery import Presence, instance_name, recover_dead_workers, release
+from shared.store import RunStore
 from workers.app import app, log, run_store, settings
 
 _presence: Presence | None = None
@@ -53,15 +57,18 @@ def _release(sender=None, task=None, **kwargs) -> None:
         log.warning("could not forget held message %s: %s", tag, exc)
 
 
-def keep_alive(presence: Presence, stop: threading.Event) -> None:
-    """Beat, and recover dead workers' messages, until `stop` is set. Recovery waits
-    until this worker has beaten for a whole `dead_after_s`: after a Redis outage every
-    live worker's heartbeat is stale, and each gets that long to beat again."""
+def keep_alive(presence: Presence, store: RunStore, stop: threading.Event) -> None:
+    """Beat, recover dead workers' messages and sweep expired queries until `stop` is
+    set. Recovery waits until this worker has beaten for a whole `dead_after_s`: after a
+    Redis outage every live worker's heartbeat is stale, and each gets that long to beat
+    again."""
     healthy_since: float | None = None
     conn = None
     while True:
         try:
             presence.beat()
+            for query_id in store.sweep_expired():
+                log.warning("query %s failed: past its deadline", query_id)
             healthy_since = healthy_since or time.monotonic()
             if time.monotonic() - healthy_since >= presence.dead_after_s:
                 conn = conn or app.connection_for_write()
@@ -69,7 +76,7 @@ def keep_alive(presence: Presence, stop: threading.Event) -> None:
                     log.warning("worker %s died holding %s %s: gave it back to queue %s",
                                 held.instance, held.task, held.task_id, held.queue)
         except Exception:  # a Redis hiccup must not end the heartbeat
-            log.exception("worker heartbeat or recovery failed")
+            log.exception("worker heartbeat, recovery or sweep failed")
             healthy_since = None
             if conn is not None:
                 conn.release()
@@ -81,5 +88,5 @@ def keep_alive(presence: Presence, stop: threading.Event) -> None:
 @worker_ready.connect
 def _start(sender=None, **kwargs) -> None:
     if _presence is not None:
-        threading.Thread(target=keep_alive, args=(_presence, threading.Event()),
+        threading.Thread(target=keep_alive, args=(_presence, run_store(), threading.Event()),
                          name="chordal-presence", daemon=True).start()

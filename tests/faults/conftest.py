@@ -19,6 +19,7 @@ from shared.models import RunRecord
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
+from shared.stack.workers import WorkerProcess
 from shared.store import RunStore
 
 from ..conftest import DATA, Pipeline, free_port
@@ -36,6 +37,30 @@ def plan(source: str = TESLA) -> dict:
          "pattern": r"battery yield rate of (\d+\.\d+)%", "output_var": "$Y",
          "fallback": "unknown"}],
         "answer": "Battery yield was {{ Y }}%."}
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def kill_worker(p: Pipeline, role: str) -> WorkerProcess:
+    """SIGKILL the stack's live `role` worker, by its PID; return it."""
+    old = next(w for w in p.stack.workers if w.role == role and w.alive)
+    old.kill()
+    assert not old.alive
+    return old
+
+
+def start_worker(p: Pipeline, role: str) -> WorkerProcess:
+    """Start one more `role` worker (stopped with the stack, by its PID), once ready."""
+    fresh = WorkerProcess(role, p.stack.settings, env=p.worker_env)
+    p.stack.workers.append(fresh)
+    fresh.start()
+    fresh.wait_ready(timeout=30)
+    return fresh
 
 
 def wait_all(store: RunStore, ids: list[str], timeout: float) -> dict[str, RunRecord]:

@@ -1,5 +1,7 @@
 """The model endpoint misbehaving (429, 500, timeouts, malformed output) while several
-queries plan at once: each query ends once, answered or failed with the reason."""
+queries plan at once: each query ends once, answered or failed with the reason. And a
+planner SIGKILLed while it waits on the model: its task goes back to the `plan` queue
+(shared/recovery.py) and the query is planned again and answered."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ import json
 import pytest
 
 from ..integration.conftest import FakeLLM
-from .conftest import assert_one_outcome, plan, wait_all
+from .conftest import (assert_one_outcome, kill_worker, plan, start_worker, wait_all,
+                       wait_for)
 
 pytestmark = pytest.mark.faults
 GOOD = {"reasoning": "The report states the yield.", "plan": plan()}
@@ -54,3 +57,24 @@ def test_429_500_timeouts_and_malformed_replies_each_end_the_query_once_with_a_r
     assert delta.error.startswith("the LLM planner wrote 2 plans and none passed the checks")
     assert [pr.code for pr in delta.problems] == ["bad_json"]
     assert all(r.answer is None for r in (bravo, charlie, delta))
+
+
+def test_a_planner_killed_while_the_model_thinks_has_the_query_planned_again(
+        faulty_stack, fake_llm):
+    p = faulty_stack(llm_base_url=f"{fake_llm.base_url}/v1", llm_model="replay",
+                     llm_max_retries=0, llm_timeout_s=60, worker_dead_after_s=3)
+    fake_llm.load([
+        {"match": "echo", "fault": "slow", "delay": 60, "content": json.dumps(GOOD)},
+        {"match": "echo", "content": GOOD},
+    ])
+    query = p.submit("echo: Tesla battery yield Q3 2023?", deadline_s=60)
+    wait_for(fake_llm.log, 20, "the planner to wait on the slow reply")
+    kill_worker(p, "planner")
+    start_worker(p, "planner")
+
+    record = p.store.wait(query.id, 45)
+    assert_one_outcome(p.store, {query.id: record})
+    assert record.status == "done", record.error
+    assert record.answer.text.startswith("Battery yield was 9")
+    assert len(fake_llm.log()) == 2  # asked again by the fresh planner
+    assert [c.status for c in record.llm_calls] == ["ok"]  # the killed call never returned

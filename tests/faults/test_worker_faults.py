@@ -17,18 +17,10 @@ import time
 
 import pytest
 
-from shared.stack.workers import WorkerProcess
-
-from .conftest import TESLA, assert_one_outcome, plan, wait_all
+from .conftest import (TESLA, assert_one_outcome, kill_worker, plan, start_worker, wait_all,
+                       wait_for)
 
 pytestmark = pytest.mark.faults
-
-
-def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def unacked_steps(store) -> dict[str, str]:
@@ -47,22 +39,16 @@ def unacked_steps(store) -> dict[str, str]:
     return held
 
 
-def sleep_past_deadline(store, ids: list[str]) -> None:
-    scores = [store.r.zscore("chordal:deadlines", q) for q in ids]
-    time.sleep(max(0.0, max(s for s in scores if s is not None) + 0.1 - time.time()))
-
-
-def test_a_query_whose_chord_never_completes_is_failed_by_the_sweeper_with_the_reason(
+def test_a_query_whose_chord_never_completes_is_failed_by_the_workers_sweeper_with_the_reason(
         faulty_stack):
-    p = faulty_stack(roles=("planner", "finalizer"))  # nobody consumes `execute`
+    p = faulty_stack(roles=("planner", "finalizer"),  # nobody consumes `execute`
+                     worker_dead_after_s=2)  # the workers sweep every 0.4 s
     query = p.submit("yield?", plan(), deadline_s=2)
     wait_for(lambda: p.store.status(query.id) == "executing", 15, "the plan to be dispatched")
-    assert p.store.sweep_expired() == []  # not yet past its deadline
-    sleep_past_deadline(p.store, [query.id])
-    assert p.store.sweep_expired() == [query.id]
-    record = p.store.wait(query.id, 1)
+    record = p.store.wait(query.id, 15)  # no `chordal up`, no API: the workers sweep
     assert record.status == "failed"
     assert record.error.startswith("deadline exceeded while executing")
+    assert record.timings["failed"] >= query.created_at + 2  # not before its deadline
     assert_one_outcome(p.store, {query.id: record})
     assert p.store.sweep_expired() == []  # swept once
 
@@ -70,23 +56,18 @@ def test_a_query_whose_chord_never_completes_is_failed_by_the_sweeper_with_the_r
 def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_answered(
         faulty_stack):
     p = faulty_stack(executor_concurrency=2, worker_dead_after_s=3)
-    stack = p.stack
     slow = [p.submit(f"yield {i}?", plan(f"[slow 4] {TESLA}"), deadline_s=60) for i in range(4)]
-    # two steps running, two waiting in the queue (prefetch 1 x 2 threads)
+    # two steps running, two waiting in the queue (prefetch 1 x 2 threads), a batch behind
     wait_for(lambda: len(unacked_steps(p.store)) >= 2, 15, "the executor to take two steps")
-    old = next(w for w in stack.workers if w.role == "executor")
-    old.kill()
-    assert not old.alive
+    batch = [p.submit(f"yield {i} later?", plan(), deadline_s=60) for i in range(20)]
+    kill_worker(p, "executor")
     held = unacked_steps(p.store)
     assert len(held) == 2
     owners = {v.split("|")[0] for v in p.store.r.hmget("chordal:held", list(held))}
     assert len(owners) == 1 and owners.pop().startswith("executor")  # recorded as its
-    new = WorkerProcess("executor", stack.settings, env=p.worker_env)
-    stack.workers.append(new)  # stopped with the stack, by its PID
-    new.start()
-    new.wait_ready(timeout=30)
+    start_worker(p, "executor")
     after = [p.submit(f"yield after {i}?", plan(), deadline_s=60) for i in range(2)]
-    ids = [q.id for q in slow + after]
+    ids = [q.id for q in slow + batch + after]
 
     records = wait_all(p.store, ids, 60)
     assert_one_outcome(p.store, records)
@@ -131,12 +112,8 @@ def test_a_finalizer_killed_mid_task_has_its_callback_run_again_and_answers_once
         "answer": SLOW_TEMPLATE}, deadline_s=60)
     wait_for(lambda: p.store.status(slow.id) == "finalizing", 20,
              "the finalizer to be rendering")
-    finalizer = next(w for w in p.stack.workers if w.role == "finalizer")
-    finalizer.kill()
-    fresh = WorkerProcess("finalizer", p.settings, env=p.worker_env)
-    p.stack.workers.append(fresh)  # the fixture stops it by PID
-    fresh.start()
-    fresh.wait_ready(30)
+    kill_worker(p, "finalizer")
+    start_worker(p, "finalizer")
     other = p.submit("after the kill", plan())
     records = wait_all(p.store, [slow.id, other.id], 60)
     assert_one_outcome(p.store, records)  # finalizer_runs == 1: the killed run is not counted

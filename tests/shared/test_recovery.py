@@ -10,17 +10,8 @@ import pytest
 from kombu import Connection, Queue
 
 from shared.recovery import HELD, WORKERS, Presence, recover_dead_workers, release
-from shared.stack.redis_server import EmbeddedRedis
-
-from ..conftest import free_port
 
 DEAD_AFTER = 5.0
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    with EmbeddedRedis(tmp_path_factory.mktemp("recovery-redis"), free_port()) as server:
-        yield server
 
 
 @pytest.fixture

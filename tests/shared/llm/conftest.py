@@ -1,16 +1,14 @@
 """Fixtures for the LLM client tests: the replay server (the `fake_llm` fixture of
 tests/integration/conftest.py, one process per session), client settings pointing at
-it, and a real Redis for the concurrency limit."""
+it; the concurrency limit uses the session's bare Redis (`redis_server`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from shared.config import Settings
-from shared.stack.redis_server import EmbeddedRedis
 
 from ...integration.conftest import FakeLLM, fake_llm  # noqa: F401 - the fixture, reused
-from ...conftest import free_port
 
 
 @pytest.fixture
@@ -18,9 +16,3 @@ def llm_settings(fake_llm: FakeLLM) -> Settings:
     """Settings for a client of `fake_llm`: 3 retries, 2 s timeout."""
     return Settings(llm_base_url=f"{fake_llm.base_url}/v1", llm_model="replay",
                     llm_max_retries=3, llm_timeout_s=2.0)
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory) -> EmbeddedRedis:
-    with EmbeddedRedis(tmp_path_factory.mktemp("llm-redis"), free_port()) as server:
-        yield server

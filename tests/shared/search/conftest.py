@@ -1,5 +1,5 @@
-"""Fixtures for the search tests: a real Redis (for the GET cache), started once per
-session and stopped by its PID, and the Elasticsearch URL when one is configured."""
+"""Fixtures for the search tests: a client of the session's bare Redis (for the GET
+cache), emptied before each test, and the Elasticsearch URL when one is configured."""
 
 from __future__ import annotations
 
@@ -9,16 +9,8 @@ import redis
 from shared.config import Settings
 from shared.stack.redis_server import EmbeddedRedis
 
-from ...conftest import free_port
-
 NO_ES = "CHORDAL_ES_URL not set: no Elasticsearch server on this machine"
 """Why the Elasticsearch variants are skipped (shown by `pytest -ra`)."""
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory) -> EmbeddedRedis:
-    with EmbeddedRedis(tmp_path_factory.mktemp("search-redis"), free_port()) as server:
-        yield server
 
 
 @pytest.fixture
