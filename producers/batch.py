@@ -32,6 +32,7 @@ from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
+from shared.recovery import Census, census
 from shared.stack.embedded import is_stack_running
 from shared.store import RunStore
 
@@ -147,6 +148,17 @@ def status(batch: Optional[str] = typer.Option(None, "--batch", help="One batch 
         depth = {q: runs.r.llen(q) for q in (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE,
                                              queues.QUEUE_FINALIZE, queues.QUEUE_REACT)}
         out.print("queue depth: " + ", ".join(f"{q} {n}" for q, n in depth.items()))
+        out.print(census_line(census(runs.r, settings.worker_dead_after_s),
+                              settings.worker_dead_after_s))
+
+
+def census_line(c: Census, dead_after_s: float) -> str:
+    alive = ", ".join(f"{queue} {n}" for queue, n in c.live.items()) or "none"
+    line = f"workers alive, by queue consumed: {alive}; {c.held} tasks held"
+    if c.silent:
+        line += (f"; {c.silent} silent for over {dead_after_s:g}s (dead: a live worker "
+                 "gives their tasks back to the queues)")
+    return line
 
 
 def print_status(s: BatchStatus) -> None:

@@ -7,7 +7,7 @@ machine dies) never does, and kombu puts the message back only once it is
 Kombu cannot do better alone, because `unacked` does not say which worker holds what.
 
 This module records it. Consumes the broker's Redis; produces, in the same Redis:
-- `queues.workers_key()`: every worker instance (`node|pid|token`) scored by its last
+- `queues.workers_key()`: every worker instance (`node|queues|pid|token`) scored by its last
   heartbeat (`Presence.beat`, every `dead_after_s / 5` seconds);
 - `queues.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
   every message a worker received and has not finished (`Presence.hold` when the
@@ -44,10 +44,11 @@ HELD = queues.held_messages_key()
 WORKERS = queues.workers_key()
 
 
-def instance_name(node: str) -> str:
-    """A name no other worker process ever had: the node name can come back after a
-    restart (same container hostname), with nothing of the dead one's state."""
-    return f"{node}|{os.getpid()}|{uuid.uuid4().hex[:8]}"
+def instance_name(node: str, consumes: list[str]) -> str:
+    """`node|queues|pid|token`: the queues say what the worker does (`chordal status`),
+    and the pid and token make a name no other worker process ever had, since the node
+    name can come back after a restart (same container hostname)."""
+    return f"{node}|{','.join(sorted(consumes))}|{os.getpid()}|{uuid.uuid4().hex[:8]}"
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,34 @@ def dead_instances(client: redis.Redis, dead_after_s: float,
                    now: float | None = None) -> list[str]:
     now = time.time() if now is None else now
     return [bytes_to_str(m) for m in client.zrangebyscore(WORKERS, "-inf", now - dead_after_s)]
+
+
+@dataclass(frozen=True)
+class Census:
+    live: dict[str, int]
+    """Queue -> worker instances consuming it that beat within dead_after_s."""
+    silent: int
+    """Instances whose heartbeat is older; a live worker gives their tasks back soon."""
+    held: int
+    """Tasks received and not finished, over all workers."""
+
+
+def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -> Census:
+    """Who is alive, for `chordal status` (one round trip)."""
+    now = time.time() if now is None else now
+    with client.pipeline(transaction=False) as pipe:
+        pipe.zrange(WORKERS, 0, -1, withscores=True)
+        pipe.hlen(HELD)
+        members, held = pipe.execute()
+    live: dict[str, int] = {}
+    silent = 0
+    for member, beat in members:
+        if beat < now - dead_after_s:
+            silent += 1
+        else:
+            for queue in filter(None, bytes_to_str(member).split("|")[1].split(",")):
+                live[queue] = live.get(queue, 0) + 1
+    return Census(dict(sorted(live.items())), silent, held)
 
 
 def restore_held(channel, held: Held) -> bool:

@@ -31,7 +31,8 @@ _presence: Presence | None = None
 @worker_init.connect
 def _register(sender=None, **kwargs) -> None:
     global _presence
-    _presence = Presence(run_store().r, instance_name(sender.hostname),
+    consumes = list(sender.app.amqp.queues.consume_from or ())
+    _presence = Presence(run_store().r, instance_name(sender.hostname, consumes),
                          settings.worker_dead_after_s)
 
 

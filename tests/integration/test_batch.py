@@ -4,6 +4,7 @@ real Redis, real worker processes, the heuristic planner over the bundled corpus
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -70,6 +71,10 @@ def test_hundreds_of_lines_are_answered_once_each_and_a_rerun_submits_nothing(pi
     assert (s["total"], s["counts"]["done"], s["unfinished"]) == (300, 300, 0)
     assert 0 < s["p50_s"] <= s["p95_s"] < 90 and s["answers_per_s"] > 0
     assert s["oldest_unfinished"] is None
+    text = pipeline.cli("status", "--batch", "it-many")
+    assert "queue depth: plan 0, execute 0, finalize 0" in text.stdout
+    alive = re.search(r"workers alive, by queue consumed: (.*); 0 tasks held", text.stdout)
+    assert alive and {"plan 1", "execute 1", "finalize 1"} <= set(alive[1].split(", "))
 
     out = tmp_path / "answers.jsonl"
     exported = pipeline.cli("results", "--batch", "it-many", "--out", str(out))

@@ -9,7 +9,8 @@ import time
 import pytest
 from kombu import Connection, Queue
 
-from shared.recovery import HELD, WORKERS, Presence, recover_dead_workers, release
+from shared.recovery import (HELD, WORKERS, Census, Presence, census, instance_name,
+                             recover_dead_workers, release)
 
 DEAD_AFTER = 5.0
 
@@ -40,8 +41,8 @@ def hold(presence: Presence, message) -> None:
 
 def test_messages_held_by_a_dead_worker_go_back_to_the_head_of_their_queue(broker):
     channel, r = broker.default_channel, broker.default_channel.client
-    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
-    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
+    live = Presence(r, instance_name("executor@b", ["execute"]), DEAD_AFTER)
     first, second, third = broker.take(3)
     hold(dead, first)
     hold(dead, second)
@@ -64,7 +65,7 @@ def test_messages_held_by_a_dead_worker_go_back_to_the_head_of_their_queue(broke
 
 def test_a_second_recovery_restores_nothing_so_no_message_is_queued_twice(broker):
     channel, r = broker.default_channel, broker.default_channel.client
-    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
     (message,) = broker.take(1)
     hold(dead, message)
     dead.beat(time.time() - DEAD_AFTER - 1)
@@ -79,8 +80,8 @@ def test_a_message_a_live_worker_took_after_the_restore_stays_with_it(broker):
     """The message keeps its delivery tag when restored; once a live worker holds it, the
     dead instance's leftover record (read before) must not restore it again."""
     channel, r = broker.default_channel, broker.default_channel.client
-    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
-    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
+    live = Presence(r, instance_name("executor@b", ["execute"]), DEAD_AFTER)
     (message,) = broker.take(1)
     hold(dead, message)
     dead.beat(time.time() - DEAD_AFTER - 1)
@@ -99,7 +100,7 @@ def test_a_message_a_live_worker_took_after_the_restore_stays_with_it(broker):
 
 def test_a_message_acknowledged_before_its_worker_died_is_only_forgotten(broker):
     channel, r = broker.default_channel, broker.default_channel.client
-    dead = Presence(r, "executor@a|1|dead", DEAD_AFTER)
+    dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
     (message,) = broker.take(1)
     hold(dead, message)
     message.ack()  # the task returned, then the worker died before `release`
@@ -111,7 +112,7 @@ def test_a_message_acknowledged_before_its_worker_died_is_only_forgotten(broker)
 
 def test_a_released_message_and_a_live_worker_are_left_alone(broker):
     channel, r = broker.default_channel, broker.default_channel.client
-    live = Presence(r, "executor@b|2|live", DEAD_AFTER)
+    live = Presence(r, instance_name("executor@b", ["execute"]), DEAD_AFTER)
     first, second = broker.take(2)
     hold(live, first)
     hold(live, second)
@@ -121,3 +122,16 @@ def test_a_released_message_and_a_live_worker_are_left_alone(broker):
     assert recover_dead_workers(channel, DEAD_AFTER) == []
     assert set(r.hkeys(HELD)) == {second.delivery_tag.encode()}
     assert r.hexists("unacked", second.delivery_tag)
+
+
+def test_the_census_counts_live_workers_by_role_the_silent_ones_and_the_tasks_held(broker):
+    r = broker.default_channel.client
+    Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER).beat()
+    Presence(r, instance_name("executor@b", ["execute"]), DEAD_AFTER).beat()
+    Presence(r, instance_name("all@a", ["plan", "execute"]), DEAD_AFTER).beat()
+    silent = Presence(r, instance_name("finalizer@a", ["finalize"]), DEAD_AFTER)
+    (message,) = broker.take(1)
+    hold(silent, message)
+    silent.beat(time.time() - DEAD_AFTER - 1)
+
+    assert census(r, DEAD_AFTER) == Census(live={"execute": 3, "plan": 1}, silent=1, held=1)
