@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     react_lease_s: float = Field(10.0, ge=1)
     """A ReAct iteration whose worker stopped renewing its lease this long ago (it died)
     is sent again by a react worker; see shared/react/leases.py."""
+    render_budget_s: float = Field(10.0, gt=0)
+    """Seconds a plan's answer template may render before it counts as failed (the
+    answer falls back to the domain template); see shared/render/sandbox.py."""
     worker_dead_after_s: float = Field(15.0, ge=2)
     """A worker whose heartbeat is this old is dead: any worker returns the messages it
     held to their queues (shared/recovery.py) instead of waiting out the visibility

@@ -15,11 +15,13 @@ from typing import Callable
 
 from shared.models import Answer, Query
 from shared.render import render_answer
+from shared.render.sandbox import RENDER_BUDGET_S
 from shared.store import RunStore
 
 
 def finalize_query(store: RunStore, query_id: str,
-                   continue_with: Callable[[Query], object] | None = None) -> Answer | None:
+                   continue_with: Callable[[Query], object] | None = None,
+                   render_budget_s: float = RENDER_BUDGET_S) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
     record = store.record(query_id)
@@ -33,7 +35,7 @@ def finalize_query(store: RunStore, query_id: str,
             return None
         store.set_status(query_id, "finalizing")
         answer = render_answer(record.plan, {s.step_id: s for s in record.steps},
-                               record.question)
+                               record.question, budget_s=render_budget_s)
     finally:
         # Counted once a run is past rendering (or ended early, or raised) and before the
         # answer is stored: a run killed mid-render, whose message is given back and runs

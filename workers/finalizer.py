@@ -5,7 +5,7 @@ from __future__ import annotations
 from shared import queues
 from shared.finalize import finalize_query
 from shared.models import FinalizeTask
-from workers.app import app, llm_client, log, run_store
+from workers.app import app, llm_client, log, run_store, settings
 from workers.react import start_loop
 
 
@@ -16,7 +16,8 @@ def finalize(*chord_results, task: dict) -> None:
     try:
         # auto mode continues an incomplete answer with ReAct when an LLM is configured
         answer = finalize_query(run_store(), t.query_id,
-                                continue_with=start_loop if llm_client() is not None else None)
+                                continue_with=start_loop if llm_client() is not None else None,
+                                render_budget_s=settings.render_budget_s)
     except Exception as exc:  # the query must end, whatever broke
         log.exception("finalizing %s failed", t.query_id)
         run_store().fail(t.query_id, f"finalizer failed: {type(exc).__name__}: {exc}")

@@ -14,11 +14,11 @@ import re
 
 import jinja2
 from jinja2 import meta
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import TypeAdapter
 
 from shared.models import Plan, Step
 from shared.plan.draft import rewrite_references
+from shared.render.sandbox import BudgetedEnvironment
 
 _STEP = TypeAdapter(Step)
 _BLOCK_RE = re.compile(r"(\{\{|\{%)(.*?)(\}\}|%\})", re.DOTALL)
@@ -67,6 +67,6 @@ def rename_in_template(template: str, old: str, new: str) -> str | None:
 def template_variables(template: str) -> set[str] | None:
     """The variables `template` reads, or None when it does not parse."""
     try:
-        return set(meta.find_undeclared_variables(SandboxedEnvironment().parse(template)))
+        return set(meta.find_undeclared_variables(BudgetedEnvironment().parse(template)))
     except (jinja2.TemplateSyntaxError, RecursionError, MemoryError):
         return None

@@ -17,13 +17,13 @@ from collections.abc import Collection
 
 import jinja2
 from jinja2 import meta
-from jinja2.sandbox import SandboxedEnvironment
 
 from shared.errors import PlanError
 from shared.models import ExtractStep, Plan, PlanProblem, Step
 from shared.plan.graph import binders, find_cycles, topological_order
 from shared.plan.step_checks import check_fields
 from shared.plan.value_types import infer_types, type_findings
+from shared.render.sandbox import BudgetedEnvironment
 
 MAX_STEPS = 20
 """Default limit on a plan's steps (`max_steps` of validate_plan, check_plan, parse_plan)."""
@@ -127,7 +127,7 @@ def _literal_source(step: ExtractStep, bound: dict[str, Step]) -> list[tuple[str
 def _check_template(answer: str | None, bound: dict) -> list[PlanProblem]:
     if answer is None:
         return []
-    env = SandboxedEnvironment()
+    env = BudgetedEnvironment()  # intercepts ** and *, so compiling never folds 2 ** 10**9
     try:
         ast = env.parse(answer)
     except jinja2.TemplateSyntaxError as e:

@@ -6,6 +6,7 @@
     period.py   the period a value speaks for and its tense (was / is / will be)
     labels.py   how a sentence names a value, its unit, a legal provision
     redact.py   masking of patient identifiers (domain medical)
+    sandbox.py  the Jinja2 sandbox with a render budget and size limits on * and **
     check.py    uncited_numbers: numbers from values that lack a marker
 
 Names every answer template sees, besides each step variable by bare name (`{{ Y }}`):

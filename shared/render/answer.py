@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Callable
 
 from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, meta
-from jinja2.sandbox import SandboxedEnvironment
 
 from shared.models import Answer, Evidence, Footnote, Plan, StepResult
 
 from . import chain, labels, period
 from .cited import CitedList, cite, kind, show, union
 from .redact import mask_identifiers
+from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 DOMAINS = ("generic", "finance", "legal", "medical")
@@ -32,12 +32,14 @@ SHORT = 240
 """Characters of a text value a domain template shows before cutting it short."""
 
 
-def environment(mask: Callable[[str], str] | None = None,
-                yes_no: bool = False) -> SandboxedEnvironment:
-    """The sandbox answers render in; `yes_no` (default templates) prints bools as yes/no."""
-    env = SandboxedEnvironment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
-                               finalize=lambda v: show(v, mask, yes_no), autoescape=False,
-                               keep_trailing_newline=False)
+def environment(mask: Callable[[str], str] | None = None, yes_no: bool = False,
+                budget_s: float = RENDER_BUDGET_S) -> BudgetedEnvironment:
+    """The sandbox answers render in (its time budget starts now); `yes_no` (default
+    templates) prints bools as yes/no."""
+    env = BudgetedEnvironment(budget_s, loader=FileSystemLoader(TEMPLATES),
+                              undefined=StrictUndefined, autoescape=False,
+                              finalize=lambda v: show(v, mask, yes_no),
+                              keep_trailing_newline=False)
     # Jinja's own `join` stringifies items without `finalize`, which would drop the
     # footnote markers of a list's items; this one prints each item as `{{ }}` would.
     env.filters["join"] = lambda items, sep="": sep.join(str(show(v, mask, yes_no))
@@ -66,7 +68,7 @@ class _Footnotes:
         return note.number
 
 
-def _used_vars(env: SandboxedEnvironment, plan: Plan) -> list[str]:
+def _used_vars(env: BudgetedEnvironment, plan: Plan) -> list[str]:
     if plan.answer is None:
         consumed = {v for s in plan.steps for v in s.references()}
         return [s.var for s in plan.steps if s.var not in consumed]
@@ -122,11 +124,12 @@ def _shown(step, value: object) -> object:
 
 
 def render_answer(plan: Plan, results: dict[str, StepResult], question: str = "",
-                  today: date | None = None) -> Answer:
-    """The answer to `question` from the step `results` of `plan`, as of `today`."""
+                  today: date | None = None, budget_s: float = RENDER_BUDGET_S) -> Answer:
+    """The answer to `question` from the step `results` of `plan`, as of `today`; the
+    plan's template may render for `budget_s` seconds."""
     today = today or date.today()
     mask = mask_identifiers if plan.domain == "medical" else None
-    env = environment(mask)
+    env = environment(mask, budget_s=budget_s)
     used = _used_vars(env, plan)
     producer = plan.producers()
     evidence = chain.evidence(plan, results)
@@ -166,6 +169,9 @@ def render_answer(plan: Plan, results: dict[str, StepResult], question: str = ""
             text = env.from_string(plan.answer).render(**context, **values)
         except TemplateError as exc:
             missing.append(f"the plan's answer template failed: {exc}")
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as exc:
+            # user input: a template that divides by zero or recurses forever is its fault
+            missing.append(f"the plan's answer template failed: {type(exc).__name__}: {exc}")
     if text is None:
         domain = environment(mask, yes_no=True)
         text = domain.get_template(template_name(plan.domain)).render(**context)

@@ -1,5 +1,5 @@
 """Hostile plans end to end through real workers: code smuggled into COMPUTE, Jinja
-templates reaching for Python internals, a catastrophic regex. Each is refused by the
+templates reaching for Python internals or burning the finalizer, a catastrophic regex. Each is refused by the
 plan checker (the query fails before anything runs, naming the problem) or contained
 at run time (a step error code, or the sandbox's refusal in the answer); nothing runs.
 """
@@ -28,6 +28,14 @@ TEMPLATES = {
     "{{ cycler.__init__.__globals__ }}": "access to attribute '__init__' of 'type' object is unsafe",
     "{{ Y.__class__.__init__.__globals__ }}":
         "access to attribute '__init__' of 'StrictUndefined' object is unsafe",
+}
+
+BURNERS = {  # template -> what the answer says (render budget 1 s in the test)
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}":
+        "the template ran past its 1s render budget (CHORDAL_RENDER_BUDGET_S)",
+    "{{ 'a' * 10**9 }}": "repeating 1 items 1,000,000,000 times is too much",
+    "{{ 2 ** 100000000 }}": "exponent 100000000 is too large",
+    "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}": "RecursionError",
 }
 
 
@@ -74,6 +82,25 @@ def test_templates_reaching_for_python_internals_are_stopped_by_the_sandbox(faul
         assert r.status == "done" and all(s.status == "ok" for s in r.steps)
         assert f"the plan's answer template failed: {why}" in r.answer.text
         assert "<class" not in r.answer.text and "__builtins__" not in r.answer.text
+
+
+def test_templates_that_would_burn_the_finalizer_are_cut_short_and_the_answer_says_so(
+        faulty_stack):
+    p = faulty_stack(render_budget_s=1)
+    ids = {}
+    for template in BURNERS:
+        hostile = plan()
+        hostile["answer"] = "Yield {{ Y }}. " + template
+        ids[template] = p.submit("burn?", hostile).id
+    records = wait_all(p.store, list(ids.values()), 60)
+    assert_one_outcome(p.store, records)
+    for template, why in BURNERS.items():
+        r = records[ids[template]]
+        assert r.status == "done", (template, r.error)
+        assert "the plan's answer template failed:" in r.answer.text and why in r.answer.text
+        assert "Battery yield rate" in r.answer.text  # the domain template shows the value
+    other = p.ask("after the burners", plan())  # the finalizer is free again
+    assert other.answer.text.startswith("Battery yield was 9")
 
 
 def test_a_catastrophic_regex_times_out_as_a_step_error_and_the_worker_goes_on(faulty_stack):

@@ -106,7 +106,7 @@ SLOW_TEMPLATE = ("{% for i in range(20000) %}{% for j in range(5000) %}{% endfor
 
 def test_a_finalizer_killed_mid_task_has_its_callback_run_again_and_answers_once(
         faulty_stack):
-    p = faulty_stack(worker_dead_after_s=3)
+    p = faulty_stack(worker_dead_after_s=3, render_budget_s=60)
     slow = p.submit("slow finalize", {"steps": [
         {"id": "C", "operation": "COMPUTE", "expression": "1", "output_var": "$X"}],
         "answer": SLOW_TEMPLATE}, deadline_s=60)
