@@ -47,7 +47,7 @@ from producers.settings_report import mask_url
 from producers.submit import submit
 from shared.broker import make_celery
 from shared.config import Settings
-from shared.errors import ConfigError
+from shared.errors import ConfigError, StoreError
 from shared.models import RunRecord
 from shared.store import RunStore
 
@@ -84,6 +84,7 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(redis.RedisError, _unavailable(settings))
     app.add_exception_handler(OperationalError, _unavailable(settings))
+    app.add_exception_handler(StoreError, _unavailable(settings))
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
     auth = [Depends(_bearer(settings))]
 
@@ -155,9 +156,10 @@ def _unavailable(settings: Settings):
 
     async def handler(request: Request, exc: Exception) -> JSONResponse:
         log.warning("%s %s: Redis at %s: %s", request.method, request.url.path, url, exc)
+        what = (f"{exc}" if isinstance(exc, StoreError) else
+                f"the run store (Redis at {url}) does not answer ({type(exc).__name__})")
         return JSONResponse(status_code=503, content={"detail": (
-            f"the run store (Redis at {url}) does not answer ({type(exc).__name__}); "
-            "retry later, and check CHORDAL_REDIS_URL and that Redis is running")})
+            f"{what}; retry later, and check CHORDAL_REDIS_URL and that Redis is running")})
     return handler
 
 

@@ -2,16 +2,19 @@
 
 Consumes Query models; produces nothing but messages. Sends with `ignore_result=True`
 so the producer never subscribes to a result channel, and skips ids already submitted,
-so re-running a producer after a crash does not duplicate work.
+so re-running a producer after a crash does not duplicate work. A message that cannot
+be published withdraws its record, so the same query can be submitted again.
 """
 
 from __future__ import annotations
 
 import time
 
+import redis
 from celery import Celery
 
 from shared import queues
+from shared.errors import StoreError
 from shared.models import Query
 from shared.store import RunStore
 
@@ -22,6 +25,16 @@ def submit(query: Query, store: RunStore, app: Celery) -> bool:
         query = query.model_copy(update={"created_at": time.time()})
     if not store.create(query):
         return False
-    app.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
-                  queue=queues.QUEUE_PLAN, ignore_result=True)
+    try:
+        app.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
+                      queue=queues.QUEUE_PLAN, ignore_result=True)
+    except Exception as exc:  # kombu's OperationalError and friends, after its retries
+        try:
+            withdrawn = store.withdraw(query.id)
+        except redis.RedisError:
+            withdrawn = False
+        after = ("it was withdrawn, so submitting it again sends it" if withdrawn else
+                 "it stays recorded as queued, and the deadline sweeper fails it")
+        raise StoreError(f"could not send query {query.id} to the broker "
+                         f"({type(exc).__name__}: {exc}); {after}") from exc
     return True

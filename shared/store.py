@@ -93,6 +93,23 @@ class RunStore:
             p.execute()
         return True
 
+    def withdraw(self, query_id: str) -> bool:
+        """Forget a query that was recorded but never sent (its message could not be
+        published), so submitting it again sends it; False when it has moved on."""
+        key = queues.run_key(query_id)
+        with self.r.pipeline() as p:
+            p.watch(key)
+            if p.hget(key, "status") != "queued":
+                return False
+            p.multi()
+            p.delete(key)
+            p.zrem(DEADLINES_KEY, query_id)
+            try:
+                p.execute()
+            except redis.WatchError:
+                return False
+        return True
+
     def set_status(self, query_id: str, status: str) -> None:
         """Move a query on (`planning`, `executing`, …) unless it is already terminal."""
         self._status_script(keys=[queues.run_key(query_id)],
