@@ -56,35 +56,49 @@ def react_script(k: int) -> list[dict]:
             + [reply("finish", f"Fetched {k} documents [R1].")])
 
 
-def fanout_and_tokens(phase: Phase, llm: ReplayLLM, ks: list[int], get_latency_s: float,
-                      reps: int) -> list[dict]:
-    """Per k: end-to-end seconds and tokens of ReWOO (LLM plan, steps as a chord) and
-    of ReAct (one GET per iteration), both through the replay server."""
+def slowed(entries: list[dict], delay_s: float) -> list[dict]:
+    """Replay entries that each answer `delay_s` later than the server's own latency
+    (the replay server's `slow` fault), so one server can play a slower model."""
+    if not delay_s:
+        return entries
+    return [{**e, "fault": "slow", "delay": delay_s} for e in entries]
+
+
+def spread(values: list[float]) -> dict:
+    """Median, min and max of the repeats of one measurement."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def tokens(record: RunRecord) -> int:
+    """Prompt + completion tokens of one query, as the replay server counted them."""
+    return record.usage.get("prompt_tokens", 0) + record.usage.get("completion_tokens", 0)
+
+
+def fanout(phase: Phase, llm: ReplayLLM, ks: list[int], get_latency_s: float,
+           extra_llm_s: float, reps: int) -> list[dict]:
+    """Per k: end-to-end seconds (median, min, max of `reps` repeats) and tokens of ReWOO
+    (LLM plan, steps as a chord) and of ReAct (one GET per iteration), both through the
+    replay server with every reply `extra_llm_s` slower than its base latency."""
     rows = []
     for k in ks:
         question = f"Fetch the {k} reports and summarise them."
         rewoo, react = [], []
         for _ in range(reps):
-            llm.load([{"match": None, "content": json.dumps(get_plan(k))}])
+            llm.load(slowed([{"match": None, "content": json.dumps(get_plan(k))}], extra_llm_s))
             rewoo.append(phase.ask(question))
-            llm.load(react_script(k))
+            llm.load(slowed(react_script(k), extra_llm_s))
             react.append(phase.ask(question, mode="react"))
         for r in rewoo + react:
             if r.status != "done":
                 raise RuntimeError(f"fan-out k={k} {r.mode}: {r.status}: {r.error}")
-        ok_steps = sum(s.status == "ok" for s in rewoo[0].steps)
         planning = statistics.median(sum(c.latency_ms for c in r.llm_calls) / 1000 for r in rewoo)
         rows.append({
-            "k": k, "ok_steps": ok_steps,
-            "rewoo_s": statistics.median(elapsed(r) for r in rewoo),
-            "react_s": statistics.median(elapsed(r) for r in react),
+            "k": k, "ok_steps": sum(s.status == "ok" for s in rewoo[0].steps),
+            "rewoo_s": spread([elapsed(r) for r in rewoo]),
+            "react_s": spread([elapsed(r) for r in react]),
             "ideal_s": planning + get_latency_s,
-            "rewoo_tokens": statistics.median(r.usage.get("prompt_tokens", 0)
-                                              + r.usage.get("completion_tokens", 0)
-                                              for r in rewoo),
-            "react_tokens": statistics.median(r.usage.get("prompt_tokens", 0)
-                                              + r.usage.get("completion_tokens", 0)
-                                              for r in react),
+            "rewoo_tokens": statistics.median(map(tokens, rewoo)),
+            "react_tokens": statistics.median(map(tokens, react)),
             "rewoo_calls": rewoo[0].usage.get("calls", 0),
             "react_calls": react[0].usage.get("calls", 0),
         })

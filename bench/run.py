@@ -3,7 +3,8 @@ each figure in its own worker phase, write bench/results/results.md and the PNGs
 
 Phases (workers restarted between them, Redis kept):
   A  heuristic planner, no injected latency, default threads: overhead, throughput
-  B  replay LLM planner, GET latency 200 ms, 64 executor threads: fan-out, tokens
+  B  replay LLM planner, GET latency 200 ms, 64 executor threads: fan-out at 0.2 s and
+     1.0 s per model call, tokens
   C  GET latency 100 ms, executor threads 1, 2, 4, 8: scaling
 """
 
@@ -27,6 +28,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 FANOUT_GET_S = 0.2
 SCALING_GET_S = 0.1
 LLM_LATENCY_S = 0.2
+SLOW_LLM_S = 1.0
+SLOW_MAX_K = 16
+"""The 1.0 s sweep stops at k = 16: one ReAct run at k = 64 would take about
+65 × 1.0 s + 64 × 0.2 s ≈ 78 s, three times over."""
 
 
 def free_port() -> int:
@@ -67,9 +72,7 @@ def main() -> None:
                                                "llm_model": "replay", "llm_max_retries": 0,
                                                "executor_concurrency": 64})
             with Phase(with_llm, get_latency_s=FANOUT_GET_S) as phase:
-                results["fanout"] = figures.fanout_and_tokens(
-                    phase, llm, [1, 4] if quick else [1, 4, 16, 64], FANOUT_GET_S,
-                    1 if quick else 2)
+                results["fanout"] = fanout_sweep(phase, llm, quick)
             log("phase C: scaling (100 ms GETs, 1/2/4/8 executor threads)")
             results["scaling"] = {}
             for threads in (1, 2, 4, 8):
@@ -83,6 +86,21 @@ def main() -> None:
     results["elapsed_s"] = time.monotonic() - started
     report.write(results, RESULTS)
     log(f"wrote {RESULTS / 'results.md'} in {results['elapsed_s']:.0f} s")
+
+
+def fanout_sweep(phase: Phase, llm: ReplayLLM, quick: bool) -> list[dict]:
+    """The fan-out figure at each model latency: a list of {llm_s, reps, rows}, rows as
+    `figures.fanout` returns them. The slower model plays through the replay server's
+    per-entry delay, so both sweeps share one server and one worker set."""
+    ks = [1, 4] if quick else [1, 4, 16, 64]
+    reps = 1 if quick else 3
+    sweeps = []
+    slow_ks = [k for k in ks if k <= SLOW_MAX_K]
+    for llm_s, sweep_ks in ((LLM_LATENCY_S, ks), (SLOW_LLM_S, slow_ks)):
+        log(f"  model {llm_s:.1f} s per call, k = {sweep_ks}, {reps} repeats")
+        rows = figures.fanout(phase, llm, sweep_ks, FANOUT_GET_S, llm_s - LLM_LATENCY_S, reps)
+        sweeps.append({"llm_s": llm_s, "reps": reps, "rows": rows})
+    return sweeps
 
 
 def log(message: str) -> None:
