@@ -51,6 +51,11 @@ def instance_name(node: str, consumes: list[str]) -> str:
     return f"{node}|{','.join(sorted(consumes))}|{os.getpid()}|{uuid.uuid4().hex[:8]}"
 
 
+def consumed_queues(instance: str) -> list[str]:
+    """The queues an `instance_name` says its worker consumes."""
+    return [q for q in instance.split("|")[1].split(",") if q]
+
+
 @dataclass(frozen=True)
 class Held:
     tag: str
@@ -125,7 +130,7 @@ def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -
         if beat < now - dead_after_s:
             silent += 1
         else:
-            for queue in filter(None, bytes_to_str(member).split("|")[1].split(",")):
+            for queue in consumed_queues(bytes_to_str(member)):
                 live[queue] = live.get(queue, 0) + 1
     return Census(dict(sorted(live.items())), silent, held)
 

@@ -79,6 +79,12 @@ def redis_server(tmp_path_factory) -> EmbeddedRedis:
         yield server
 
 
+@pytest.fixture
+def bare_store(redis_server) -> RunStore:
+    """A run store on the bare Redis (no workers: nothing sweeps or answers behind it)."""
+    return RunStore.from_url(redis_server.url, ttl_s=3600)
+
+
 @pytest.fixture(scope="session")
 def pipeline(settings) -> Pipeline:
     backend = open_backend(settings)

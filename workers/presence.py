@@ -1,7 +1,8 @@
 """Every worker's heartbeat, the record of the messages it holds, and the recovery of
 the messages dead workers held (shared/recovery.py), wired to Celery's signals.
 
-- `worker_init`: the worker process takes a unique instance name and beats once.
+- `worker_init`: the worker process takes a unique instance name (the first message it
+  records, or the heartbeat thread, puts it in the workers set).
 - `task_received` (the consumer, as a message arrives): record it as held, unless it is
   a ReAct iteration (those have their own leases, shared/react/leases.py).
 - `task_postrun` (wherever the task ran): forget it; kombu acknowledges it next.

@@ -173,7 +173,7 @@ def render_answer(plan: Plan, results: dict[str, StepResult], question: str = ""
             # user input: a template that divides by zero or recurses forever is its fault
             missing.append(f"the plan's answer template failed: {type(exc).__name__}: {exc}")
     if text is None:
-        domain = environment(mask, yes_no=True)
+        domain = environment(mask, yes_no=True, budget_s=budget_s)
         text = domain.get_template(template_name(plan.domain)).render(**context)
     gaps = [mask(g) for g in missing] if mask else missing
     return Answer(text=text.strip(), footnotes=list(notes.by_doc.values()),

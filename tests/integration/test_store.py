@@ -9,18 +9,12 @@ import pytest
 from shared import queues
 from shared.models import GetStep, Query, StepTask
 from shared.steps import run_step
-from shared.store import RunStore
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def redis_store(redis_server) -> RunStore:
-    return RunStore.from_url(redis_server.url, ttl_s=3600)
-
-
-def test_a_query_past_its_deadline_is_swept_to_failed_with_the_reason(redis_store):
-    store = redis_store  # no workers here: they sweep too
+def test_a_query_past_its_deadline_is_swept_to_failed_with_the_reason(bare_store):
+    store = bare_store  # no workers here: they sweep too
     query = Query(question="never planned", deadline_s=1, created_at=time.time() - 5)
     assert store.create(query)  # recorded, but no task sent: nothing will ever answer it
     assert query.id in store.sweep_expired()

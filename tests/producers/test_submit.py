@@ -12,17 +12,13 @@ from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import StoreError
 from shared.models import Query
-from shared.store import DEADLINES_KEY, RunStore
+from shared.store import DEADLINES_KEY
 
 from ..conftest import free_port
 
 
-@pytest.fixture
-def store(redis_server) -> RunStore:
-    return RunStore.from_url(redis_server.url, ttl_s=3600)
-
-
-def test_a_query_whose_message_cannot_be_sent_is_withdrawn_and_can_be_submitted_again(store):
+def test_a_query_whose_message_cannot_be_sent_is_withdrawn_and_can_be_submitted_again(bare_store):
+    store = bare_store
     nowhere = make_celery(Settings(_env_file=None, redis_url=f"redis://127.0.0.1:{free_port()}/0"))
     nowhere.conf.task_publish_retry_policy = {"max_retries": 1, "interval_start": 0,
                                               "interval_step": 0.1, "interval_max": 0.1}
@@ -36,7 +32,8 @@ def test_a_query_whose_message_cannot_be_sent_is_withdrawn_and_can_be_submitted_
     assert store.create(query)  # the id is free again
 
 
-def test_withdraw_leaves_a_query_that_has_moved_on(store):
+def test_withdraw_leaves_a_query_that_has_moved_on(bare_store):
+    store = bare_store
     query = Query(question="planned", created_at=time.time())
     assert store.create(query)
     store.set_status(query.id, "planning")
