@@ -28,7 +28,26 @@ def print_record(console: Console, record: RunRecord, details: bool = False) -> 
             tail = f"{s.error_code}: {s.error_message}" if s.status == "error" else shown
             console.print(f"  {s.action_id:<28} {s.operation:<8} {s.status:<5} "
                           f"{s.duration_ms:7.1f}ms  {escape(tail)}", highlight=False)
+            print_candidates(console, s)
         print_iterations(console, record)
+
+
+CANDIDATES_SHOWN = 4
+"""Documents a GET's audit trail lists under it (the chosen one first)."""
+
+
+def print_candidates(console: Console, step) -> None:
+    """The documents a GET considered: which one it chose and why, and why others lost."""
+    if step.document is not None and step.operation == "GET":
+        e = step.document
+        console.print(f"      document: {escape(e.cite())}", highlight=False)
+    for c in step.candidates[:CANDIDATES_SHOWN]:
+        console.print(f"      [dim]{c.verdict}:[/] {escape(repr(c.title))} (period "
+                      f"{escape(c.period or 'none')}, published {escape(c.date or 'undated')}): "
+                      f"{escape(c.reason)}", highlight=False)
+    if len(step.candidates) > CANDIDATES_SHOWN:
+        console.print(f"      [dim]… and {len(step.candidates) - CANDIDATES_SHOWN} more "
+                      "(chordal show --json lists all)[/]", highlight=False)
 
 
 def print_iterations(console: Console, record: RunRecord) -> None:

@@ -13,6 +13,8 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from shared.search.matching import PUBLICATION_LAG_DAYS
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CHORDAL_", env_file=".env", extra="ignore")
@@ -94,6 +96,10 @@ class Settings(BaseSettings):
     es_timeout_s: float = Field(10.0, gt=0)
     """Timeout of one Elasticsearch request; it is retried once, then the step reports
     SEARCH_UNAVAILABLE (which the executor retries)."""
+    publication_lag_days: int = Field(PUBLICATION_LAG_DAYS, ge=0, le=3660)
+    """A document with no period of its own (none given, none in its title) fits a
+    period when it was published inside it or up to this many days after it ends; the
+    default covers annual reports published in the following spring."""
     get_cache_s: int = Field(1800, ge=0)
     """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
     api_token: SecretStr | None = None

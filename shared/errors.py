@@ -4,6 +4,7 @@
     ├── ConfigError          a setting is missing or contradicts another
     ├── InputError           a user's file, line or argument is malformed
     │   └── PlanError        a plan failed its static checks (carries the problems)
+    ├── NoAnswer             the heuristic planner found nothing that supports an answer
     ├── StoreError           the run store or the search store cannot be reached
     │   └── SearchUnavailable    the search store is down or slow right now (retry)
     ├── ToolError            a step's tool failed permanently (bad input, nothing found)
@@ -46,6 +47,20 @@ class PlanError(InputError):
         return "\n".join(lines)
 
 
+class NoAnswer(ChordalError):
+    """Raised when the heuristic planner finds no document, or no sentence in one, that
+    supports an answer; `message` says what was not found, `nearest` lists the closest
+    documents (`'Title' (period …, published …): why not`)."""
+
+    def __init__(self, message: str, nearest: list[str] | None = None):
+        super().__init__(message, nearest)
+        self.message = message
+        self.nearest = list(nearest or [])
+
+    def __str__(self) -> str:
+        return "\n".join([self.message, *(f"  - {n}" for n in self.nearest)])
+
+
 class StoreError(ChordalError):
     """Raised when the run store or the search store cannot be reached."""
 
@@ -57,12 +72,14 @@ class SearchUnavailable(StoreError):
 
 
 class ToolError(ChordalError):
-    """Raised when a tool fails permanently; `code` becomes the step's error code."""
+    """Raised when a tool fails permanently; `code` becomes the step's error code and
+    `candidates` (a GET's documents considered and why each was refused) the step's."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(code, message)
+    def __init__(self, code: str, message: str, candidates: list | None = None):
+        super().__init__(code, message, candidates)
         self.code = code
         self.message = message
+        self.candidates = list(candidates or [])
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

@@ -49,13 +49,15 @@ def make_plan(query: Query, backend: SearchBackend, max_steps: int = 20, *,
 
 def candidate_documents(question: str, backend: SearchBackend,
                         limit: int = PROMPT_DOCUMENTS) -> list[str]:
-    """`Title (date)` of the documents that best match `question`, for the LLM's prompt;
-    empty when the search store cannot answer (the model then plans without them)."""
+    """`Title (period …, published …)` of the documents that best match `question`, for
+    the LLM's prompt; empty when the search store cannot answer (the model then plans
+    without them)."""
     try:
         hits = backend.search(question, limit)
     except StoreError:
         return []
-    return [f"{h.document.title} ({h.document.date or 'undated'})" for h in hits]
+    return [f"{h.document.title} (period {h.document.period or 'none'}, published "
+            f"{h.document.date or 'on an unknown date'})" for h in hits]
 
 
 def step_task(query_id: str, plan: Plan, step_id: str) -> StepTask:

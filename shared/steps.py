@@ -55,21 +55,23 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
             text = "" if out.value is None else str(out.value)
             return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
                               document=out.document, documents=out.documents, note=out.note,
-                              inputs=out.inputs,
+                              inputs=out.inputs, candidates=out.candidates,
                               duration_ms=(time.perf_counter() - started) * 1000,
                               result_length=len(text), finished_at=time.time())
         except TransientToolError as exc:
             if retry == TRANSIENT_RETRIES:
                 code, message = exc.code, f"{exc.message} (after {retry + 1} attempts)"
+                candidates = exc.candidates
             else:
                 sleep(0.2 * 2 ** retry)
                 continue
         except ToolError as exc:
-            code, message = exc.code, exc.message
+            code, message, candidates = exc.code, exc.message, exc.candidates
         except Exception as exc:  # a tool bug must not crash the chord
             log.exception("step %s crashed", aid)
-            code, message = "TOOL_CRASHED", f"{type(exc).__name__}: {exc}"
+            code, message, candidates = "TOOL_CRASHED", f"{type(exc).__name__}: {exc}", []
         return StepResult(**base, status="error", error_code=code, error_message=message,
+                          candidates=candidates,
                           duration_ms=(time.perf_counter() - started) * 1000,
                           finished_at=time.time())
     raise AssertionError("unreachable")

@@ -2,12 +2,15 @@
 chord (see shared/plan/compile.py for how the plan DAG maps onto it).
 
 With an LLM configured the plan comes from the model (every call is recorded in the run
-store); a model that fails after its retries fails the query with the reason."""
+store); a model that fails after its retries fails the query with the reason. Without
+one, the heuristic planner may abstain: the query is then `done` with an incomplete
+answer that says what was not found and which documents came closest."""
 
 from __future__ import annotations
 
 from shared import queues
-from shared.errors import InputError, LLMError, PlanError
+from shared.errors import InputError, LLMError, NoAnswer, PlanError
+from shared.llm.heuristic import abstention
 from shared.models import Query
 from shared.planning import make_plan
 from workers.app import app, llm_client, log, run_store, search_backend, settings
@@ -32,6 +35,9 @@ def plan(query: dict) -> None:
         p, repairs = make_plan(q, search_backend(), settings.max_steps, llm=llm_client(),
                                plan_attempts=settings.plan_attempts,
                                on_call=lambda call: store.add_llm_call(q.id, call))
+    except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
+        store.finish(q.id, abstention(exc))
+        return
     except PlanError as exc:
         store.fail(q.id, exc.message, problems=exc.problems)
         return

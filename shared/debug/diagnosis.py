@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from shared.models import Candidate
+
 
 class Diagnosis(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -26,12 +28,17 @@ class Diagnosis(BaseModel):
     """NOT_FOUND: the nearest titles in the search store, best first."""
     root: str | None = None
     """INPUT_FAILED: the step whose failure started the chain."""
+    candidates: list[Candidate] = []
+    """NOT_FOUND, AMBIGUOUS (GET): the documents considered and why each was refused."""
 
     def render(self) -> str:
         """The diagnosis as `chordal debug` prints it."""
         lines = [f"{self.step or 'plan'} [{self.code}]", f"  cause: {self.cause}"]
         if self.sentence:
             lines.append(f"  nearest sentence: {self.sentence}")
+        for c in self.candidates:
+            lines.append(f"  {c.verdict}: {c.title!r} (period {c.period or 'none'}, published "
+                         f"{c.date or 'undated'}): {c.reason}")
         lines.append(f"  fix:   {self.suggestion}")
         return "\n".join(lines)
 

@@ -3,8 +3,10 @@ Diagnosis per failed or empty step: what went wrong, why, and what to change.
 
     NO_MATCH         why the pattern missed (too strict, wrong units, case), the
                      document sentence holding its keywords, a pattern checked to match
-    NOT_FOUND        the nearest titles in the search store, and the date range that
-                     kept them out
+    NOT_FOUND        (GET) the candidates the matching rules refused and why, and the
+                     change that lets the right one in (`candidates.py`); for a record
+                     without candidates, the nearest titles in the search store
+    AMBIGUOUS        the documents that fit equally, to name one
     INPUT_FAILED     the step whose failure started the chain
     PATTERN_TIMEOUT  catastrophic backtracking, and a lazy/atomic form that finishes
     BAD_SCOPE, DIVISION_BY_ZERO, NOT_A_NUMBER, REDELIVERY_CAP, TIME_LIMIT and the
@@ -18,10 +20,10 @@ from shared.models import Plan, RunRecord, StepResult
 from shared.render.chain import PASSED_ON, document_texts, read_by, root_failure
 from shared.search import SearchBackend, format_scope, parse_scope, year_in
 from shared.search.dates import ACCEPTED_FORMS
-from shared.search.terms import STOPWORDS, keywords, stems
 from shared.tools.numbers import parse_number
 
 from . import patterns
+from .candidates import get_diagnosis
 from .diagnosis import FIXES, Diagnosis
 
 
@@ -59,6 +61,8 @@ def _failed(plan: Plan, results: dict[str, StepResult], step, r: StepResult,
     code = r.error_code or "UNKNOWN"
     if code == "NO_MATCH":
         return _no_match(plan, results, step)
+    if code in ("NOT_FOUND", "AMBIGUOUS") and step.operation == "GET" and r.candidates:
+        return get_diagnosis(step.id, code, r.error_message or "", r.candidates)
     if code == "NOT_FOUND" and step.operation == "GET":
         return _nearest(step.id, code, step.source, step.temporal_scope, backend)
     if code in PASSED_ON and (root := root_failure(plan, results, step.id)) != step.id:
@@ -103,47 +107,22 @@ def _no_match(plan: Plan, results: dict[str, StepResult], step) -> Diagnosis:
 
 def _nearest(step_id: str, code: str, source: str, scope: str | None,
              backend: SearchBackend | None) -> Diagnosis:
+    """The candidates the matching rules judge for `source` now (a record made before
+    GET kept its candidates, or an empty SEARCH)."""
     try:
-        window = parse_scope(scope) if scope else year_in(source)
+        window = parse_scope(scope) if scope else None
     except InputError:
         window = None
-    within = f" dated within {format_scope(window)}" if window else ""
     try:
-        hits = backend.search(source, limit=5) if backend is not None else None
+        match = backend.best(source, window) if backend is not None else None
     except StoreError:
-        hits = None
-    if hits is None:
-        return Diagnosis(step=step_id, code=code, cause=f"no document matches {source!r}{within}",
+        match = None
+    if match is None:
+        return Diagnosis(step=step_id, code=code, cause=f"no document matches {source!r}",
                          suggestion="run `chordal debug` where the search store is reachable "
                                     "to see the nearest titles")
-    if not hits:
-        return Diagnosis(step=step_id, code=code, cause=(
-            f"the search store holds no document with the words of {source!r}"),
-            suggestion="index the document with `chordal index FILE.jsonl`, or fix the spelling")
-    shown, outside = [], []
-    for h in hits:
-        d = h.document
-        kept_out = window is not None and (d.date is None or not
-                                           window[0].isoformat() <= d.date <= window[1].isoformat())
-        shown.append(f"{d.title!r} ({d.date or 'undated'}"
-                     + (f", outside {format_scope(window)})" if kept_out else ")"))
-        outside += [d] if kept_out else []
-    cause = f"no document matches {source!r}{within}; nearest titles: " + "; ".join(shown)
-    best = hits[0].document
-    shared = stems(source) & stems(best.title) - set(STOPWORDS)
-    if len(shared) * 2 < len(set(keywords(source))):
-        fix = (f"nothing in the store resembles {source!r} (the nearest title shares only "
-               f"{', '.join(sorted(shared)) or 'no words'}): index the document with "
-               "`chordal index FILE.jsonl`, or fix the source's spelling")
-    elif best in outside and best.date:
-        fix = (f"widen temporal_scope to include {best.date} (e.g. "
-               f"{format_scope(year_in(best.date) or window)!r}) or remove it")
-    elif best in outside:
-        fix = "the nearest document is undated: remove temporal_scope, or date it in the corpus"
-    else:
-        fix = f"name the document by its title: source {best.title!r}"
-    return Diagnosis(step=step_id, code=code, cause=cause, suggestion=fix,
-                     titles=[h.document.title for h in hits])
+    refused = [c for c in match.candidates if c.verdict == "rejected"]
+    return get_diagnosis(step_id, code, match.reason, refused or match.candidates)
 
 
 def _bad_scope(step, r: StepResult) -> Diagnosis:

@@ -1,183 +1,230 @@
 """The heuristic planner, used when no LLM is configured: consumes a question and a
-search backend, produces a two-step Plan (GET the best-matching document → EXTRACT the
-value or sentence that answers the question).
+search backend, produces a two-step Plan (GET the document → EXTRACT the value that
+answers the question), or raises NoAnswer saying what was not found and which
+documents came closest. It never plans a value it cannot support.
 
-Deterministic keyword matching: the top BM25 document, its sentence sharing the most
-question words, and, when the question asks for a quantity or a date, the value in that
-sentence nearest the question's words. The EXTRACT pattern is built from the words just
-before the value and checked against the document before the plan is returned.
+1. The question is read (shared/llm/question.py): its period, its names (the entity),
+   what it asks about, and the kind of value its wording asks for.
+2. Candidate documents come from the search store within the question's period window;
+   a document is eligible when its title holds the question's names and it is about
+   exactly the period asked (the GET rules of shared/search/matching.py: Q3 2024 is not
+   2024; a document without a period counts by publication date).
+3. Each eligible document is read (shared/llm/reading.py): a sentence holding the words
+   asked about, and in it the reported figure — not an expectation, a baseline, a
+   change or another period's figure.
+4. Of the documents that gave a reading, official sources beat news and news beats
+   summaries (drafts, previews, analysts' notes and plans never answer: they are listed
+   among the nearest), then the title with the fewest words beyond the question's
+   ("Port of Kallby" before "Port of Kallby North"), then the stronger reading. The plan's GET names that document by title (checked to fetch exactly it)
+   and its EXTRACT pattern is checked to capture exactly that value.
+The answer states the value, the document, its period and publication date, and how
+sure the reading is (`high` or `medium`, and why).
 """
 
 from __future__ import annotations
 
-import re
+import regex
 
-from shared.errors import InputError, ToolError
-from shared.models import ExtractStep, GetStep, Plan
-from shared.search import Document, SearchBackend, format_scope, year_in
-from shared.search.terms import keywords, stem, stems, words
+from shared.errors import InputError, NoAnswer, ToolError
+from shared.models import Answer, ExtractStep, GetStep, Plan
+from shared.search import Document, SearchBackend, format_scope
+from shared.search.matching import CANDIDATES, all_words, name_words, period_fits, window_for
+from shared.search.periods import without_periods
 from shared.tools.get import run_get
 
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-VALUE_PATTERNS = {
-    "date": rf"\d{{4}}-\d{{2}}-\d{{2}}|{_MONTH}\s+\d{{1,2}},\s+\d{{4}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}",
-    "percent": rf"(?<![\w.,-]){_NUM}\s?(?:%|percent\b)",
-    "money": rf"[$€£]\s?{_NUM}(?:\s(?:billion|million|thousand)\b)?",
-    "number": rf"(?<![\w.,$€£/-]){_NUM}(?![\w%]|[.,/-]\d|\s%)(?:\s(?:billion|million|thousand)\b)?",
-}
-"""Generic captures (no groups of their own) for each kind of value a question asks for."""
+from .anchor import sentence_pattern, value_pattern
+from .question import Question
+from .reading import Ask, Reading, read_sentence, read_value
 
-QUESTION_KINDS = (
-    ("date", re.compile(r"\b(when|what date|which date|what day|deadline|by when)\b", re.I)),
-    ("percent", re.compile(r"\b(percent|percentage|rate|share|proportion|margin|yield|growth)\b|%", re.I)),
-    ("money", re.compile(
-        r"\b(how much|revenue|sales|income|profit|cost|price|spend|spent|fine|penalty|fund|budget|paid)\b", re.I)),
-    ("number", re.compile(r"\b(how many|number|count|total|amount|quantity|how long|how old)\b", re.I)),
-)
-"""Which kinds of value a question asks for, in order of preference."""
-
-TITLE_WORD_WEIGHT = 0.1
-"""Weight of a question word that is also in the title: every sentence shares it."""
 NOTE = "(Heuristic answer: found by keyword search over the indexed documents, without an LLM.)"
+NEAREST = 4
+"""Documents an abstention lists."""
+PROVISIONAL_RANK = 3
+SOURCE_RANK = {"official_report": 0, "press_release": 0, "regulation": 0, "filing": 0,
+               "legal_notice": 0, "health_bulletin": 0, "product_doc": 0,
+               "statistical_bulletin": 0, "news": 1, "summary": 2,
+               "analyst_note": PROVISIONAL_RANK, "preview": PROVISIONAL_RANK,
+               "draft": PROVISIONAL_RANK, "forecast": PROVISIONAL_RANK}
+"""Which kinds of source answer first; an unknown kind ranks with news; provisional ones
+(drafts, previews, analysts' notes, forecasts) never answer."""
+PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|unaudited|"
+                            r"forecast|outlook|what\s+to\s+expect|what\s+analysts\s+expect|"
+                            r"expectations?)\b|草案|初稿|预告|展望|预测|计划|点评", regex.I)
+"""Title words that mark a document as provisional, whatever its source_type says."""
 
 
 def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
-    """A GET → EXTRACT plan answering `question` from the best-matching document;
-    InputError when no indexed document matches."""
-    if not keywords(question):
-        raise InputError(f"question {question!r} has no words to search for; ask about a named thing")
-    period = year_in(question)
-    hits = backend.search(question, 1, period) if period else []
-    scope = format_scope(period) if hits else None
-    hits = hits or backend.search(question, 1)
-    if not hits:
-        raise InputError(
-            f"no document matches the question {question!r}; index documents with "
-            "`chordal index FILE.jsonl` or configure an LLM planner"
-        )
-    get, content = _get_step(hits[0].document, scope, backend)
-    title_stems = stems(get.source)
-    weight = {s: TITLE_WORD_WEIGHT if s in title_stems else 1.0 for s in map(stem, keywords(question))}
-    kinds = [kind for kind, pattern in QUESTION_KINDS if pattern.search(question)]
-    start, end = _best_sentence(content, weight, kinds)
-    for kind in kinds:
-        found = _value_pattern(content, start, end, kind, weight, question)
-        if found:
-            extract = ExtractStep(id="E2", operation="EXTRACT", source="$DOC", pattern=found, output_var="$VALUE")
-            answer = f"{{{{ VALUE }}}}, according to {_cited(get)}. {NOTE}"
-            return Plan(steps=[get, extract], answer=answer, planner="heuristic")
-    extract = ExtractStep(
-        id="E2", operation="EXTRACT", source="$DOC",
-        pattern=_sentence_pattern(content, start, end), output_var="$SENTENCE",
-    )
-    answer = f"{_cited(get)} says: {{{{ SENTENCE }}}} {NOTE}"
+    """A GET → EXTRACT plan answering `question` from the one document that supports
+    it; NoAnswer when none does, InputError when the question has nothing to search."""
+    q = Question.read(question)
+    if not q.content:
+        raise InputError(f"question {question!r} has no words to search for; ask about a "
+                         "named thing")
+    lag = backend.lag_days
+    text = without_periods(question)
+    docs = backend.candidates(text, window_for(q.period, lag), CANDIDATES)
+    others = backend.candidates(text, None, CANDIDATES) if q.period is not None else docs
+    titled = set().union(*(all_words(d.title) for d in [*docs, *others]))
+    readings, refused = _readings(q, docs, lag, titled)
+    if not readings:
+        if not docs and not others and backend.count() == 0:
+            raise InputError("no document matches the question: the search store is empty; "
+                             "index documents with `chordal index FILE.jsonl` or configure an "
+                             "LLM planner")
+        seen = {d.id for d, _ in refused}  # documents of other periods come closest too
+        refused += [r for r in _readings(q, others, lag, titled)[1] if r[0].id not in seen]
+        raise _abstain(q, refused, titled)
+    doc, reading = min(readings, key=lambda r: _rank(q, *r))
+    get, content = _get_step(doc, backend)
+    return _plan(q, doc, get, content, reading)
+
+
+def _readings(q: Question, docs: list[Document], lag: int, titled: set[str]):
+    """(doc, Reading or sentence span) for each document that answers; (doc, why) for
+    each that does not. `titled`: the words of the candidates' titles."""
+    found, refused = [], []
+    for doc in docs:
+        if not q.names_in(doc.title, doc.content, titled):
+            refused.append((doc, f"not about {q.shown(q.names) or 'the names asked about'}"))
+            continue
+        if q.period is not None and (why := period_fits(doc, q.period, None, lag)):
+            refused.append((doc, why.replace("the source names", "the question asks about")))
+            continue
+        if _source_rank(doc) == PROVISIONAL_RANK:
+            refused.append((doc, f"provisional ({doc.source_type or 'marked so in its title'}): "
+                                 "a draft, preview, plan or forecast does not answer for the "
+                                 "final figure"))
+            continue
+        measure = q.measure(doc.title)
+        if q.wants_sentence:
+            reading = read_sentence(doc.content, measure)
+        else:
+            ask = Ask(measure, q.kind, q.period, q.text, q.groups,
+                      frozenset(all_words(doc.title)), q.counted)
+            reading = read_value(doc.content, ask)
+            if reading is None and q.kind is None:  # nothing numeric: the sentence itself
+                reading = (read_sentence(doc.content, measure, without_values=True)
+                           if _describes(q, doc) else None)
+        if reading is None:
+            refused.append((doc, f"no sentence states {q.shown(measure) or 'it'}"
+                                 + (f" as a {q.kind}" if q.kind else "")))
+        else:
+            found.append((doc, reading))
+    return found, refused
+
+
+def _describes(q: Question, doc: Document) -> bool:
+    """A sentence answers only what-questions about something beyond the title's words
+    (otherwise the best sentence is the title again)."""
+    return bool(q.content - q.names - all_words(doc.title))
+
+
+def _source_rank(doc: Document) -> int:
+    if PROVISIONAL.search(doc.title):
+        return PROVISIONAL_RANK
+    return SOURCE_RANK.get(doc.source_type or "", 1)
+
+
+def _rank(q: Question, doc: Document, reading) -> tuple:
+    strong = isinstance(reading, Reading) and reading.strong
+    coverage = reading.coverage if isinstance(reading, Reading) else 1.0
+    overlap = len(q.content & all_words(doc.title))
+    extra = len(set(name_words(doc.title)) - q.content)  # "Port of Kallby North" vs "… Kallby"
+    published = int(doc.date.replace("-", "")) if doc.date else 0
+    return (_source_rank(doc), extra, not strong, -coverage, -overlap, -published, doc.id)
+
+
+def _get_step(doc: Document, backend: SearchBackend) -> tuple[GetStep, str]:
+    """A GET step that fetches exactly `doc` (by title, then pinned to its period or
+    publication date, then by URL), and the text it fetches."""
+    attempts = [(doc.title, None), (doc.title, doc.period), (doc.title, doc.date)]
+    attempts += [(doc.url, None)] if doc.url else []
+    for source, scope in dict.fromkeys(attempts):
+        step = GetStep(id="E1", operation="GET", source=source, temporal_scope=scope,
+                       output_var="$DOC")
+        try:
+            output = run_get(step, backend)
+        except ToolError:
+            continue
+        if output.document.doc_id == doc.id:
+            return step, output.value
+    raise NoAnswer(f"document {doc.title!r} answers the question but no GET fetches exactly "
+                   "it (another document has the same title, period and URL)")
+
+
+def _plan(q: Question, doc: Document, get: GetStep, content: str, reading) -> Plan:
+    source = f"according to {_cited(doc.title)} ({_period_and_date(doc)})"
+    if isinstance(reading, Reading):
+        pattern = value_pattern(content, reading.start, reading.end, reading.kind,
+                                reading.sentence)
+        if pattern is None:
+            raise NoAnswer(f"{reading.value!r} answers the question but no pattern captures "
+                           f"it alone in {doc.title!r}")
+        extract = ExtractStep(id="E2", operation="EXTRACT", source="$DOC", pattern=pattern,
+                              output_var="$VALUE")
+        answer = f"{{{{ VALUE }}}}, {source}. {_confidence(q, doc, reading)} {NOTE}"
+        return Plan(steps=[get, extract], answer=answer, planner="heuristic")
+    start, end = reading
+    extract = ExtractStep(id="E2", operation="EXTRACT", source="$DOC",
+                          pattern=sentence_pattern(content, start, end), output_var="$SENTENCE")
+    answer = (f"{_cited(doc.title)} ({_period_and_date(doc)}) says: {{{{ SENTENCE }}}} "
+              f"Confidence: medium: the sentence holds the words asked about. {NOTE}")
     return Plan(steps=[get, extract], answer=answer, planner="heuristic")
 
 
-def _get_step(doc: Document, scope: str | None, backend: SearchBackend) -> tuple[GetStep, str]:
-    """A GET step that fetches `doc` by its exact title, and the content it fetches."""
-    last: ToolError | None = None
-    fetched = None
-    for attempt in dict.fromkeys([scope, doc.date]):  # a title's year may not cover its date
-        step = GetStep(id="E1", operation="GET", source=doc.title, temporal_scope=attempt, output_var="$DOC")
-        try:
-            output = run_get(step, backend)
-        except ToolError as e:
-            last = e
-            continue
-        fetched = fetched or (step, output.value)
-        if output.document.doc_id == doc.id:
-            return step, output.value
-    if fetched is None:
-        raise InputError(f"document {doc.title!r} matches the question but cannot be fetched: {last}")
-    return fetched
+def _confidence(q: Question, doc: Document, reading: Reading) -> str:
+    """How sure the reading is, and why, as one sentence of the answer."""
+    why = []
+    if q.names:
+        why.append("the document is about " + q.shown(q.names))
+    if q.period is not None:
+        why.append(f"the document is about {format_scope(q.period)}")
+    why.append("the sentence holds every word asked about" if reading.coverage == 1.0 else
+               f"the sentence holds {reading.coverage:.0%} of the words asked about")
+    if not reading.after_measure:
+        why.append("the figure comes before those words, not after them")
+    rank = _source_rank(doc)
+    if rank:
+        why.append(f"the source is {'provisional' if rank == 3 else doc.source_type or 'of unknown kind'}, "
+                   "not an official report")
+    level = "high" if reading.strong and rank == 0 else "medium"
+    return f"Confidence: {level}: " + "; ".join(why) + "."
 
 
-def _cited(get: GetStep) -> str:
-    title = get.source
+def _period_and_date(doc: Document) -> str:
+    period = f"period {doc.period}, " if doc.period else ""
+    return period + (f"published {doc.date}" if doc.date else "publication date unknown")
+
+
+def _cited(title: str) -> str:
     if any(mark in title for mark in ("{{", "{%", "{#")):
         title = f"{{% raw %}}{title}{{% endraw %}}"
     return f'"{title}"'
 
 
-def _sentences(text: str) -> list[tuple[int, int]]:
-    spans, start = [], 0
-    for m in [*re.finditer(r"(?<=[.!?])\s+", text), None]:
-        stop = m.start() if m else len(text)
-        chunk = text[start:stop]
-        if chunk.strip():
-            lead = len(chunk) - len(chunk.lstrip())
-            spans.append((start + lead, start + len(chunk.rstrip())))
-        start = m.end() if m else stop
-    return spans
+def _abstain(q: Question, refused: list[tuple[Document, str]], titled: set[str]) -> NoAnswer:
+    """The NoAnswer for a question no document supports: what is missing, and the
+    nearest documents (the question's names first) with why each does not answer."""
+    asked = q.shown(q.content - q.names) or "what was asked"
+    who = q.shown(q.names)
+    period = f" for {format_scope(q.period)}" if q.period else ""
+    message = (f"not found: no indexed document{' about ' + who if who else ''}{period} "
+               f"states {asked}; nothing is answered rather than a figure the documents "
+               "do not support")
+    if not refused:
+        message += ("; no indexed document shares a word with the question: index the "
+                    "documents that answer it with `chordal index FILE.jsonl`")
+    ordered = sorted(refused, key=lambda r: not q.names_in(r[0].title, r[0].content, titled))
+    nearest = [f"{d.title!r} ({_period_and_date(d)}): {why}" for d, why in ordered[:NEAREST]]
+    return NoAnswer(message, nearest)
 
 
-def _overlap(text: str, weight: dict[str, float]) -> float:
-    return sum(weight.get(s, 0.0) for s in {stem(w) for w in words(text)})
-
-
-def _best_sentence(content: str, weight: dict[str, float], kinds: list[str]) -> tuple[int, int]:
-    def score(span: tuple[int, int]) -> float:
-        sentence = content[span[0]:span[1]]
-        has_value = any(re.search(VALUE_PATTERNS[k], sentence) for k in kinds)
-        return _overlap(sentence, weight) + (0.5 if has_value else 0.0)
-
-    spans = _sentences(content)
-    return max(spans, key=lambda span: (score(span), -span[0]))
-
-
-def _value_pattern(content: str, start: int, end: int, kind: str, weight, question: str) -> str | None:
-    """A pattern capturing the value of `kind` in content[start:end] that sits nearest
-    the question's words; None when the sentence has no such value."""
-    sentence = content[start:end]
-    asked = set(words(question))
-    dates = [m.span() for m in re.finditer(VALUE_PATTERNS["date"], sentence)]
-    best, best_score = None, None
-    for m in re.finditer(VALUE_PATTERNS[kind], sentence):
-        if set(words(m.group())) <= asked:  # "week 48" in the question is not the answer
-            continue
-        if kind != "date" and any(a <= m.start() < b for a, b in dates):
-            continue
-        context = " ".join(sentence[: m.start()].split()[-6:] + sentence[m.end():].split()[:4])
-        score = _overlap(context, weight)
-        if best_score is None or score > best_score:
-            best, best_score = m, score
-    if best is None:
-        return None
-    value, at = best.group(), start + best.start()
-    before = content[start:at].split()
-    after = content[at + len(value):end].split()
-    for n in range(3, 9):  # a few words before the value; more until it is unambiguous
-        prefix = " ".join(before[-n:]) + (" " if before and content[at - 1].isspace() else "")
-        suffix = "" if before else " " + " ".join(after[:n])
-        pattern = _literal(prefix) + f"({VALUE_PATTERNS[kind]})" + _literal(suffix)
-        if _captures(pattern, content) == value:
-            return pattern
-    return None
-
-
-def _sentence_pattern(content: str, start: int, end: int) -> str:
-    """A pattern whose one group captures the sentence content[start:end]."""
-    sentence = content[start:end]
-    tokens = sentence.split()
-    for n in range(6, len(tokens)):
-        if sentence[-1] not in ".!?":
-            break
-        pattern = "(" + _literal(" ".join(tokens[:n])) + r"[\s\S]*?[.!?])(?=\s|$)"
-        if _captures(pattern, content) == sentence:
-            return pattern
-    return "(" + _literal(sentence) + ")"
-
-
-def _captures(pattern: str, content: str) -> str | None:
-    """What `pattern` captures in `content`, if it captures the same with and without
-    IGNORECASE (the EXTRACT tool ignores case); None otherwise."""
-    found = [re.search(pattern, content, flags) for flags in (0, re.IGNORECASE)]
-    values = {m.group(1) if m else None for m in found}
-    return values.pop() if len(values) == 1 else None
-
-
-def _literal(text: str) -> str:
-    """`text` as a regex: escaped, any run of whitespace matching any other."""
-    return "".join(r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", text))
+def abstention(exc: NoAnswer) -> Answer:
+    """The answer a query gets when the heuristic planner abstains: incomplete, saying
+    what was not found and which documents came closest."""
+    lines = [f"Not found. {exc.message[0].upper()}{exc.message[1:]}."]
+    if exc.nearest:
+        lines.append("Nearest documents:")
+        lines += [f"- {n}" for n in exc.nearest]
+    lines.append(NOTE)
+    return Answer(text="\n".join(lines), missing=[exc.message], complete=False)

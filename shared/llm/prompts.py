@@ -40,8 +40,9 @@ EXAMPLE_STEPS: list[dict] = [
 """One example step per operation; in this order they form one valid plan."""
 
 FIELDS = {
-    "GET": "source (a document's exact title, name or URL), temporal_scope, top_k (default "
-           "1) -> the document's text",
+    "GET": "source (a document's title as listed, with the period it is about, or its "
+           "URL), temporal_scope (a window the document's period must overlap), top_k "
+           "(default 1) -> the document's text",
     "SEARCH": "query (keywords), temporal_scope, top_k (default 5) -> ranked snippets",
     "EXTRACT": "source ($VAR of a GET or SEARCH), pattern (regex, exactly one capture "
                "group), quantity (percent, money, date, number, article), fallback -> the "
@@ -139,7 +140,8 @@ def plan_messages(question: str, documents: list[str] = (), max_steps: int = 20)
     """The opening messages that ask for a plan answering `question`."""
     user = f"Question: {question}"
     if documents:
-        user += ("\n\nDocuments in the search store that may hold the answer (title, date):\n"
+        user += ("\n\nDocuments in the search store that may hold the answer (title, the "
+                 "period it is about, when it was published):\n"
                  + "\n".join(f"- {d}" for d in documents))
     return [{"role": "system", "content": system_prompt(max_steps)},
             {"role": "user", "content": user}]

@@ -5,12 +5,12 @@ from .plan import (OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterSt
                    IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
 from .llm import LLMCall, ReactIteration
 from .query import Query, new_query_id
-from .result import Evidence, StepResult
+from .result import Candidate, Evidence, StepResult
 from .run import TERMINAL, PlanProblem, RunRecord, Status
 from .task import FinalizeTask, ReactTask, StepTask
 
 __all__ = [
-    "Answer", "ArbitrateStep", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
+    "Answer", "ArbitrateStep", "Candidate", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
     "StepResult", "StepTask", "FinalizeTask", "ReactTask", "TERMINAL", "new_query_id",

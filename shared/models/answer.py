@@ -32,7 +32,5 @@ class Answer(BaseModel):
         if self.footnotes:
             lines.append("")
             for f in self.footnotes:
-                e = f.evidence
-                parts = [e.title] + [p for p in (e.date, e.url) if p]
-                lines.append(f"[{f.number}] " + ", ".join(parts))
+                lines.append(f"[{f.number}] {f.evidence.cite()}")
         return "\n".join(lines)

@@ -16,7 +16,31 @@ class Evidence(BaseModel):
     title: str
     url: str | None = None
     date: str | None = None
+    """When the document was published."""
     source_type: str | None = None
+    period: str | None = None
+    """The span the document is about (`2024-Q3`), given or read from its title."""
+    match: str | None = None
+    """How GET chose the document: `title_match`, `url_match`, `partial_title`."""
+
+    def cite(self) -> str:
+        """The footnote text: title, period, publication date, URL, how it was matched."""
+        parts = [self.title]
+        if self.period:
+            parts.append(f"period {self.period}")
+        parts.append(f"published {self.date}" if self.date else "publication date unknown")
+        if self.url:
+            parts.append(self.url)
+        text = ", ".join(parts)
+        return f"{text} (matched by {self.match.replace('_', ' ')})" if self.match else text
+
+
+class Candidate(Evidence):
+    """A document a GET considered, and what the matching rules made of it."""
+
+    verdict: Literal["chosen", "fits", "rejected"]
+    reason: str
+    """Why it was chosen, passed over, or refused ("title names 2024-Q2")."""
 
 
 class StepResult(BaseModel):
@@ -38,7 +62,10 @@ class StepResult(BaseModel):
     documents: list[Evidence] = []
     """Every document behind a list value (GET with top_k, SEARCH, MERGE, FILTER)."""
     note: str | None = None
-    """Why the step decided as it did (VALIDATE, ARBITRATE, MERGE, EXTRACT layers)."""
+    """Why the step decided as it did (GET's choice, VALIDATE, ARBITRATE, MERGE, EXTRACT
+    layers)."""
+    candidates: list[Candidate] = []
+    """The documents a GET considered, chosen first (see shared/search/matching.py)."""
     inputs: list[str] = []
     """action_ids of the steps whose values this one used."""
     duration_ms: float = 0.0

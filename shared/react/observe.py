@@ -74,7 +74,8 @@ def observe(result: StepResult, limit: int = 500) -> str:
 def _label(doc: Evidence | None) -> str:
     if doc is None:
         return ""
-    return f"[{doc.title}{', ' + doc.date if doc.date else ''}] "
+    period = f", period {doc.period}" if doc.period else ""
+    return f"[{doc.title}{period}{', published ' + doc.date if doc.date else ''}] "
 
 
 def render_value(value: Any) -> str:

@@ -31,7 +31,7 @@ def _stated(plan: Plan, answer: Answer, question: str) -> set[str]:
         if step.operation in ("GET", "SEARCH") and (found := step_period(step, None)):
             texts.append(describe([found]))
     for f in answer.footnotes:
-        texts += [f.evidence.title, f.evidence.date or ""]
+        texts += [f.evidence.title, f.evidence.date or "", f.evidence.period or ""]
         if found := year_in(f.evidence.title):
             texts.append(describe([found]))
     return {n for t in texts for n in NUMBER.findall(t)}

@@ -2,8 +2,8 @@
 period a value speaks for ("Q3 2023") and the verb a sentence about it takes.
 
 A value's period comes from the GET/SEARCH steps its chain starts at: their
-`temporal_scope`, else a year or quarter named in their source (or query), else one
-named in the title of the document they fetched. The tense is "was" when the whole
+`temporal_scope`, else a year or quarter named in their source (or query), else the
+period of the document they fetched (given in the corpus or read from its title). The tense is "was" when the whole
 period lies before today, "will be" when it starts after today, and "is" otherwise —
 also when no period is known.
 """
@@ -33,7 +33,13 @@ def step_period(step, result: StepResult | None) -> DateRange | None:
             pass
     named = year_in(getattr(step, "source", None) or getattr(step, "query", "") or "")
     if named is None and result is not None and result.document is not None:
-        named = year_in(result.document.title)
+        doc = result.document
+        if doc.period:
+            try:
+                return parse_scope(doc.period)
+            except InputError:
+                pass
+        named = year_in(doc.title)
     return named
 
 

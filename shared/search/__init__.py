@@ -1,16 +1,18 @@
 """Search: documents, the backend protocol and its implementations (SQLite FTS5 here,
-Elasticsearch in `shared.search.elastic`, loaded only when used), the shared GET cache
-(`shared.search.cache`), date scopes, and corpus loading."""
+Elasticsearch in `shared.search.elastic`, loaded only when used), the matching rules
+every GET follows (`shared.search.matching`), the shared GET cache
+(`shared.search.cache`), periods and date scopes, and corpus loading."""
 
-from .backend import (BACKENDS, FULL_TEXT, TITLE_MATCH, URL_MATCH, Hit, SearchBackend,
-                      default_backend, open_backend)
+from .backend import (BACKENDS, PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Hit, Match,
+                      SearchBackend, Window, default_backend, open_backend)
 from .corpus import load_jsonl
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope, year_in
 from .document import Document, document_id
 from .sqlite import SqliteSearch
 
 __all__ = [
-    "ACCEPTED_FORMS", "BACKENDS", "Document", "FULL_TEXT", "Hit", "SearchBackend",
-    "SqliteSearch", "TITLE_MATCH", "URL_MATCH", "default_backend", "document_id",
-    "format_scope", "load_jsonl", "open_backend", "parse_scope", "year_in",
+    "ACCEPTED_FORMS", "BACKENDS", "Document", "Hit", "Match", "PARTIAL_TITLE",
+    "SearchBackend", "SqliteSearch", "TITLE_MATCH", "URL_MATCH", "Window",
+    "default_backend", "document_id", "format_scope", "load_jsonl", "open_backend",
+    "parse_scope", "year_in",
 ]

@@ -1,6 +1,9 @@
 """The search backend protocol: consumes Documents (indexing) and search text, produces
-the best Document for a GET source, or ranked Hits for a query.
+ranked candidate Documents for a GET source and ranked Hits for a query, both filtered
+on a period `Window` in the store itself.
 
+Backends only rank and filter; which candidate a GET gets is decided once, for all of
+them, by `shared.search.matching` (`best` is `matching.find` over `candidates`).
 `open_backend(settings)` picks the implementation: embedded SQLite FTS5 by default,
 Elasticsearch when CHORDAL_ES_URL is set.
 """
@@ -8,25 +11,19 @@ Elasticsearch when CHORDAL_ES_URL is set.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
 
 from shared.errors import ConfigError
 
+from .dates import DateRange
 from .document import Document
-from .terms import keywords, stem, stems
+from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match, Window
 
 if TYPE_CHECKING:
     from shared.config import Settings
 
-TITLE_MATCH = "title_match"
-"""Confidence of `best`: every word of the source appears in the document's title."""
-FULL_TEXT = "full_text"
-"""Confidence of `best`: the document was ranked first on its text, not its title."""
-URL_MATCH = "url_match"
-"""Confidence of `best`: the source is the document's URL."""
-
-DateRange = tuple[date, date]
+__all__ = ["BACKENDS", "DateRange", "Hit", "Match", "PARTIAL_TITLE", "SearchBackend",
+           "TITLE_MATCH", "URL_MATCH", "Window", "default_backend", "open_backend"]
 
 
 @dataclass(frozen=True)
@@ -40,42 +37,34 @@ class Hit:
     """A short passage of the content around the matched words (`**word**`)."""
 
 
-def pick_best(source: str, ranked: Iterable[Document]) -> tuple[Document, str] | None:
-    """The rule every backend applies to its ranked candidates for a GET `source`: the
-    first whose title holds every keyword of the source (`title_match`), else the first
-    whose title and text hold at least half of them (`full_text`), else None."""
-    ranked = list(ranked)
-    wanted = {stem(t) for t in keywords(source)}
-    for doc in ranked:
-        if wanted <= stems(doc.title):
-            return doc, TITLE_MATCH
-    for doc in ranked:
-        # OR-ed terms let a document in on one common word; ask for half of them
-        found = wanted & stems(f"{doc.title} {doc.content}")
-        if 2 * len(found) >= len(wanted):
-            return doc, FULL_TEXT
-    return None
-
-
 @runtime_checkable
 class SearchBackend(Protocol):
-    """What GET, the heuristic planner and `chordal index` need from a search store.
+    """What GET, SEARCH, the heuristic planner and `chordal index` need from a search store.
 
     Backends raise `StoreError` when the store cannot be read or written.
     """
+
+    lag_days: int
+    """Days after a period within which an undated-period document may be about it."""
 
     def add(self, docs: Iterable[Document]) -> int:
         """Insert or replace (by id) all `docs`; returns how many. SQLite does it in one
         transaction; Elasticsearch has none, and lists the documents it rejected."""
         ...
 
-    def best(self, source: str, date_range: DateRange | None = None) -> tuple[Document, str] | None:
-        """The document a GET `source` names, dated within `date_range` when given, with
-        its confidence (`title_match`, `url_match` or `full_text`); None if none fits."""
+    def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
+        """Up to `limit` documents for a GET source, best first: exact title (any case)
+        or URL, then title phrase, then words in title and text; only those that fit
+        `window` when given."""
         ...
 
-    def search(self, query: str, limit: int = 5, date_range: DateRange | None = None) -> list[Hit]:
-        """Documents ranked by relevance to `query`, best first."""
+    def best(self, source: str, scope: DateRange | None = None) -> Match:
+        """`matching.find` over `candidates`: the documents that fit the GET `source`
+        within `scope`, best first, with every candidate's verdict."""
+        ...
+
+    def search(self, query: str, limit: int = 5, window: Window | None = None) -> list[Hit]:
+        """Documents ranked by relevance to `query`, best first, fitting `window`."""
         ...
 
     def count(self) -> int:
@@ -106,9 +95,10 @@ def open_backend(settings: Settings, kind: str | None = None) -> SearchBackend:
                               "(e.g. http://127.0.0.1:9200); set it or use the sqlite backend")
         from .elastic import ElasticSearch  # the client loads only when it is used
 
-        return ElasticSearch(settings.es_url, settings.es_index, settings.es_timeout_s)
+        return ElasticSearch(settings.es_url, settings.es_index, settings.es_timeout_s,
+                             lag_days=settings.publication_lag_days)
     if kind != "sqlite":
         raise ConfigError(f"unknown search backend {kind!r}; use one of {', '.join(BACKENDS)}")
     from .sqlite import SqliteSearch
 
-    return SqliteSearch(settings.search_path)
+    return SqliteSearch(settings.search_path, lag_days=settings.publication_lag_days)

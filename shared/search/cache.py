@@ -1,5 +1,6 @@
 """The shared GET cache: wraps any SearchBackend and keeps the answers of `best` (the
-lookup behind every GET step) in Redis, shared by all executors on all machines.
+lookup behind every GET step: a `Match`) in Redis, shared by all executors on all
+machines.
 
 Consumes a backend, a Redis client and a bucket length (CHORDAL_GET_CACHE_S, default
 1800 s); produces a SearchBackend whose `best` answers repeated lookups from Redis and
@@ -16,12 +17,14 @@ whose other methods are the wrapped backend's. Keys (names in shared/queues.py):
   before is never read again (it expires with its bucket).
 - bucket: `floor(now / bucket_s)`; an entry lives until its bucket ends, so nothing
   cached is older than one bucket.
-- digest: sha256 of the source (surrounding whitespace dropped; case and inner spacing
-  kept, because an exact URL match is case-sensitive) and the date range.
+- digest: sha256 of the format version, the source (surrounding whitespace dropped; case
+  and inner spacing kept, because an exact URL match is case-sensitive), the
+  temporal scope and the publication lag.
 
-"Nothing found" is cached too. A cached answer is the very document and confidence the
-backend gave, so a GET's value and confidence are the same, cached or not: the step
-result stays deterministic. When Redis fails, lookups go to the backend (logged).
+"Nothing found" is cached too. A cached answer is the very Match the backend gave
+(documents, confidences, candidates and reasons), so a GET's value and confidence are
+the same, cached or not: the step result stays deterministic. When Redis fails, lookups
+go to the backend (logged); an entry this version cannot read is ignored.
 """
 
 from __future__ import annotations
@@ -31,14 +34,14 @@ import json
 import logging
 import math
 import time
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import redis
 
 from shared import queues
 from shared.errors import ConfigError, StoreError
 
-from .backend import DateRange, Hit, SearchBackend
+from .backend import DateRange, Hit, Match, SearchBackend, Window
 from .document import Document
 
 log = logging.getLogger(__name__)
@@ -49,10 +52,14 @@ def backend_key(identity: str) -> str:
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
 
 
-def lookup_digest(source: str, date_range: DateRange | None) -> str:
-    """The hash of one `best(source, date_range)` call."""
-    scope = [d.isoformat() for d in date_range] if date_range else None
-    text = json.dumps([source.strip(), scope], ensure_ascii=False)
+FORMAT = 2
+"""Version of the cached value (2: a Match with candidates); part of every digest."""
+
+
+def lookup_digest(source: str, scope: DateRange | None, lag_days: int = 0) -> str:
+    """The hash of one `best(source, scope)` call of a backend with `lag_days`."""
+    window = [d.isoformat() for d in scope] if scope else None
+    text = json.dumps([FORMAT, source.strip(), window, lag_days], ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
@@ -109,33 +116,34 @@ class CachedSearch:
                               "cannot tell its entries from another store's")
         self.backend = backend
         self.identity: str = identity
+        self.lag_days: int = backend.lag_days
         self.bucket_s = bucket_s
         self._r = r
         self._clock = clock
         self._key = backend_key(identity)
 
-    def best(self, source: str, date_range: DateRange | None = None) -> tuple[Document, str] | None:
+    def best(self, source: str, scope: DateRange | None = None) -> Match:
         try:
             generation = int(self._r.get(queues.get_cache_generation_key(self._key)) or 0)
             now = self._clock()
             bucket = int(now // self.bucket_s)
             key = queues.get_cache_key(self._key, generation, bucket,
-                                       lookup_digest(source, date_range))
+                                       lookup_digest(source, scope, self.lag_days))
             raw = self._r.get(key)
             self._r.hincrby(queues.get_cache_stats_key(self._key),
                             "misses" if raw is None else "hits", 1)
         except redis.RedisError as exc:
             log.warning("GET cache unavailable, asking the search store: %s", exc)
-            return self.backend.best(source, date_range)
+            return self.backend.best(source, scope)
         if raw is not None:
             try:
-                return _decode(raw)
-            except (ValueError, KeyError, TypeError):  # not written by this version: ignore
+                return Match.model_validate_json(raw)
+            except ValueError:  # not written by this version: ignore
                 log.warning("GET cache entry %s unreadable, asking the search store", key)
-        found = self.backend.best(source, date_range)
+        found = self.backend.best(source, scope)
         ttl = max(1, math.ceil((bucket + 1) * self.bucket_s - now))
         try:
-            self._r.set(key, _encode(found), ex=ttl)
+            self._r.set(key, found.model_dump_json(), ex=ttl)
         except redis.RedisError as exc:
             log.warning("GET cache unavailable, answer not cached: %s", exc)
         return found
@@ -162,8 +170,11 @@ class CachedSearch:
         except redis.RedisError as exc:
             log.warning("GET cache not cleared after a failed add: %s", exc)
 
-    def search(self, query: str, limit: int = 5, date_range: DateRange | None = None) -> list[Hit]:
-        return self.backend.search(query, limit, date_range)
+    def search(self, query: str, limit: int = 5, window: Window | None = None) -> list[Hit]:
+        return self.backend.search(query, limit, window)
+
+    def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
+        return self.backend.candidates(text, window, limit)
 
     def count(self) -> int:
         return self.backend.count()
@@ -174,17 +185,3 @@ class CachedSearch:
 
     def close(self) -> None:
         self.backend.close()
-
-
-def _encode(found: tuple[Document, str] | None) -> str:
-    if found is None:
-        return json.dumps({"document": None, "confidence": None})
-    doc, confidence = found
-    return json.dumps({"document": doc.model_dump(), "confidence": confidence})
-
-
-def _decode(raw: bytes | str) -> tuple[Document, str] | None:
-    value: dict[str, Any] = json.loads(raw)
-    if value["document"] is None:
-        return None
-    return Document.model_construct(**value["document"]), value["confidence"]

@@ -1,6 +1,8 @@
-"""Date scopes: consumes the text of a `temporal_scope` (`2023-Q3`) or of a title or
-question ("Tesla Q3 2023 Financial Report"), produces an inclusive `(first, last)` pair
-of `datetime.date` that search backends filter documents' `date` on.
+"""Date scopes: consumes the text of a `temporal_scope` or a document's `period`
+(`2023-Q3`, `FY2023`, `2023-07-01..2023-09-30`), produces an inclusive `(first, last)`
+pair of `datetime.date`, and back. Periods named in free text (titles, sources,
+questions) are read by `shared.search.periods`; `year_in` is its span, kept here for the
+callers that want one range.
 """
 
 from __future__ import annotations
@@ -11,24 +13,10 @@ from datetime import date
 
 from shared.errors import InputError
 
-ACCEPTED_FORMS = "2023, 2023-Q3, 2023-H1, 2023-07, 2023-07-01, 2023-07-01..2023-09-30"
+ACCEPTED_FORMS = "2023, FY2023, 2023-Q3, 2023-H1, 2023-07, 2023-07-01, 2023-07-01..2023-09-30"
 """The scope forms `parse_scope` accepts, as error messages list them."""
 
 DateRange = tuple[date, date]
-
-_YEAR = r"(?:19|20)\d{2}"
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
-_QUARTER_RES = (
-    re.compile(rf"(?<!\w)Q(?P<q>[1-4])[\s,'-]*(?:FY\s*)?(?P<y>{_YEAR})(?!\d)", re.I),
-    re.compile(rf"(?<!\d)(?P<y>{_YEAR})[\s-]*Q(?P<q>[1-4])(?!\w)", re.I),
-    re.compile(rf"\b(?P<q>first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?P<y>{_YEAR})(?!\d)", re.I),
-)
-_HALF_RES = (
-    re.compile(rf"(?<!\w)H(?P<h>[12])[\s,'-]*(?P<y>{_YEAR})(?!\d)", re.I),
-    re.compile(rf"(?<!\d)(?P<y>{_YEAR})[\s-]*H(?P<h>[12])(?!\w)", re.I),
-)
-_YEAR_RE = re.compile(rf"(?<!\d)({_YEAR})(?!\d)")
-
 
 def year_range(year: int) -> DateRange:
     return date(year, 1, 1), date(year, 12, 31)
@@ -43,6 +31,10 @@ def half_range(year: int, half: int) -> DateRange:
     return (date(year, 1, 1), date(year, 6, 30)) if half == 1 else (date(year, 7, 1), date(year, 12, 31))
 
 
+def month_range(year: int, month: int) -> DateRange:
+    return date(year, month, 1), _month_end(year, month)
+
+
 def _month_end(year: int, month: int) -> date:
     return date(year, month, calendar.monthrange(year, month)[1])
 
@@ -55,8 +47,8 @@ def _parse_one(text: str) -> DateRange | None:
 
 
 def _parse_form(text: str) -> DateRange | None:
-    if re.fullmatch(r"\d{4}", text):
-        return year_range(int(text))
+    if m := re.fullmatch(r"(?:FY\s?)?(\d{4})", text, re.I):
+        return year_range(int(m[1]))
     if m := re.fullmatch(r"(\d{4})-Q([1-4])", text, re.I):
         return quarter_range(int(m[1]), int(m[2]))
     if m := re.fullmatch(r"(\d{4})-H([12])", text, re.I):
@@ -106,24 +98,9 @@ def format_scope(scope: DateRange) -> str:
 
 def year_in(text: str) -> DateRange | None:
     """The period `text` names: a quarter (`Q3 2023`, `2023-Q3`, `third quarter of 2023`),
-    a half (`H1 2023`), else a year (`2023`, `FY2023`); None when it names none.
+    a half (`H1 2023`), a month, a week, else a year (`2023`, `FY2023`); None when it
+    names none. When several periods are named ("2022 versus 2023") the range spans all
+    of them (see `shared.search.periods.named_period`)."""
+    from .periods import named_period  # periods builds on the ranges defined here
 
-    When several periods are named ("2022 versus 2023") the range spans all of them.
-    """
-    ranges: list[DateRange] = []
-    taken: list[tuple[int, int]] = []
-    for pattern in _QUARTER_RES:
-        for m in pattern.finditer(text):
-            quarter = _ORDINALS.get(m["q"].lower()) or int(m["q"])
-            ranges.append(quarter_range(int(m["y"]), quarter))
-            taken.append(m.span())
-    for pattern in _HALF_RES:
-        for m in pattern.finditer(text):
-            ranges.append(half_range(int(m["y"]), int(m["h"])))
-            taken.append(m.span())
-    for m in _YEAR_RE.finditer(text):
-        if not any(a <= m.start() < b for a, b in taken):
-            ranges.append(year_range(int(m[1])))
-    if not ranges:
-        return None
-    return min(r[0] for r in ranges), max(r[1] for r in ranges)
+    return named_period(text)

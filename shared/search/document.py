@@ -1,5 +1,10 @@
 """The Document: consumes one record of a corpus (a JSON object), produces the validated
 unit every search backend stores and GET returns, and the `Evidence` footnotes cite.
+
+`date` is when the document was published; `period` is the span it is about. A record
+may give `period` (`2024`, `FY2024`, `2024-Q3`, `2024-H1`, `2024-07`, a date range);
+without one it is inferred from the title ("Q3 2024", "third quarter of 2024",
+"2024年第三季度", "Annual Report 2024", …) and `period_origin` says which.
 """
 
 from __future__ import annotations
@@ -9,12 +14,18 @@ import re
 from datetime import date as Date
 from typing import Any
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from shared.errors import InputError
 from shared.models import Evidence
 
-FIELDS = ("id", "title", "content", "date", "url", "source_type")
-"""The fields a corpus record may carry."""
+from .dates import ACCEPTED_FORMS, format_scope, parse_scope
+from .periods import named_period
+
+FIELDS = ("id", "title", "content", "date", "url", "source_type", "period", "period_origin")
+"""The fields a corpus record may carry (`period_origin` is filled in when absent)."""
 
 
 def document_id(title: str, date: str | None, url: str | None) -> str:
@@ -35,12 +46,17 @@ class Document(BaseModel):
     content: str
     """Full text; GET binds it to the step's variable, EXTRACT searches it."""
     date: str | None = None
-    """ISO date `YYYY-MM-DD` the document speaks for (a report: the last day of its period);
-    undated documents never pass a date filter."""
+    """ISO date `YYYY-MM-DD` the document was published (a Q3 report: in October or
+    November). A document with neither `date` nor `period` never fits a period."""
     url: str | None = None
     """Where a reader can find the document; printed in footnotes."""
     source_type: str | None = None
     """Kind of source: `official_report`, `news`, `regulation`, …"""
+    period: str | None = None
+    """The span the document is about, as a scope (`2024`, `2024-Q3`, `2024-H1`,
+    `2024-07`, `2024-07-01..2024-09-30`); given, else inferred from the title."""
+    period_origin: Literal["given", "inferred"] | None = None
+    """Whether `period` came with the record or was read from the title."""
 
     @model_validator(mode="before")
     @classmethod
@@ -78,9 +94,35 @@ class Document(BaseModel):
             hint = "; for a whole month or year give the day it ends, e.g. 2023-09-30"
         raise ValueError(f"{value!r} is not an ISO date; write it as YYYY-MM-DD{hint}")
 
-    def evidence(self) -> Evidence:
-        """This document as a footnote cites it."""
+    @field_validator("period", mode="before")
+    @classmethod
+    def _scope(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        try:
+            return format_scope(parse_scope(str(value)))
+        except InputError:
+            raise ValueError(f"{value!r} is not a period; write it as one of {ACCEPTED_FORMS}, "
+                             "or leave it out to have it read from the title") from None
+
+    @model_validator(mode="after")
+    def _infer_period(self) -> "Document":
+        if self.period is not None:
+            if self.period_origin is None:
+                self.period_origin = "given"
+        elif (found := named_period(self.title)) is not None:
+            self.period, self.period_origin = format_scope(found), "inferred"
+        else:
+            self.period_origin = None
+        return self
+
+    def period_range(self):
+        """`period` as an inclusive (first, last) date pair, or None."""
+        return parse_scope(self.period) if self.period else None
+
+    def evidence(self, match: str | None = None) -> Evidence:
+        """This document as a footnote cites it; `match` says how a GET chose it."""
         return Evidence(
-            doc_id=self.id, title=self.title, url=self.url,
-            date=self.date, source_type=self.source_type,
+            doc_id=self.id, title=self.title, url=self.url, date=self.date,
+            source_type=self.source_type, period=self.period, match=match,
         )

@@ -1,10 +1,12 @@
 """The Elasticsearch search backend: the same SearchBackend as the SQLite store, on an
 index of an Elasticsearch 8 or 9 cluster, through the official `elasticsearch` client.
 
-Consumes Documents (`add`, bulk-indexed) and search text; produces Documents and Hits
-with the same confidences and date rules as the SQLite store. The index is created with
-`elastic_requests.MAPPING` on first use (or checked, when it exists). Request bodies and
-response parsing live in `elastic_requests`, the error mapping in `elastic_errors`.
+Consumes Documents (`add`, bulk-indexed) and search text; produces candidate Documents
+and Hits filtered on the same period windows as the SQLite store, and `best` applies the
+same `shared.search.matching` rules to them. The index is created with
+`elastic_requests.MAPPING` on first use (or checked, when it exists; one made before
+periods is refused with a message to re-index). Request bodies and response parsing
+live in `elastic_requests`, the error mapping in `elastic_errors`.
 
 Timeouts and retries: every request times out after `timeout_s`
 (CHORDAL_ES_TIMEOUT_S); the client retries it `MAX_RETRIES` times on connection errors,
@@ -33,12 +35,13 @@ from elasticsearch import (ApiError, AuthorizationException, BadRequestError, El
 
 from shared.errors import ConfigError, SearchUnavailable, StoreError
 
-from .backend import DateRange, Hit, pick_best
+from .backend import DateRange, Hit, Match, Window
 from .document import Document
 from .elastic_errors import RETRY_ON_STATUS, error_type, redact, store_error
-from .elastic_requests import (MAPPING, bulk_actions, candidates_body, document_of,
-                               exact_body, exact_of, failed_items, hits_of, mapping_problems,
+from .elastic_requests import (MAPPING, bulk_actions, candidates_body, documents_of,
+                               failed_items, hits_of, mapping_problems, schema_outdated,
                                search_body)
+from .matching import PUBLICATION_LAG_DAYS, find
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +59,13 @@ MAX_REPORTED = 10
 class ElasticSearch:
     """A `SearchBackend` on one Elasticsearch index; safe to share between threads."""
 
-    def __init__(self, url: str, index: str = "chordal-documents", timeout_s: float = 10.0):
+    def __init__(self, url: str, index: str = "chordal-documents", timeout_s: float = 10.0,
+                 lag_days: int = PUBLICATION_LAG_DAYS):
         self.url = url
         """The cluster (may hold `user:password@`; never printed as is)."""
         self.index = index
         self.timeout_s = timeout_s
+        self.lag_days = lag_days
         try:
             self._client = Elasticsearch(
                 url, request_timeout=timeout_s, retry_on_timeout=True,
@@ -103,7 +108,13 @@ class ElasticSearch:
                              self.index, exc)
                     found = {}
             for name, spec in found.items():
-                problems = mapping_problems(spec.get("mappings", {}).get("properties", {}))
+                properties = spec.get("mappings", {}).get("properties", {})
+                if schema_outdated(properties):
+                    raise StoreError(
+                        f"Elasticsearch index {name!r} was made by an earlier Chordal, before "
+                        "documents had periods; delete it and run `chordal index` again, or "
+                        "set CHORDAL_ES_INDEX to a new name and index the corpus there")
+                problems = mapping_problems(properties)
                 if problems:
                     raise StoreError(
                         f"Elasticsearch index {name!r} exists but is not a Chordal index "
@@ -174,19 +185,15 @@ class ElasticSearch:
         with self._request("counting documents") as es:
             return int(es.count(index=self.index).body["count"])
 
-    def search(self, query: str, limit: int = 5, date_range: DateRange | None = None) -> list[Hit]:
-        body = search_body(query, limit, date_range)
+    def search(self, query: str, limit: int = 5, window: Window | None = None) -> list[Hit]:
+        body = search_body(query, limit, window)
         return [] if body is None else hits_of(self._search(body, "searching"))
 
-    def best(self, source: str, date_range: DateRange | None = None) -> tuple[Document, str] | None:
-        exact = exact_of(self._search(exact_body(source, date_range), "looking up a title"))
-        if exact is not None:
-            return exact
-        body = candidates_body(source, date_range)
-        if body is None:
-            return None
-        response = self._search(body, "searching")
-        return pick_best(source, (document_of(h) for h in response["hits"]["hits"]))
+    def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
+        return documents_of(self._search(candidates_body(text, window, limit), "searching"))
+
+    def best(self, source: str, scope: DateRange | None = None) -> Match:
+        return find(self.candidates, source, scope, self.lag_days)
 
     def close(self) -> None:
         self._client.close()

@@ -7,24 +7,33 @@ is testable without one.
 Text fields use the built-in `english` analyzer (lower-casing, stopwords, Porter-style
 stemming: the counterpart of the SQLite store's `porter unicode61`); `title.keyword`
 holds the whole title lower-cased, for the exact-title lookup that SQLite does with
-`COLLATE NOCASE`. Documents without a date have no `date` value and so never match a
-`range` filter: undated documents never pass a date filter, as in the SQLite store.
+`COLLATE NOCASE`. A period `Window` becomes the filter `window_filter` writes: period
+overlapping it, or no period and published inside it or within the lag after it (the
+same test as `Window.fits` and the SQLite store's SQL). Which candidate a GET gets is
+decided by `shared.search.matching`, as for SQLite.
+
+Schema version 2 (`_meta.chordal_schema`) adds `period`, `period_origin`,
+`period_start` and `period_end`; an index made before them is refused with a message
+to re-index (Elasticsearch cannot add the periods to documents it already holds).
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .backend import TITLE_MATCH, URL_MATCH, DateRange, Hit
+from .backend import Hit, Window
 from .document import FIELDS, Document
+from .periods import without_periods
 from .terms import keywords
 
 TITLE_BOOST = 3.0
 """Weight of a word in the title relative to one in the content (`title^3`)."""
 PHRASE_BOOST = 10.0
 """Extra weight of a title that holds the source as a phrase, so it ranks first."""
-CANDIDATES = 50
-"""How many ranked documents `best` considers (as the SQLite store does)."""
+EXACT_BOOST = 1000.0
+"""Weight of a title (any case) or URL that is exactly the source: always ranked first."""
+SCHEMA_VERSION = 2
+"""`_meta.chordal_schema` of an index this code writes."""
 SNIPPET_CHARS = 150
 """Length of a search snippet (one highlighted fragment of the content)."""
 TITLE_KEYWORD_MAX = 1024
@@ -44,7 +53,12 @@ MAPPING: dict[str, Any] = {
         "date": {"type": "date", "format": "strict_date"},
         "url": {"type": "keyword"},
         "source_type": {"type": "keyword"},
+        "period": {"type": "keyword"},
+        "period_origin": {"type": "keyword"},
+        "period_start": {"type": "date", "format": "strict_date"},
+        "period_end": {"type": "date", "format": "strict_date"},
     },
+    "_meta": {"chordal_schema": SCHEMA_VERSION},
 }
 """The index mapping (`PUT /INDEX {"mappings": MAPPING}`); `id` repeats `_id` because
 Elasticsearch 8 refuses to sort on `_id`, and ties are broken by id as in SQLite."""
@@ -64,66 +78,65 @@ def mapping_problems(found: dict[str, Any]) -> list[str]:
     return problems
 
 
+def schema_outdated(found: dict[str, Any]) -> bool:
+    """Whether an index's mapping is a Chordal index from before periods (version 1):
+    every field of version 1 is there and every period field is missing."""
+    periods = ("period", "period_origin", "period_start", "period_end")
+    return (all(f in found for f in MAPPING["properties"] if f not in periods)
+            and not any(f in found for f in periods))
+
+
 def bulk_actions(index: str, docs: Iterable[Document]) -> Iterable[dict[str, Any]]:
     """One `index` action per document, `_id` = its id, so re-indexing replaces it."""
     for doc in docs:
-        source = {f: getattr(doc, f) for f in FIELDS}
+        source: dict[str, Any] = {f: getattr(doc, f) for f in FIELDS}
+        period = doc.period_range()
+        source["period_start"] = period[0].isoformat() if period else None
+        source["period_end"] = period[1].isoformat() if period else None
         yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": source}
 
 
-def date_filter(date_range: DateRange | None) -> list[dict[str, Any]]:
-    """The `filter` clauses of a date range (inclusive), none without one."""
-    if date_range is None:
+def window_filter(window: Window | None) -> list[dict[str, Any]]:
+    """The `filter` clauses of a period window, none without one: `Window.fits` in DSL.
+    A document without a date or period has no value and never matches a `range`."""
+    if window is None:
         return []
-    first, last = date_range
-    return [{"range": {"date": {"gte": first.isoformat(), "lte": last.isoformat()}}}]
+    first, last = window.first.isoformat(), window.last.isoformat()
+    about = {"bool": {"filter": [{"range": {"period_start": {"lte": last}}},
+                                 {"range": {"period_end": {"gte": first}}}]}}
+    published = {"bool": {
+        "must_not": [{"exists": {"field": "period_start"}}],
+        "filter": [{"range": {"date": {"gte": first,
+                                       "lte": window.published_until.isoformat()}}}]}}
+    return [{"bool": {"should": [about, published], "minimum_should_match": 1}}]
 
 
-def _bool(date_range: DateRange | None, **clauses: Any) -> dict[str, Any]:
-    """A `bool` query of `clauses` filtered on `date_range` (no empty clause lists)."""
+def _bool(window: Window | None, **clauses: Any) -> dict[str, Any]:
+    """A `bool` query of `clauses` filtered on `window` (no empty clause lists)."""
     query = {name: value for name, value in clauses.items() if value not in ([], None)}
-    if date_range is not None:
-        query["filter"] = date_filter(date_range)
+    if window is not None:
+        query["filter"] = window_filter(window)
     return {"bool": query}
 
 
-def exact_body(source: str, date_range: DateRange | None) -> dict[str, Any]:
-    """The document whose title (any case) or URL is exactly `source`, latest first.
-
-    A title match outscores a URL match (constant scores 2 and 1), so one request does
-    what the SQLite store does in two; `matched_queries` tells which one matched.
-    """
+def candidates_body(source: str, window: Window | None, limit: int) -> dict[str, Any]:
+    """Up to `limit` documents for a GET source: the title (any case) or URL that is
+    exactly the source first, then titles holding it as a phrase, then documents with
+    its words (title^3, content; periods left out: the window is their filter)."""
     text = source.strip()
-    should = [
-        {"constant_score": {"filter": {"term": {"title.keyword": text}}, "boost": 2.0,
-                            "_name": TITLE_MATCH}},
-        {"constant_score": {"filter": {"term": {"url": text}}, "boost": 1.0,
-                            "_name": URL_MATCH}},
+    should: list[dict[str, Any]] = [
+        {"constant_score": {"filter": {"term": {"title.keyword": text}}, "boost": EXACT_BOOST}},
+        {"constant_score": {"filter": {"term": {"url": text}}, "boost": EXACT_BOOST}},
+        {"match_phrase": {"title": {"query": text, "boost": PHRASE_BOOST}}},
     ]
+    words = " ".join(keywords(without_periods(source)) or keywords(source))
+    if words:
+        should.append(_keywords_match(words))
     return {
-        "query": _bool(date_range, should=should, minimum_should_match=1),
+        "query": _bool(window, should=should, minimum_should_match=1),
         "sort": ["_score", *_ORDER_BY_DATE],
-        "size": 1,
-        "track_total_hits": False,
-    }
-
-
-def candidates_body(source: str, date_range: DateRange | None) -> dict[str, Any] | None:
-    """Up to CANDIDATES documents for a GET source: titles holding the source as a
-    phrase first, then any document with its keywords (title^3, content); None when the
-    source has no keyword (the SQLite store finds nothing either)."""
-    words = " ".join(keywords(source))
-    if not words:
-        return None
-    should = [
-        {"match_phrase": {"title": {"query": source.strip(), "boost": PHRASE_BOOST}}},
-        _keywords_match(words),
-    ]
-    return {
-        "query": _bool(date_range, should=should, minimum_should_match=1),
-        "sort": ["_score", {"id": "asc"}],
         "track_scores": True,
-        "size": CANDIDATES,
+        "size": limit,
         "track_total_hits": False,
     }
 
@@ -134,14 +147,14 @@ def _keywords_match(words: str) -> dict[str, Any]:
                             "type": "best_fields", "tie_breaker": 0.3, "operator": "or"}}
 
 
-def search_body(query: str, limit: int, date_range: DateRange | None) -> dict[str, Any] | None:
+def search_body(query: str, limit: int, window: Window | None) -> dict[str, Any] | None:
     """Documents ranked by relevance to `query`'s keywords, each with one highlighted
     passage of its content (`**word**`); None when `query` has no keyword."""
     words = " ".join(keywords(query))
     if not words or limit < 1:
         return None
     return {
-        "query": _bool(date_range, must=[_keywords_match(words)]),
+        "query": _bool(window, must=[_keywords_match(words)]),
         "sort": ["_score", {"id": "asc"}],
         "track_scores": True,
         "size": limit,
@@ -172,13 +185,9 @@ def hits_of(response: dict[str, Any]) -> list[Hit]:
     return hits
 
 
-def exact_of(response: dict[str, Any]) -> tuple[Document, str] | None:
-    """The document of an `exact_body` response and its confidence, or None."""
-    found = response["hits"]["hits"]
-    if not found:
-        return None
-    matched = found[0].get("matched_queries") or []
-    return document_of(found[0]), TITLE_MATCH if TITLE_MATCH in matched else URL_MATCH
+def documents_of(response: dict[str, Any]) -> list[Document]:
+    """The Documents of a `candidates_body` response, best first."""
+    return [document_of(h) for h in response["hits"]["hits"]]
 
 
 def failed_items(results: Iterable[tuple[bool, dict[str, Any]]]) -> tuple[int, list[str]]:

@@ -2,12 +2,15 @@
 search backends match on and a safe SQLite FTS5 query built from them.
 
 User text never reaches FTS5 as syntax: it is cut into words, stopwords and FTS5
-operators drop out, and each remaining word is quoted.
+operators drop out, and each remaining word is quoted. Chinese and Japanese script has
+no spaces between words: each ideograph or kana is a word of its own (as
+Elasticsearch's standard tokenizer cuts it), and `index_text` spaces them out so that
+SQLite's tokenizer cuts indexed text the same way.
 """
 
 from __future__ import annotations
 
-import re
+import regex as re
 
 STOPWORDS = frozenset("""
 a about after all also am an and any are as at be been before being but by can could
@@ -16,31 +19,78 @@ into is it its me more most my no nor not of off on once only or other our out o
 same she should so some such than that the their them then there these they this those
 through to too under until up very was we were what when where which while who whom why
 will with would you your near many much
+的 了 是 在 和 与 及 其 为 之 多 少 什 么 哪 几 吗 呢 有
 """.split())
 """Words too common to tell documents apart (and FTS5's `NEAR`, `AND`, `OR`, `NOT`)."""
 
-_WORD_RE = re.compile(r"[^\W_]+")
+_IDEOGRAPH = r"[\p{Han}\p{Hiragana}\p{Katakana}]"
+_WORD_RE = re.compile(rf"{_IDEOGRAPH}|(?:(?!{_IDEOGRAPH})[^\W_])+")
+_IDEOGRAPH_RE = re.compile(rf"({_IDEOGRAPH})")
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased words of `text` as FTS5's unicode61 tokenizer cuts them."""
+    """Lower-cased words of `text` as FTS5's unicode61 tokenizer cuts `index_text(text)`."""
     return _WORD_RE.findall(text.lower())
+
+
+def index_text(text: str) -> str:
+    """`text` with a space around every ideograph, for a tokenizer that splits on spaces."""
+    return _IDEOGRAPH_RE.sub(r" \1 ", text) if _IDEOGRAPH_RE.search(text) else text
+
+
+def unindex_text(text: str) -> str:
+    """`index_text` undone (for snippets cut from indexed text)."""
+    return re.sub(rf"(?<={_IDEOGRAPH}|\*\*) (?={_IDEOGRAPH}|\*\*)|(?<={_IDEOGRAPH}) | (?={_IDEOGRAPH})",
+                  "", text) if _IDEOGRAPH_RE.search(text) else text
 
 
 def keywords(text: str) -> list[str]:
     """The words of `text` worth searching for: no stopwords, no lone letters, no repeats."""
     seen: dict[str, None] = {}
     for word in words(text):
-        if word in STOPWORDS or (len(word) == 1 and not word.isdigit()):
+        if word in STOPWORDS or (len(word) == 1 and not word.isdigit()
+                                 and not _IDEOGRAPH_RE.match(word)):
             continue
         seen.setdefault(word, None)
     return list(seen)
 
 
+IRREGULAR = {"grew": "grow", "grown": "grow", "growth": "grow", "rose": "rise",
+             "risen": "rise", "fell": "fall", "fallen": "fall", "sold": "sell", "paid": "pay",
+             "spent": "spend", "built": "build", "lost": "lose", "losses": "loss",
+             "held": "hold", "bought": "buy", "made": "make", "won": "win", "led": "lead"}
+"""Irregular English forms, mapped to the verb they come from (before the suffix rules)."""
+
+
 def stem(word: str) -> str:
-    """A crude stem so that `reports` and `report` compare equal outside FTS5."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+    """A light stem, so that word forms compare equal outside FTS5: `report`/`reports`,
+    `company`/`companies`, `deliver`/`delivered`/`deliveries`, `ship`/`shipped`,
+    `rate`/`rates`/`rated`, `appointed`/`appointment`. Only ever compared with other
+    stems."""
+    word = IRREGULAR.get(word, word)
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", "")):
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+            continue
+        if suffix == "s" and word.endswith(("ss", "us", "is")):
+            continue
+        word = word[: len(word) - len(suffix)] + keep
+        if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] \
+                and word[-1] not in "lsz":
+            word = word[:-1]  # shipped -> ship
+        break
+    for suffix in ("ment", "ive"):  # appointment -> appoint, effective -> effect
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 4 and word.endswith("y"):
+        word = word[:-1]  # delivery -> deliver
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]  # rate, rated -> rat
     return word
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.models import Evidence
+from shared.models import Candidate, Evidence
 
 
 @dataclass
@@ -23,3 +23,5 @@ class ToolOutput:
     """Every document behind a list value."""
     note: str | None = None
     """Why the tool decided as it did."""
+    candidates: list[Candidate] = field(default_factory=list)
+    """The documents a GET considered, with their verdicts."""

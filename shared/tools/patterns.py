@@ -26,15 +26,16 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _AMOUNT = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = r"(?:\s?(?:thousand|million|billion|trillion|mn|bn|tn|[kmb])\b)?"
+DATE_FORMS = (rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}"
+              rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}")
+"""A calendar date as documents write it (no groups): 2024-03-29, 29 March 2024, March 29, 2024."""
 
 LIBRARY: dict[str, regex.Pattern] = {
     "percent": regex.compile(
         rf"(?<![\w.,])([-−]?(?:{_AMOUNT}))\s?(?:%|per\s?cent\b)", FLAGS),
     "money": regex.compile(
         rf"(?<![\w.,])([-−]?[$€£¥₹]\s?(?:{_AMOUNT}){_SCALE})", FLAGS),
-    "date": regex.compile(
-        rf"(?<![\w-])(\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}\s+{_MONTH}\s+\d{{4}}"
-        rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})(?![\w-])", FLAGS),
+    "date": regex.compile(rf"(?<![\w-])({DATE_FORMS})(?![\w-])", FLAGS),
     "number": regex.compile(
         rf"(?<![\w.,$€£¥₹-])([-−]?(?:{_AMOUNT}){_SCALE})(?![\d%]|\.\d|\s?per\s?cent)",
         FLAGS),

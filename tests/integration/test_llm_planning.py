@@ -40,7 +40,7 @@ def test_a_question_is_planned_by_the_llm_and_answered_by_the_workers(llm_pipeli
     assert request["response_format"]["type"] == "json_schema"
     user = request["messages"][1]["content"]
     assert user.startswith(f"Question: {QUESTION}")
-    assert "Tesla Q3 2023 Financial Report (2023-09-30)" in user  # candidates from the store
+    assert "Tesla Q3 2023 Financial Report (period 2023-Q3, published 2023-10-18)" in user  # candidates from the store
 
 
 def test_a_plan_that_fails_the_checks_goes_back_with_its_problems_and_the_fix_runs(llm_pipeline):

@@ -168,10 +168,12 @@ def test_show_prints_the_steps_of_a_finished_query(acme):
     assert f"{record.query_id}:E5" in result.stdout and "114.4" in result.stdout
 
 
-def test_a_question_nothing_in_the_corpus_matches_fails_with_a_hint_to_index(acme):
+def test_a_question_nothing_in_the_corpus_matches_is_answered_not_found_with_a_hint(acme):
     record = acme.ask("xyzzy plugh quux?")
-    assert record.status == "failed"
-    assert "chordal index" in record.error
+    assert record.status == "done" and not record.answer.complete
+    assert record.answer.text.startswith("Not found.")
+    assert "chordal index" in record.answer.text and record.answer.missing
+    assert record.finalizer_runs == 0  # the planner answered; no step ran
 
 
 def test_a_short_branch_finishes_before_a_long_one_and_no_step_starts_before_its_inputs(acme):

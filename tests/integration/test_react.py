@@ -81,7 +81,7 @@ def test_a_react_query_runs_three_tools_then_finishes_with_an_answer_citing_the_
     assert record.mode == "react" and record.plan is None
     assert [(it.n, it.tool) for it in record.iterations] == [
         (1, "get"), (2, "get"), (3, "calculate"), (4, "finish")]
-    assert record.iterations[0].observation.startswith(f"[{TESLA}, 2023-09-30] Tesla reported")
+    assert record.iterations[0].observation.startswith(f"[{TESLA}, period 2023-Q3, published 2023-10-18] Tesla reported")
     assert record.iterations[2].observation == "13.51"
     assert [s.action_id for s in record.steps] == [f"{record.query_id}:R{i}" for i in (1, 2, 3)]
     assert record.answer.text == ("Tesla's Q3 2023 revenue was $23.35 billion[1] and "

@@ -50,7 +50,7 @@ def test_without_an_elasticsearch_url_documents_go_to_the_sqlite_store(tmp_path,
     assert result.returncode == 0, result.stderr
     assert "indexed 2 documents" in result.stdout and "into sqlite (2 in the store)" in result.stdout
     with SqliteSearch(tmp_path / "home" / "search.db") as store:
-        assert store.best("Weekly Bulletin") is not None
+        assert store.best("Weekly Bulletin").found
 
 
 def test_indexing_clears_the_shared_get_cache_so_workers_see_the_new_documents(
@@ -58,11 +58,11 @@ def test_indexing_clears_the_shared_get_cache_so_workers_see_the_new_documents(
     r = redis.Redis.from_url(redis_server.url)
     with SqliteSearch(tmp_path / "home" / "search.db") as store:
         worker_view = CachedSearch(store, r, 1800)
-        assert worker_view.best("Tesla Q3 2023 Financial Report") is None  # cached: not found
+        assert worker_view.best("Tesla Q3 2023 Financial Report").found == []  # cached
         result = chordal(tmp_path, "index", str(corpus), "--backend", "sqlite",
                          CHORDAL_REDIS_URL=redis_server.url)
         assert result.returncode == 0, result.stderr
-        assert worker_view.best("Tesla Q3 2023 Financial Report")[0].id == "tsla-q3"
+        assert worker_view.best("Tesla Q3 2023 Financial Report").found[0].document.id == "tsla-q3"
     r.close()
 
 

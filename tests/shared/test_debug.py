@@ -131,14 +131,29 @@ def store(tmp_path):
     backend.close()
 
 
-def test_a_document_kept_out_by_its_date_is_named_with_the_range_that_excluded_it(store):
+def test_a_document_kept_out_by_its_period_is_named_with_the_scope_that_excluded_it(store):
     step = {**GET, "source": "Tesla Financial Report", "temporal_scope": "2023-Q3"}
     run = record([step], [failed("E1", "GET", "NOT_FOUND", "no document matches")])
     (d,) = explain(run, store)
     assert d.code == "NOT_FOUND"
     assert {"Tesla Q2 2023 Financial Report", "Tesla Q4 2023 Financial Report"} <= set(d.titles)
-    assert "outside 2023-Q3" in d.cause and "dated within 2023-Q3" in d.cause
+    assert "about 2023-Q4, outside temporal_scope 2023-Q3" in d.cause
     assert "widen temporal_scope" in d.suggestion
+
+
+def test_a_get_that_recorded_its_candidates_is_explained_from_them_without_the_store():
+    from shared.models import Candidate
+
+    refused = Candidate(doc_id="t2", title="Tesla Q2 2023 Financial Report", period="2023-Q2",
+                        date="2023-07-19", verdict="rejected",
+                        reason="title names 2023-Q2, the source names 2023-Q3")
+    result = failed("E1", "GET", "NOT_FOUND", "no document fits 'Tesla Q3 2023 Financial Report'")
+    run = record([GET], [result.model_copy(update={"candidates": [refused]})])
+    (d,) = explain(run)
+    assert d.candidates == [refused] and d.titles == ["Tesla Q2 2023 Financial Report"]
+    assert "not substitute another period" in d.suggestion
+    assert "rejected: 'Tesla Q2 2023 Financial Report' (period 2023-Q2, published 2023-07-19)" in (
+        d.render())
 
 
 def test_a_source_nothing_resembles_suggests_indexing_the_document(store):
@@ -146,27 +161,27 @@ def test_a_source_nothing_resembles_suggests_indexing_the_document(store):
                  [failed("E1", "GET", "NOT_FOUND", "no document matches")])
     (d,) = explain(run, store)
     assert "Tesla Q2 2023 Financial Report" in d.titles
-    assert d.suggestion.startswith("nothing in the store resembles")
-    assert "chordal index" in d.suggestion
+    assert "lacks 'Nonexistent', 'Quarterly', 'Widgets'" in d.cause
+    assert "chordal index" in d.suggestion or "index it" in d.suggestion
 
 
 def test_an_empty_search_store_says_so(tmp_path):
     run = record([GET], [failed("E1", "GET", "NOT_FOUND", "no document matches")])
     (d,) = explain(run, SqliteSearch(tmp_path / "empty.db"))
-    assert "no document with the words" in d.cause and "chordal index" in d.suggestion
+    assert "no document in the store shares a word" in d.cause and "chordal index" in d.suggestion
 
 
 def test_without_a_search_store_not_found_says_where_to_look():
     run = record([GET], [failed("E1", "GET", "NOT_FOUND", "no document matches")])
     (d,) = explain(run)
-    assert "dated within 2023-Q3" in d.cause and "search store" in d.suggestion
+    assert "Tesla Q3 2023 Financial Report" in d.cause and "search store" in d.suggestion
 
 
 def test_a_search_that_found_nothing_lists_the_nearest_titles(store):
     step = {"id": "S1", "operation": "SEARCH", "query": "Tesla report", "temporal_scope": "2022"}
     run = record([step], [ok("S1", "SEARCH", [])])
     (d,) = explain(run, store)
-    assert d.code == "EMPTY" and "outside 2022" in d.cause
+    assert d.code == "EMPTY" and "outside temporal_scope 2022" in d.cause
 
 
 # -- chains and other codes -----------------------------------------------------------

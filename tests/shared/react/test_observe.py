@@ -23,7 +23,7 @@ def error(code, message) -> StepResult:
 
 def test_a_fetched_document_is_introduced_by_its_title_and_date():
     text = observe(ok("Acme reported revenue of $412.5 million.", document=DOC))
-    assert text == ("[Acme Robotics Q3 2023 Quarterly Report, 2023-09-30] "
+    assert text == ("[Acme Robotics Q3 2023 Quarterly Report, published 2023-09-30] "
                     "Acme reported revenue of $412.5 million.")
 
 
@@ -73,7 +73,7 @@ def test_search_snippets_are_numbered_with_their_documents():
     text = observe(ok(["revenue of $412.5 million", "revenue of $298.1 million"],
                       operation="SEARCH", documents=[DOC, other]))
     assert text.splitlines() == [
-        "1. [Acme Robotics Q3 2023 Quarterly Report, 2023-09-30] revenue of $412.5 million",
+        "1. [Acme Robotics Q3 2023 Quarterly Report, published 2023-09-30] revenue of $412.5 million",
         "2. [Zenith Motors Q3 2023 Quarterly Report] revenue of $298.1 million"]
 
 

@@ -1,6 +1,11 @@
 """The SearchBackend contract, run against every backend: the embedded SQLite store, the
 same store behind the shared GET cache (real Redis), and Elasticsearch when
-CHORDAL_ES_URL names one (each test then gets its own index, deleted afterwards)."""
+CHORDAL_ES_URL names one (each test then gets its own index, deleted afterwards).
+
+`GET_TABLE` is the one table of GET source -> expected document (or refusal) that every
+backend must answer alike, on a corpus dated by publication, with near-duplicate
+titles, another company's report of the same quarter, a preview published inside the
+quarter, a fiscal year, an undated scan and a Chinese title."""
 
 from __future__ import annotations
 
@@ -11,31 +16,88 @@ import pytest
 
 from shared.errors import ToolError
 from shared.models import GetStep
-from shared.search import FULL_TEXT, TITLE_MATCH, URL_MATCH, Document, SqliteSearch
+from shared.search import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Document, SqliteSearch
 from shared.search.cache import CachedSearch
+from shared.search.matching import Window
 from shared.tools.get import run_get
 
-Q2 = (date(2023, 4, 1), date(2023, 6, 30))
-Q3 = (date(2023, 7, 1), date(2023, 9, 30))
+
+def doc(doc_id: str, title: str, published: str | None, content: str, **extra) -> Document:
+    return Document(id=doc_id, title=title, date=published, content=content, **extra)
+
 
 CORPUS = [
-    Document(id="tsla-q3", title="Tesla Q3 2023 Financial Report", date="2023-09-30",
-             url="https://ir.tesla.example/q3-2023", source_type="official_report",
-             content="Tesla reported a battery yield rate of 91.7% for the quarter."),
-    Document(id="tsla-q2", title="Tesla Q2 2023 Financial Report", date="2023-06-30",
-             content="Tesla reported a battery yield rate of 90.2% for the quarter."),
-    Document(id="bulletin-1", title="Weekly Bulletin", date="2023-12-01",
-             content="First December bulletin: ferries run on the winter timetable."),
-    Document(id="bulletin-2", title="Weekly Bulletin", date="2023-12-08",
-             content="Second December bulletin: trains replace the night ferries."),
-    Document(id="acme-2022", title="Acme Annual Report", date="2022-12-31",
-             content="Acme revenue reached 12 million in 2022."),
-    Document(id="acme-2023", title="Acme Annual Report", date="2023-12-31",
-             content="Acme revenue reached 15 million in 2023."),
-    Document(id="harbor", title="Harborline Logistics Fleet Census 2022",
-             content="Harborline counted 4,100 containers (an undated scan)."),
-    Document(id="nevada", title="Battery makers expand in Nevada", date="2023-08-15",
-             content="A new gigafactory expansion near Reno adds lithium refining capacity."),
+    doc("acme-ar-2023", "Acme Annual Report 2023", "2024-02-20",
+        "Acme's operating margin was 8.4% in 2023.", source_type="official_report"),
+    doc("acme-ar-2024", "Acme Annual Report 2024", "2025-02-18",
+        "Acme's operating margin was 9.1% in 2024, up from 8.4% in 2023.",
+        source_type="official_report", url="https://ir.acme.example/ar-2024"),
+    doc("acme-ar-2024-draft", "Draft: Acme Annual Report 2024", "2025-01-30",
+        "Draft figures: operating margin about 9.0% in 2024.", source_type="draft"),
+    doc("acme-q2", "Acme Q2 2024 Production Report", "2024-07-17",
+        "Acme built 41,200 units in the quarter.", source_type="official_report"),
+    doc("acme-q3", "Acme Q3 2024 Production Report", "2024-10-16",
+        "Acme built 44,900 units in the quarter.", source_type="official_report"),
+    doc("bolt-preview", "Bolt Motors Q3 2024 preview: output expected to rise", "2024-09-12",
+        "Analysts expect Bolt Motors to build 30,000 units; its production report is due "
+        "in October.", source_type="news"),
+    doc("bolt-q3", "Bolt Motors Q3 2024 Production Report", "2024-10-20",
+        "Bolt Motors built 31,450 units in the quarter.", source_type="official_report"),
+    doc("bulletin-1", "Weekly Bulletin", "2023-12-01",
+        "First December bulletin: ferries run on the winter timetable."),
+    doc("bulletin-2", "Weekly Bulletin", "2023-12-08",
+        "Second December bulletin: trains replace the night ferries."),
+    doc("harbor", "Harborline Logistics Fleet Census 2022", None,
+        "Harborline counted 4,100 containers (an undated scan)."),
+    doc("nevada", "Voltara Energy opens solid-state pilot line in Dresden", "2023-11-06",
+        "The investment of 310 million euros adds a pilot line for solid-state cells."),
+    doc("huachuan-q3", "华川电子2024年第三季度报告", "2024-10-25",
+        "营业收入为人民币52.3亿元，同比增长12%。毛利率为23.1%。"),
+    doc("kestrel-fy", "Kestrel FY2024 Annual Report", "2024-08-22",
+        "Kestrel's fiscal year ended June 30, 2024 with revenue of $1.9 billion.",
+        period="2023-07-01..2024-06-30"),
+]
+
+GET_TABLE = [
+    # (source, temporal_scope, expected document id or refusal code)
+    ("Acme Annual Report 2024", None, "acme-ar-2024"),
+    ("acme annual report 2024", None, "acme-ar-2024"),
+    ("Acme's 2024 annual report", None, "acme-ar-2024"),
+    ("The annual report of Acme for 2024", None, "acme-ar-2024"),
+    ("Annual Report 2024, Acme", None, "acme-ar-2024"),
+    ("https://ir.acme.example/ar-2024", None, "acme-ar-2024"),
+    ("Acme Annual Report 2023", None, "acme-ar-2023"),
+    ("Acme Annual Report", "2024", "acme-ar-2024"),
+    ("Acme Annual Report 2022", None, "NOT_FOUND"),
+    ("Acme Annual Report 2024", "2023", "NOT_FOUND"),
+    ("Acme Q3 2024 Production Report", "2024-Q3", "acme-q3"),
+    ("Acme Q3 2024 Production Report", None, "acme-q3"),
+    ("Acme third-quarter 2024 production report", None, "acme-q3"),
+    ("Acme 2024 Q3 production report", None, "acme-q3"),
+    ("Acme Q3 2024 Report", None, "acme-q3"),
+    ("Acme Production Report", "2024-Q2", "acme-q2"),
+    ("Acme Production Report", None, "acme-q3"),
+    ("Acme Q4 2024 Production Report", None, "NOT_FOUND"),
+    ("Acme Q3 2024 Financial Report", None, "NOT_FOUND"),
+    ("Acme Q3 2023 Production Report", None, "NOT_FOUND"),
+    ("Bolt Motors Q3 2024 Production Report", "2024-Q3", "bolt-q3"),
+    ("Zephyr Q3 2024 Production Report", None, "NOT_FOUND"),
+    ("Q3 2024 Production Report", None, "AMBIGUOUS"),
+    ("Weekly Bulletin", None, "bulletin-2"),
+    ("Weekly Bulletin", "2023-12-01..2023-12-05", "bulletin-1"),
+    ("Weekly Bulletin December 2023", None, "bulletin-2"),
+    ("Weekly Bulletin", "2022", "NOT_FOUND"),
+    ("Harborline Logistics Fleet Census 2022", None, "harbor"),
+    ("Harborline Logistics Fleet Census", "2022", "harbor"),
+    ("Voltara solid-state pilot line Dresden investment", None, "nevada"),
+    ("Voltara solid-state pilot line Dresden zebra", None, "NOT_FOUND"),
+    ("华川电子2024年第三季度报告", None, "huachuan-q3"),
+    ("华川电子 Q3 2024 报告", None, "huachuan-q3"),
+    ("华川电子2024年第二季度报告", None, "NOT_FOUND"),
+    ("Kestrel FY2024 Annual Report", None, "kestrel-fy"),
+    ("Kestrel Annual Report", "2024-Q3", "NOT_FOUND"),
+    ("Kestrel Annual Report", "2024-Q2", "kestrel-fy"),
+    ("the of and", None, "NOT_FOUND"),
 ]
 
 
@@ -72,9 +134,22 @@ def get(backend, source: str, **fields):
     return run_get(GetStep(id="E1", operation="GET", source=source, **fields), backend)
 
 
+def outcome(backend, source: str, scope: str | None) -> str:
+    try:
+        return get(backend, source, temporal_scope=scope).document.doc_id
+    except ToolError as e:
+        return e.code
+
+
+@pytest.mark.parametrize("source, scope, expected", GET_TABLE,
+                         ids=[f"{s}|{sc}" for s, sc, _ in GET_TABLE])
+def test_get_finds_the_document_the_table_names_or_refuses(corpus, source, scope, expected):
+    assert outcome(corpus, source, scope) == expected
+
+
 def test_an_empty_store_counts_no_documents_and_finds_nothing(backend):
     assert backend.count() == 0
-    assert backend.best("Tesla Q3 2023 Financial Report") is None
+    assert backend.best("Tesla Q3 2023 Financial Report").found == []
     assert backend.search("battery") == []
 
 
@@ -86,7 +161,7 @@ def test_adding_a_document_under_a_known_id_replaces_it_instead_of_adding_a_copy
     backend.add([Document(id="n1", title="Notice", content="Old wording about ferries.")])
     backend.add([Document(id="n1", title="Notice", content="New wording about trains.")])
     assert backend.count() == 1
-    assert backend.best("Notice")[0].content == "New wording about trains."
+    assert backend.best("Notice").found[0].document.content == "New wording about trains."
     assert [h.document.id for h in backend.search("trains")] == ["n1"]
     assert backend.search("ferries") == []
 
@@ -96,64 +171,93 @@ def test_re_adding_the_same_documents_does_not_grow_the_store(corpus):
     assert corpus.count() == len(CORPUS)
 
 
-def test_best_finds_a_document_by_its_exact_title_in_any_case(corpus):
-    doc, confidence = corpus.best("tesla q3 2023 financial REPORT")
-    assert (doc.id, confidence) == ("tsla-q3", TITLE_MATCH)
-    assert (doc.date, doc.url, doc.source_type) == (
-        "2023-09-30", "https://ir.tesla.example/q3-2023", "official_report")
+def test_a_document_keeps_its_period_and_where_it_came_from(corpus):
+    found = {f.document.id: f.document for f in corpus.best("Acme Production Report").found}
+    assert (found["acme-q3"].period, found["acme-q3"].period_origin) == ("2024-Q3", "inferred")
+    kestrel = corpus.best("Kestrel FY2024 Annual Report").found[0].document
+    assert (kestrel.period, kestrel.period_origin) == ("2023-07-01..2024-06-30", "given")
 
 
-def test_best_finds_a_document_by_its_url(corpus):
-    doc, confidence = corpus.best("https://ir.tesla.example/q3-2023")
-    assert (doc.id, confidence) == ("tsla-q3", URL_MATCH)
+def test_each_confidence_says_how_the_title_matched(corpus):
+    assert get(corpus, "Acme Annual Report 2024").confidence == TITLE_MATCH
+    assert get(corpus, "https://ir.acme.example/ar-2024").confidence == URL_MATCH
+    partial = get(corpus, "Voltara solid-state pilot line Dresden investment")
+    assert partial.confidence == PARTIAL_TITLE and partial.document.match == PARTIAL_TITLE
 
 
-def test_of_documents_sharing_a_title_best_returns_the_latest(corpus):
-    assert corpus.best("Weekly Bulletin")[0].id == "bulletin-2"
+def test_the_chosen_document_is_recorded_with_every_candidate_and_its_verdict(corpus):
+    out = get(corpus, "Acme Annual Report 2024")
+    verdicts = {c.doc_id: (c.verdict, c.reason) for c in out.candidates}
+    assert verdicts["acme-ar-2024"][0] == "chosen"
+    assert verdicts["acme-ar-2024-draft"][0] == "fits"
+    assert "extra title words" in verdicts["acme-ar-2024-draft"][1]
+    assert out.document.period == "2024" and out.document.date == "2025-02-18"
+    with pytest.raises(ToolError) as caught:
+        get(corpus, "Acme Annual Report", temporal_scope="2022")
+    assert {c.doc_id: c.reason for c in caught.value.candidates}["acme-ar-2024"] == (
+        "about 2024, outside temporal_scope 2022")
 
 
-def test_a_title_holding_every_word_of_the_source_in_another_order_is_a_title_match(corpus):
-    doc, confidence = corpus.best("Tesla financial report 2023 Q3")
-    assert (doc.id, confidence) == ("tsla-q3", TITLE_MATCH)
+def test_not_found_names_the_nearest_documents_with_period_and_publication_date(corpus):
+    with pytest.raises(ToolError) as caught:
+        get(corpus, "Acme Q4 2024 Production Report")
+    message = caught.value.message
+    assert "closest: 'Acme" in message
+    assert "(period 2024-Q3, published 2024-10-16)" in message
+    assert "title names 2024-Q3, the source names 2024-Q4" in message
+    assert caught.value.candidates and caught.value.candidates[0].verdict == "rejected"
 
 
-def test_a_source_found_only_in_the_text_needs_half_of_its_words(corpus):
-    doc, confidence = corpus.best("gigafactory expansion Reno zebra")
-    assert (doc.id, confidence) == ("nevada", FULL_TEXT)
-    assert corpus.best("gigafactory zebra walrus quartz") is None
+def test_ambiguous_sources_name_both_documents(corpus):
+    with pytest.raises(ToolError) as caught:
+        get(corpus, "Q3 2024 Production Report")
+    assert "'Acme Q3 2024 Production Report'" in caught.value.message
+    assert "'Bolt Motors Q3 2024 Production Report'" in caught.value.message
 
 
-def test_a_date_range_keeps_only_documents_dated_within_it(corpus):
-    assert corpus.best("Weekly Bulletin", (date(2023, 12, 1), date(2023, 12, 5)))[0].id == "bulletin-1"
-    assert corpus.best("Tesla Q3 2023 Financial Report", Q2) == (CORPUS[1], FULL_TEXT)
-    assert [h.document.id for h in corpus.search("battery yield rate", 5, Q2)] == ["tsla-q2"]
-
-
-def test_undated_documents_never_pass_a_date_filter(corpus):
-    source = "Harborline Logistics Fleet Census 2022"
-    assert corpus.best(source)[0].id == "harbor"
-    assert corpus.best(source, (date(1900, 1, 1), date(2100, 12, 31))) is None
-    assert corpus.search("Harborline containers", 5, (date(1900, 1, 1), date(2100, 12, 31))) == []
-
-
-def test_a_year_in_a_get_source_narrows_it_to_that_period(corpus):
-    out = get(corpus, "Acme Annual Report 2022")
-    assert out.value == "Acme revenue reached 12 million in 2022."
-    assert out.document.date == "2022-12-31"
-
-
-def test_a_year_in_a_get_source_still_admits_an_undated_document_of_that_title(corpus):
-    assert get(corpus, "Harborline Logistics Fleet Census 2022").document.doc_id == "harbor"
-    with pytest.raises(ToolError) as caught:  # an explicit scope is not a hint
-        get(corpus, "Harborline Logistics Fleet Census 2022", temporal_scope="2022")
+def test_a_preview_from_inside_the_quarter_is_never_taken_for_the_missing_report(backend):
+    backend.add([d for d in CORPUS if d.id != "bolt-q3"])
+    with pytest.raises(ToolError) as caught:
+        get(backend, "Bolt Motors Q3 2024 Production Report", temporal_scope="2024-Q3")
     assert caught.value.code == "NOT_FOUND"
+    assert "'Bolt Motors Q3 2024 preview" in caught.value.message
+
+
+def test_top_k_gets_only_documents_that_fit_the_same_rules(corpus):
+    out = get(corpus, "Acme Production Report", top_k=3)
+    assert [e.doc_id for e in out.documents] == ["acme-q3", "acme-q2"]
+    out = get(corpus, "Acme Production Report", temporal_scope="2024-Q3", top_k=3)
+    assert [e.doc_id for e in out.documents] == ["acme-q3"]
+
+
+def test_a_window_keeps_documents_about_it_or_published_within_the_lag_after_it(corpus):
+    q3 = Window(date(2024, 7, 1), date(2024, 9, 30), lag_days=30)
+    ids = {h.document.id for h in corpus.search("Acme Bolt production units", 20, q3)}
+    assert ids == {"acme-q3", "bolt-q3", "bolt-preview", "acme-ar-2024", "acme-ar-2024-draft"}
+    lagged = Window(date(2023, 11, 1), date(2023, 11, 30), lag_days=7)
+    assert {h.document.id for h in corpus.search("bulletin", 5, lagged)} == {"bulletin-1"}
+
+
+def test_documents_with_neither_period_nor_date_never_fit_a_window(corpus):
+    everything = Window(date(1900, 1, 1), date(2100, 12, 31), lag_days=0)
+    ids = {d.id for d in corpus.candidates("Harborline Fleet Census", everything, 50)}
+    assert "harbor" in ids  # its period comes from the title
+    corpus.add([Document(id="scan", title="Harborline scan", content="Harborline old scan")])
+    assert "scan" not in {d.id for d in corpus.candidates("Harborline scan", everything, 50)}
+    assert "scan" in {d.id for d in corpus.candidates("Harborline scan", None, 50)}
 
 
 def test_search_ranks_documents_and_highlights_the_matched_words_in_a_snippet(corpus):
-    hits = corpus.search("gigafactory lithium", 3)
+    hits = corpus.search("solid-state pilot", 3)
     assert hits[0].document.id == "nevada"
-    assert "**gigafactory**" in hits[0].snippet.lower()
+    assert "**pilot**" in hits[0].snippet.lower()
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+
+
+def test_chinese_text_is_searched_character_by_character_and_snippets_keep_it_whole(corpus):
+    hits = corpus.search("毛利率", 3)
+    assert hits[0].document.id == "huachuan-q3"
+    assert " " not in hits[0].snippet.replace("** ", "").replace(" **", "")
 
 
 def test_search_returns_at_most_limit_hits(corpus):
@@ -162,4 +266,4 @@ def test_search_returns_at_most_limit_hits(corpus):
 
 def test_a_query_of_stopwords_only_finds_nothing(corpus):
     assert corpus.search("the of and") == []
-    assert corpus.best("the of and") is None
+    assert corpus.best("the of and").found == []

@@ -23,8 +23,18 @@ def test_bundled_corpus_loads_with_the_design_example_document():
     docs = load_jsonl(BUNDLED)
     assert 25 <= len(docs) <= 40
     tesla = next(d for d in docs if d.title == "Tesla Q3 2023 Financial Report")
-    assert "2023-07-01" <= tesla.date <= "2023-09-30"
+    assert tesla.period == "2023-Q3" and tesla.period_origin == "inferred"
+    assert "2023-10-01" <= tesla.date <= "2023-11-30"  # published after the quarter
     assert "battery yield rate of 91.7%" in tesla.content
+
+
+def test_a_bad_period_names_the_line_the_field_and_the_forms_it_takes(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(good(period="Q3 of 2024") + "\n")
+    with pytest.raises(InputError) as caught:
+        load_jsonl(path)
+    message = str(caught.value)
+    assert "line 1" in message and "field 'period'" in message and "2023-Q3" in message
 
 
 def test_bundled_corpus_ids_are_unique():

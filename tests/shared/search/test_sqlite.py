@@ -9,10 +9,12 @@ import pytest
 import shared
 from shared.config import Settings
 from shared.errors import StoreError
-from shared.search import FULL_TEXT, TITLE_MATCH, Document, SqliteSearch, load_jsonl, open_backend
+from shared.search import Document, SqliteSearch, load_jsonl, open_backend
+from shared.search.matching import Window
+from shared.search.sqlite import SCHEMA_VERSION
 
 BUNDLED = Path(shared.__file__).parent / "data" / "corpus.jsonl"
-Q3 = (date(2023, 7, 1), date(2023, 9, 30))
+Q3 = Window(date(2023, 7, 1), date(2023, 9, 30), lag_days=60)
 
 
 @pytest.fixture
@@ -74,39 +76,25 @@ def test_bm25_ranks_a_title_match_above_a_content_mention(store):
 
 
 def test_search_returns_a_snippet_around_the_matched_word(corpus):
-    hit = corpus.search("battery yield rate", date_range=Q3)[0]
+    hit = corpus.search("battery yield rate", window=Q3)[0]
     assert "**yield**" in hit.snippet
 
 
-def test_best_finds_the_exact_title_with_title_match(corpus):
-    found, label = corpus.best("Tesla Q3 2023 Financial Report", Q3)
-    assert (found.title, label) == ("Tesla Q3 2023 Financial Report", TITLE_MATCH)
-
-
-def test_best_with_all_source_words_in_a_title_says_title_match(corpus):
-    found, label = corpus.best("Kestrel datasheet")
-    assert (found.title, label) == ("Kestrel KX-900 Microcontroller Datasheet", TITLE_MATCH)
-
-
-def test_best_on_words_only_in_the_text_says_full_text(corpus):
-    found, label = corpus.best("solid-state pilot line Dresden investment")
-    assert found.title == "Voltara Energy opens solid-state pilot line in Dresden"
-    assert label == FULL_TEXT
-
-
 def test_best_does_not_settle_for_a_document_sharing_one_common_word(corpus):
-    assert corpus.best("Zephyr Airlines cabin crew 2023") is None
+    assert corpus.best("Zephyr Airlines cabin crew 2023").found == []
 
 
-def test_date_filter_skips_documents_outside_the_range_and_undated_ones(store):
+def test_a_window_keeps_periods_that_overlap_it_and_undated_periods_published_in_the_lag(store):
     store.add([
-        doc("Battery report", date="2023-06-30"),
-        doc("Battery report", date="2023-09-30"),
-        doc("Battery report"),
+        doc("Battery report Q2 2023", id="q2", date="2023-07-20"),
+        doc("Battery report Q3 2023", id="q3", date="2023-10-25"),
+        doc("Battery notes", id="sept", date="2023-09-12"),
+        doc("Battery notes", id="late", date="2024-01-15"),
+        doc("Battery notes", id="none"),
     ])
-    assert [h.document.date for h in store.search("battery report", 10, Q3)] == ["2023-09-30"]
-    assert store.best("Battery report", Q3)[0].date == "2023-09-30"
-    assert store.best("Battery report", (date(2021, 1, 1), date(2021, 12, 31))) is None
+    assert {h.document.id for h in store.search("battery", 10, Q3)} == {"q3", "sept"}
+    assert store.best("Battery report", (date(2023, 7, 1), date(2023, 9, 30))).found[0].document.id == "q3"
+    assert store.best("Battery report", (date(2021, 1, 1), date(2021, 12, 31))).found == []
 
 
 @pytest.mark.parametrize("query, word", [
@@ -122,12 +110,12 @@ def test_fts_syntax_in_user_text_is_searched_as_plain_words(corpus, query, word)
 @pytest.mark.parametrize("query", ["", "the of and", "?!*()"])
 def test_a_query_with_no_searchable_words_finds_nothing(corpus, query):
     assert corpus.search(query) == []
-    assert corpus.best(query) is None
+    assert corpus.best(query).found == []
 
 
 def test_concurrent_reads_from_threads_all_get_the_same_answer(corpus):
     def lookup(i):
-        return corpus.best("Tesla Q3 2023 Financial Report", Q3)[0].id, corpus.count()
+        return corpus.best("Tesla Q3 2023 Financial Report").found[0].document.id, corpus.count()
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = set(pool.map(lookup, range(200)))
@@ -178,3 +166,55 @@ def test_open_backend_uses_the_search_path_from_settings(tmp_path):
         assert (tmp_path / "home" / "search.db").exists()
     finally:
         backend.close()
+
+
+V1_SCHEMA = """
+CREATE TABLE documents (
+    pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+    content TEXT NOT NULL, date TEXT, url TEXT, source_type TEXT);
+CREATE VIRTUAL TABLE documents_fts USING fts5(
+    title, content, content='documents', content_rowid='pk', tokenize='porter unicode61');
+CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, title, content) VALUES (new.pk, new.title, new.content);
+END;
+CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, content)
+    VALUES ('delete', old.pk, old.title, old.content);
+END;
+CREATE TRIGGER documents_au AFTER UPDATE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, content)
+    VALUES ('delete', old.pk, old.title, old.content);
+    INSERT INTO documents_fts(rowid, title, content) VALUES (new.pk, new.title, new.content);
+END;
+INSERT INTO documents (id, title, content, date) VALUES
+    ('q3', 'Acme Q3 2024 Production Report', 'Acme built 44,900 units.', '2024-10-16'),
+    ('cn', '华川电子2024年第三季度报告', '毛利率为23.1%。', '2024-10-25');
+"""
+"""A store as Chordal wrote it before documents had periods (schema version 1)."""
+
+
+def test_a_store_made_before_periods_is_upgraded_in_place_with_periods_read_from_titles(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(V1_SCHEMA)
+    with SqliteSearch(path) as store:
+        (found,) = store.best("Acme Q3 2024 Production Report").found
+        assert (found.document.id, found.document.period, found.document.period_origin) == (
+            "q3", "2024-Q3", "inferred")
+        assert store.search("毛利率")[0].document.id == "cn"  # the index was rebuilt
+        store.add([doc("Acme Q4 2024 Production Report", id="q4", date="2025-01-20")])
+        assert store.count() == 3
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_store_made_by_a_newer_chordal_is_refused_with_what_to_do(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "new.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer Chordal.*CHORDAL_SEARCH_DB"):
+        SqliteSearch(path).count()

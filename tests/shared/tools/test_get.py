@@ -35,22 +35,38 @@ def test_get_returns_the_named_documents_text_with_its_evidence(corpus):
 
 
 def test_get_with_temporal_scope_skips_documents_of_other_quarters(corpus):
-    assert run_get(get("Tesla Financial Report", "2023-Q2"), corpus).document.date == "2023-06-30"
-    assert run_get(get("Tesla Financial Report", "2023-Q4"), corpus).document.date == "2023-12-31"
+    q2 = run_get(get("Tesla Financial Report", "2023-Q2"), corpus).document
+    assert (q2.period, q2.date) == ("2023-Q2", "2023-07-19")  # published after the quarter
+    assert run_get(get("Tesla Financial Report", "2023-Q4"), corpus).document.period == "2023-Q4"
 
 
 def test_get_without_scope_keeps_to_the_quarter_named_in_the_source(corpus):
-    out = run_get(get("Tesla battery yield rate Q2 2023"), corpus)
+    out = run_get(get("Tesla Q2 2023 report"), corpus)
     assert out.document.title == "Tesla Q2 2023 Financial Report"
+
+
+def test_get_that_describes_rather_than_names_a_document_is_refused_naming_the_nearest(corpus):
+    with pytest.raises(ToolError) as caught:
+        run_get(get("Tesla battery yield rate Q2 2023"), corpus)
+    assert caught.value.code == "NOT_FOUND"
+    assert ("'Tesla Q2 2023 Financial Report' (period 2023-Q2, published 2023-07-19): title "
+            "lacks 'battery', 'rate', 'yield'") in caught.value.message
 
 
 def test_get_of_a_missing_document_names_the_source_and_range_and_suggests_widening(corpus):
     with pytest.raises(ToolError) as caught:
-        run_get(get("Tesla Q3 2023 Financial Report", "2021-Q3"), corpus)
+        run_get(get("Tesla Financial Report", "2021-Q3"), corpus)
     error = caught.value
     assert error.code == "NOT_FOUND"
-    assert "'Tesla Q3 2023 Financial Report'" in error.message
-    assert "2021-Q3" in error.message and "widen temporal_scope" in error.message
+    assert "'Tesla Q3 2023 Financial Report' (period 2023-Q3, published 2023-10-18)" in error.message
+    assert "outside temporal_scope 2021-Q3" in error.message
+    assert "widen temporal_scope" in error.message
+
+
+def test_a_source_whose_period_lies_outside_its_scope_says_no_document_can_be_both(corpus):
+    with pytest.raises(ToolError, match="the source names 2023-Q3, outside its temporal_scope "
+                                        "2021-Q3"):
+        run_get(get("Tesla Q3 2023 Financial Report", "2021-Q3"), corpus)
 
 
 def test_get_of_an_unknown_document_without_a_period_suggests_indexing_it(corpus):
@@ -117,11 +133,11 @@ def test_get_with_top_k_returns_the_texts_of_several_documents_best_first(corpus
     assert out.document == out.documents[0]
 
 
-def test_get_with_top_k_keeps_the_date_filter_for_every_document(corpus):
+def test_get_with_top_k_keeps_the_period_rules_for_every_document(corpus):
     step = GetStep(id="E1", operation="GET", source="Tesla Financial Report",
                    temporal_scope="2023-Q3", top_k=5)
     out = run_get(step, corpus)
-    assert all("2023-07-01" <= d.date <= "2023-09-30" for d in out.documents)
+    assert [d.period for d in out.documents] == ["2023-Q3"]
     assert out.documents[0].title == "Tesla Q3 2023 Financial Report"
 
 

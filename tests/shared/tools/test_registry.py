@@ -32,13 +32,14 @@ def test_get_then_extract_yields_the_value_with_the_documents_evidence(corpus):
 
 
 def test_extract_over_get_top_k_takes_the_first_document_that_matches(corpus):
-    get = GetStep(id="E1", operation="GET", source="battery yield rate", top_k=5,
-                  temporal_scope="2023-Q3", output_var="$R1")
+    get = GetStep(id="E1", operation="GET", source="Q3 2023 Financial Report", top_k=5,
+                  output_var="$R1")
     fetched = registry_result(get, run_tool(get, {}, corpus))
+    assert fetched.documents[0].title == "Tesla Q3 2023 Financial Report"
     step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
-                       pattern=r"cell yield rate of (\d+\.\d+)%")
+                       pattern=r"yield rate of (\d+\.\d+)% at its Ohio")
     out = run_tool(step, {"R1": fetched}, corpus)
-    assert out.value == "94.2" and out.document.title.startswith("Voltara")
+    assert out.value == "88.9" and out.document.title.startswith("Northwind")
 
 
 def test_extract_over_search_snippets_cites_the_snippets_document(corpus):

@@ -28,9 +28,25 @@ def test_snippets_lose_the_search_highlighting_so_patterns_see_plain_words(corpu
     assert not any("**" in snippet for snippet in out.value)
 
 
-def test_a_temporal_scope_keeps_only_documents_dated_within_it(corpus):
+def test_a_temporal_scope_keeps_only_documents_about_it(corpus):
     out = run_search(search("gross margin", scope="2023-Q2", top_k=10), {}, corpus)
-    assert out.documents and all("2023-04-01" <= d.date <= "2023-06-30" for d in out.documents)
+    assert out.documents and all(d.period == "2023-Q2" for d in out.documents)
+    assert any(d.date > "2023-06-30" for d in out.documents)  # published after the quarter
+
+
+def test_a_period_named_in_the_query_keeps_to_that_period_as_a_get_source_does(corpus):
+    out = run_search(search("Tesla gross margin Q2 2023", top_k=10), {}, corpus)
+    assert out.documents[0].title == "Tesla Q2 2023 Financial Report"
+    assert {d.period for d in out.documents} <= {"2023-Q2", None}
+    assert all("2023-04-01" <= d.date <= "2023-12-27" for d in out.documents if not d.period)
+
+
+def test_no_hit_in_the_period_names_the_nearest_documents_and_their_periods(corpus):
+    with pytest.raises(ToolError) as caught:
+        run_search(search("Tesla gross margin Q1 2022"), {}, corpus)
+    assert "closest: '" in caught.value.message
+    assert ("(period 2024-Q1, published 2024-05-02): title names 2024-Q1, the source names "
+            "2022-Q1") in caught.value.message
 
 
 def test_variables_in_the_query_are_replaced_by_their_values_and_recorded_as_inputs(corpus, ok):

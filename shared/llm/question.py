@@ -1,0 +1,170 @@
+"""Reading a plain question for the heuristic planner: consumes the question text,
+produces a `Question` — the period it names, the names it gives (the entity: a
+company, an agency, a county), its content words, and the kind of value it asks for.
+
+Nothing here knows any measure: what the question asks about is whatever content words
+remain once the names, the period and the question's own scaffolding ("what was",
+"how many", "report", "did") are gone; `Question.measure(title)` also drops the words
+the chosen document's title already holds (its company and kind).
+
+Names are the capitalized words of the question (a question is a sentence, so a
+capital inside it marks a name), in runs: "When does Ingrid Solberg's appointment as
+Halvorsen Marine's CFO take effect?" names `ingrid solberg` and `halvorsen marine`. A
+run that titles in the store use (a company, an agency) must be whole in the document's
+title; one they do not (a person) must be in its text. Chinese questions have no
+capitals; the document's title tells their names apart instead (see
+`Question.names_in`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from shared.search.dates import DateRange
+from shared.search.matching import all_words
+from shared.search.periods import named_periods, without_periods
+from shared.search.terms import STOPWORDS, stem, words
+
+SCAFFOLDING = frozenset(stem(w) for w in """
+what which who whom whose when where why how much many did does do was were is are be has
+have had report reported reports record recorded post posted announce announced state
+stated say said give gave disclose disclosed reach reached end ended according show tell
+list please company company's its per set sets make made get got take took achieve achieved
+多 少 什 么 哪 几 是 的 为 了 吗 呢 请 问
+""".split())
+"""Words that shape a question without saying what it asks about."""
+
+ASKS = (
+    ("date", regex.compile(r"\b(?:when|what\s+date|which\s+date|what\s+day|by\s+when|deadline)\b"
+                           r"|何时|什么时候|哪天|截止", regex.I)),
+    ("percent", regex.compile(r"\b(?:percent|percentage)\b|%|百分之|百分比", regex.I)),
+    ("money", regex.compile(r"\bhow\s+much\b|多少钱", regex.I)),
+    ("number", regex.compile(r"\bhow\s+many\b|\bnumber\s+of\b|多少(?:人|个|家|辆|艘|台|次)|几", regex.I)),
+)
+"""The kind of value a question asks for when its wording says so; else any kind
+(`money` admits plain numbers too: "how much revenue" may be stated without a symbol)."""
+
+PERSON_RE = regex.compile(r"^\s*(?:who|whom|whose)\b|谁", regex.I)
+"""Questions whose answer is a sentence (a person), not a value."""
+
+_COUNTED = regex.compile(r"\bhow\s+many\s+((?:[^\W\d_]+\s*){1,4})", regex.I)
+_TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]+")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    period: DateRange | None
+    """The one period the question names (several: their span; none: None)."""
+    names: frozenset[str]
+    """Stemmed capitalized words: the entity, which the document's title must hold."""
+    groups: tuple[frozenset[str], ...]
+    """The names in runs of adjacent capitalized words ("Halvorsen Marine")."""
+    content: frozenset[str]
+    """Stemmed words that are neither period, stopword nor scaffolding."""
+    kind: str | None
+    """`date`, `percent`, `money`, `number` when the wording asks for one; else None."""
+    wants_sentence: bool
+    """A who-question: the answer is the sentence that names the person."""
+    surface: tuple[tuple[str, str], ...] = ()
+    """(stem, word as written) for every word of the question, in order, for messages."""
+    counted: frozenset[str] = frozenset()
+    """What a how-many question counts ("How many TEU did …" -> `teu`, "how many housing
+    starts were …" -> `housing`, `starts`): a figure written right before one of these
+    words ("1.42 million TEU") states the answer whatever the verb."""
+
+    def shown(self, stems: frozenset[str] | set[str]) -> str:
+        """`stems` as the question writes them, in its order ("operating margin")."""
+        out = dict.fromkeys(word for s, word in self.surface if s in stems)
+        return " ".join(out) or " ".join(sorted(stems))
+
+    @classmethod
+    def read(cls, text: str) -> Question:
+        text = asked_part(text)
+        periods = named_periods(text)
+        period = (min(p[0] for p in periods), max(p[1] for p in periods)) if periods else None
+        rest = without_periods(text)
+        groups: list[set[str]] = []
+        run_end = -1
+        tokens = list(_TOKEN.finditer(rest))
+        for i, m in enumerate(tokens):
+            token, low = m.group(), m.group().lower()
+            if not token[0].isupper() or token.isupper() and len(token) > 1 or len(token) == 1:
+                continue  # lower case, an acronym (CFO, EV) or a letter (A&E): not a name
+            if low in STOPWORDS or stem(low) in SCAFFOLDING:
+                continue
+            if _SENTENCE_START.search(rest[:m.start()]) and not _named_start(rest, tokens, i):
+                continue  # "Thanks.", "Please tell me:": capitalized as a sentence's first word
+            if groups and rest[run_end:m.start()].strip() == "":
+                groups[-1].add(stem(low))
+            else:
+                groups.append({stem(low)})
+            run_end = m.end()
+        names = set().union(*groups) if groups else set()
+        content = {stem(w) for w in words(rest)
+                   if w not in STOPWORDS and stem(w) not in SCAFFOLDING
+                   and not (len(w) == 1 and w.isascii() and not w.isdigit())}
+        kind = next((k for k, pattern in ASKS if pattern.search(text)), None)
+        surface = tuple((stem(m.group().lower()), m.group()) for m in _TOKEN.finditer(rest))
+        counted = set()
+        if m := _COUNTED.search(rest):
+            for word in regex.findall(r"[^\W\d_]+", m.group(1)):
+                if word.lower() in STOPWORDS or stem(word.lower()) in SCAFFOLDING:
+                    break
+                counted.add(stem(word.lower()))
+        return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
+                   frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
+                   frozenset(counted))
+
+    def names_in(self, title: str, content: str, titled: set[str]) -> bool:
+        """Whether a document of `title` and `content` is about the question's names:
+        each run of names that some title in the store uses (`titled`: their words) is
+        whole in `title`, the others are in `content`. A question without capitals (or
+        in Chinese) needs the title's first two name characters, or two of its words."""
+        title_words = all_words(title)
+        head = _CJK.match(without_periods(title).strip())
+        if head and len(head.group()) >= 2 and head.group()[:2] in self.text:
+            return True
+        if not self.groups:
+            return len(self.content & title_words) >= 2
+        in_titles = [g for g in self.groups if g & titled] or list(self.groups)
+        others = [g for g in self.groups if g not in in_titles]
+        text_words = all_words(content)
+        return (all(g <= title_words for g in in_titles)
+                and all(g <= title_words | text_words for g in others))
+
+    def measure(self, title: str) -> frozenset[str]:
+        """The words the question asks about, given the document `title`: its content
+        words without the names and without what the title says (its company, its
+        kind), unless that would leave nothing."""
+        core = self.content - self.names
+        beyond = core - all_words(title)
+        return frozenset(beyond or core)
+
+
+_SENTENCE_BREAK = regex.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+_LEAD_IN = regex.compile(r"^[^:：]*[:：]\s*(?=\S)")
+
+
+def asked_part(text: str) -> str:
+    """The question itself, without what surrounds it: the sentence that ends in "?"
+    (not "Thanks." after it) and, in it, what follows a lead-in ("Kindly answer: …")."""
+    sentences = [p.strip() for p in _SENTENCE_BREAK.split(text) if p.strip()]
+    part = next((p for p in sentences if p.endswith(("?", "？"))), text.strip())
+    return _LEAD_IN.sub("", part) or part
+
+
+_SENTENCE_START = regex.compile(r"(?:^|[.?!:;。？！：；]\s*|\n\s*)$")
+
+
+def _named_start(text: str, tokens: list, i: int) -> bool:
+    """A sentence's first word is a name only when written as one: with a possessive
+    ("Tesla's …") or followed by another capitalized word ("Halvorsen Marine …")."""
+    m = tokens[i]
+    if text[m.end():m.end() + 1] in ("'", "’"):
+        return True
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return bool(nxt and nxt.group()[0].isupper() and text[m.end():nxt.start()].strip() == "")

@@ -1,0 +1,384 @@
+"""GET's matching rules, written once for every backend: consumes a GET source, its
+`temporal_scope` and the candidate documents a backend ranked by text; produces a
+`Match`: the documents that fit (best first), every candidate with the reason it was
+chosen or refused, and, when none fits, the nearest ones.
+
+The rules
+1. Words. Source and title are compared as sets of words: lower-cased, punctuation and
+   possessives gone (`Halvorsen Marine's` = `halvorsen marine`), plurals folded, filler
+   words dropped (`the`, `of`, `for`, …, and "report of" before a name), periods taken
+   out (`Q3 2024`, `third quarter of 2024` and `2024年第三季度` are one period, not
+   words). Word order, case and punctuation never change the choice.
+2. Title. A document fits by title (`title_match`) when its title holds every word of
+   the source; by URL (`url_match`) when the source is its URL. It fits partly
+   (`partial_title`) only when the source has at least three words, the title lacks at
+   most a third of them, the document's text holds each missing word, and no other
+   candidate's title holds a missing word: a missing word that other titles carry
+   names another document (another company, another kind of report), so one common
+   word never lets a document in.
+3. Period named in the source. The document must be about exactly that period — Q3
+   2024 is neither 2024 nor Q3 2023: a title that names periods must name that one
+   (then the title settles it, so "FY2024" in a source finds "FY2024" in a title even
+   when the corpus gives that fiscal year as 2023-07-01..2024-06-30); a title that names
+   none needs a `period` equal to it. A document with no period at all fits when it was
+   published inside the period or within the publication lag after it
+   (CHORDAL_PUBLICATION_LAG_DAYS, default 180: an annual report comes out in the
+   following spring).
+4. temporal_scope. A window: the document's period must overlap it; a document with no
+   period must have been published inside it or within the lag after it. When the
+   source also names a period, both rules hold.
+5. Choice. Among documents that fit: URL or the whole title first, then the title with
+   the fewest words beyond the source's, then the closest period (equal, inside the
+   target, containing it, overlapping, then undated-period documents by publication),
+   then the most recent period, then official reports, then the latest publication.
+   The winner's extra title words must be among every close rival's (a rival of the
+   same match kind and period distance): "Acme Annual Report 2024" beats "Draft: Acme
+   Annual Report 2024", but "Q3 2024 Production Report" fits "Acme …" and "Bolt Motors
+   …" alike and is ambiguous: nothing is chosen and both are named.
+6. Nothing fits: NOT_FOUND names the nearest candidates with their periods and
+   publication dates and why each was refused; nothing is substituted.
+
+`find(backend, source, scope, lag_days)` applies the rules through a backend's
+`candidates(text, window, limit)`; `period_fits` is rule 3 and 4 alone, which SEARCH
+applies to its hits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Callable, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+import regex
+
+from shared.models import Candidate
+
+from .dates import DateRange, format_scope
+from .document import Document
+from .periods import named_period, named_periods, without_periods
+from .terms import STOPWORDS, stem, words
+
+TITLE_MATCH = "title_match"
+"""Confidence of a GET: every word of the source is in the document's title."""
+URL_MATCH = "url_match"
+"""Confidence of a GET: the source is the document's URL."""
+PARTIAL_TITLE = "partial_title"
+"""Confidence of a GET: the title lacks a few of the source's words, which its text holds."""
+
+PUBLICATION_LAG_DAYS = 180
+"""Default days after a period's end within which a document with no period of its own
+may have been published and still be about it."""
+CANDIDATES = 50
+"""How many text-ranked documents a backend gives the rules to judge."""
+NEAREST = 3
+"""How many refused documents a NOT_FOUND message names."""
+PARTIAL_MIN_WORDS = 3
+"""A source needs this many words before a title may lack any of them."""
+
+_SURFACE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
+_FILLER_RE = regex.compile(r"\b(?:report|document|filing)s?\s+(?:of|on|for|from|by)\b", regex.I)
+_KIND_RANK = {URL_MATCH: 0, TITLE_MATCH: 1, PARTIAL_TITLE: 2}
+_OFFICIAL = {"official_report", "press_release", "regulation", "filing"}
+
+
+@dataclass(frozen=True)
+class Window:
+    """A period constraint as backends filter on it: a document whose period overlaps
+    [first, last], or with no period and published in [first, last + lag_days]."""
+
+    first: date
+    last: date
+    lag_days: int
+
+    @property
+    def published_until(self) -> date:
+        return self.last + timedelta(days=self.lag_days)
+
+    def fits(self, doc: Document) -> bool:
+        """What the backends' filters select (the same test, in Python)."""
+        period = doc.period_range()
+        if period is not None:
+            return period[0] <= self.last and period[1] >= self.first
+        published = _published(doc)
+        return published is not None and self.first <= published <= self.published_until
+
+
+class Found(BaseModel):
+    """One document that fits, with how it fits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    document: Document
+    confidence: str
+
+
+class Match(BaseModel):
+    """What the rules made of one GET source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    found: list[Found] = []
+    """Documents that fit, best first; when `outcome` is "ambiguous" the first is not
+    chosen over the next (a GET of one document refuses; a top_k GET takes them all)."""
+    candidates: list[Candidate] = []
+    """Chosen first, then the others that fit, then the refused, nearest first."""
+    reason: str = ""
+    """Why the first document won, or why none was chosen."""
+    outcome: Literal["found", "not_found", "ambiguous"] = "not_found"
+    target: str | None = None
+    """The period the source names or the scope, as a scope (`2024-Q3`), if any."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A GET source as the rules read it."""
+
+    text: str
+    names: frozenset[str]
+    """Stemmed words that name the document (no periods, no filler)."""
+    period: DateRange | None
+    """The period the source names."""
+    surface: tuple[tuple[str, str], ...] = ()
+    """(stem, word as written) of the source's words, for messages."""
+
+    @classmethod
+    def parse(cls, text: str) -> Source:
+        period = named_period(text)
+        surface = tuple((stem(w.lower()), w) for w in _SURFACE.findall(text))
+        return cls(text, frozenset(name_words(_FILLER_RE.sub(" ", text))), period, surface)
+
+    def shown(self, stems: frozenset[str] | set[str]) -> str:
+        """`stems` quoted as the source writes them: 'battery', 'rate'."""
+        written = {}
+        for s, word in self.surface:
+            written.setdefault(s, word)
+        return ", ".join(f"'{w}'" for w in sorted(written.get(s, s) for s in stems))
+
+
+def name_words(text: str) -> list[str]:
+    """The stemmed words of `text` that name a thing: periods and filler words gone."""
+    return list(dict.fromkeys(stem(w) for w in words(without_periods(text))
+                              if w not in STOPWORDS and not (len(w) == 1 and w.isascii()
+                                                             and not w.isdigit())))
+
+
+def all_words(text: str) -> set[str]:
+    return {stem(w) for w in words(text)}
+
+
+def _published(doc: Document) -> date | None:
+    try:
+        return date.fromisoformat(doc.date) if doc.date else None
+    except ValueError:
+        return None
+
+
+def window_for(period: DateRange | None, lag_days: int) -> Window | None:
+    return Window(period[0], period[1], lag_days) if period else None
+
+
+@dataclass
+class _Judged:
+    doc: Document
+    kind: str | None
+    reason: str
+    key: tuple = ()
+    missing: frozenset[str] = frozenset()
+    overlap: float = 0.0
+
+
+def period_fits(doc: Document, named: DateRange | None, scope: DateRange | None,
+                lag_days: int) -> str | None:
+    """Why `doc` does not fit the period `named` in the source and the window `scope`
+    (rules 3 and 4), or None when it fits."""
+    period = doc.period_range()
+    titled = named_periods(doc.title)
+    published = _published(doc)
+    if named is not None:
+        label = format_scope(named)
+        if titled and named not in titled:
+            return f"title names {_labels(titled)}, the source names {label}"
+        if not titled and period is not None and period != named:
+            return f"about {doc.period}, the source names {label}"
+        if not titled and period is None and not window_for(named, lag_days).fits(doc):
+            return (f"no period of its own, and published {doc.date or 'on no known date'}, "
+                    f"outside {label} + {lag_days} days")
+    if scope is not None:
+        window = window_for(scope, lag_days)
+        label = format_scope(scope)
+        if period is not None and not window.fits(doc):
+            return f"about {doc.period}, outside temporal_scope {label}"
+        if period is None and not window.fits(doc):
+            return (f"no period of its own, and published {doc.date or 'on no known date'}, "
+                    f"outside temporal_scope {label} + {lag_days} days")
+    if period is None and published is None and (named or scope):
+        return "neither a period nor a publication date"
+    return None
+
+
+def _labels(periods: list[DateRange]) -> str:
+    return " and ".join(format_scope(p) for p in periods)
+
+
+def _period_rank(doc: Document, target: DateRange | None) -> int:
+    """0 = the target itself (or no target) … 5 = no period, published in the lag."""
+    if target is None:
+        return 0
+    period = doc.period_range()
+    if period is None:
+        published = _published(doc)
+        return 4 if published is not None and target[0] <= published <= target[1] else 5
+    if period == target:
+        return 0
+    if target[0] <= period[0] and period[1] <= target[1]:
+        return 1
+    if period[0] <= target[0] and target[1] <= period[1]:
+        return 2
+    return 3
+
+
+def _recency(doc: Document) -> int:
+    period = doc.period_range()
+    if period is not None:
+        return -period[1].toordinal()
+    published = _published(doc)
+    return -published.toordinal() if published else 0
+
+
+def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -> _Judged:
+    title_all = all_words(doc.title)
+    title_names = set(name_words(doc.title))
+    overlap = len(src.names & title_all) / len(src.names) if src.names else 0.0
+    if doc.url and src.text.strip() == doc.url:
+        kind, missing, extra = URL_MATCH, frozenset(), 0
+    elif not src.names:
+        return _Judged(doc, None, "the source names no document, only a period", overlap=overlap)
+    else:
+        missing = frozenset(src.names - title_all)
+        extra = len(title_names - src.names)
+        if not missing:
+            kind = TITLE_MATCH
+        elif (len(src.names) >= PARTIAL_MIN_WORDS and 3 * len(missing) <= len(src.names)
+              and missing <= all_words(doc.content)):
+            kind = PARTIAL_TITLE
+        else:
+            return _Judged(doc, None, f"title lacks {src.shown(missing)}", overlap=overlap)
+    named = None if kind == URL_MATCH else src.period
+    refused = period_fits(doc, named, scope, lag_days)
+    if refused:
+        return _Judged(doc, None, refused, missing=missing, overlap=overlap)
+    target = named or scope
+    official = 0 if (doc.source_type or "") in _OFFICIAL else 1
+    published = _published(doc)
+    key = (_KIND_RANK[kind], extra, _period_rank(doc, target), _recency(doc), official,
+           -(published.toordinal() if published else 0), doc.id)
+    why = {URL_MATCH: "the source is its URL", TITLE_MATCH: "its title holds every word of the "
+           "source", PARTIAL_TITLE: f"its title holds all but {src.shown(missing)}, which its text has"}
+    return _Judged(doc, kind, why[kind] + (f" ({extra} more title words)" if extra else ""),
+                   key, missing, overlap)
+
+
+def _candidate(j: _Judged, verdict: str, reason: str | None = None) -> Candidate:
+    return Candidate(**j.doc.evidence(j.kind).model_dump(), verdict=verdict,
+                     reason=reason or j.reason)
+
+
+def choose(source: str, scope: DateRange | None, ranked: list[Document],
+           neighbours: list[Document] | None = None,
+           lag_days: int = PUBLICATION_LAG_DAYS) -> Match:
+    """The rules applied to `ranked` (the backend's candidates within the period window)
+    and `neighbours` (its candidates for the same text without a window, used to refuse
+    partial titles whose missing words other titles carry, and to name the nearest)."""
+    src = Source.parse(source)
+    target = src.period or scope
+    label = format_scope(target) if target else None
+    seen: dict[str, _Judged] = {}
+    for doc in [*ranked, *(neighbours or [])]:
+        if doc.id not in seen:
+            seen[doc.id] = _judge(doc, src, scope, lag_days)
+    others = {d.id: all_words(d.title) for d in [*ranked, *(neighbours or [])]}
+    for j in seen.values():
+        if j.kind == PARTIAL_TITLE:  # rivals: titles that share the words this one has too
+            held = src.names - j.missing
+            carriers = [seen[i].doc.title for i, t in others.items()
+                        if i != j.doc.id and j.missing & t and held & t]
+            if carriers:
+                j.kind, j.reason = None, (f"title lacks {src.shown(j.missing)}, which other "
+                                          f"titles carry ({carriers[0]!r}): another document")
+    fitting = sorted((j for j in seen.values() if j.kind), key=lambda j: j.key)
+    refused = sorted((j for j in seen.values() if not j.kind),
+                     key=lambda j: (-j.overlap, _period_rank(j.doc, target), _recency(j.doc),
+                                    j.doc.id))
+    if not fitting:
+        reason = _nothing(src, label, refused)
+        if src.period and scope and (src.period[1] < scope[0] or src.period[0] > scope[1]):
+            reason = (f"the source names {format_scope(src.period)}, outside its "
+                      f"temporal_scope {format_scope(scope)}, and no document's title names "
+                      f"the one with a period inside the other; {reason}")
+        return Match(candidates=[_candidate(j, "rejected") for j in refused],
+                     reason=reason, target=label)
+    best = fitting[0]
+    core = _extra(best, src)
+    tied = [j for j in fitting[1:] if (j.key[0], j.key[2]) == (best.key[0], best.key[2])
+            and not core <= _extra(j, src)]
+    if tied:
+        names = " and ".join(repr(j.doc.title) for j in [best, *tied[:2]])
+        reason = (f"ambiguous: {names} fit equally well; name one of them by its full title "
+                  "or URL")
+        return Match(found=[Found(document=j.doc, confidence=j.kind) for j in fitting],
+                     candidates=[_candidate(j, "fits") for j in fitting]
+                     + [_candidate(j, "rejected") for j in refused],
+                     reason=reason, outcome="ambiguous", target=label)
+    reason = best.reason
+    if len(fitting) > 1:
+        reason += f"; {len(fitting) - 1} other document{'s' * (len(fitting) > 2)} fit less well"
+    candidates = ([_candidate(best, "chosen", reason)]
+                  + [_candidate(j, "fits", _behind(j, best)) for j in fitting[1:]]
+                  + [_candidate(j, "rejected") for j in refused])
+    return Match(found=[Found(document=j.doc, confidence=j.kind) for j in fitting],
+                 candidates=candidates, reason=reason, outcome="found", target=label)
+
+
+def _extra(j: _Judged, src: Source) -> set[str]:
+    return set(name_words(j.doc.title)) - src.names
+
+
+def _behind(j: _Judged, best: _Judged) -> str:
+    fields = ("match kind", "extra title words", "period distance", "period recency",
+              "source type", "publication date", "id")
+    for name, a, b in zip(fields, j.key, best.key):
+        if a != b:
+            return f"{j.reason}; ranked below the chosen document on {name}"
+    return j.reason
+
+
+def _nothing(src: Source, label: str | None, refused: list[_Judged]) -> str:
+    period = f" (period {label})" if label else ""
+    if not refused:
+        return f"no document in the store shares a word with {src.text!r}{period}"
+    closest = "; ".join(
+        f"{j.doc.title!r} (period {j.doc.period or 'none'}, published {j.doc.date or 'undated'})"
+        f": {j.reason}" for j in refused[:NEAREST])
+    return f"no document fits {src.text!r}{period}; closest: {closest}"
+
+
+Candidates = Callable[[str, Window | None, int], list[Document]]
+"""`candidates(text, window, limit)`: a backend's documents for a GET text, best first."""
+
+
+def find(candidates: Candidates, source: str, scope: DateRange | None = None,
+         lag_days: int = PUBLICATION_LAG_DAYS) -> Match:
+    """The rules applied to a backend's candidates for `source` (within the period the
+    source names, or `scope`), and, when the choice needs them, its unwindowed ones."""
+    src = Source.parse(source)
+    # the backend filters on one window (a period the source names is the narrower
+    # constraint: the document must be about exactly it); the rules then check both
+    window = window_for(src.period, lag_days) or window_for(scope, lag_days)
+    ranked = candidates(source, window, CANDIDATES)
+    match = choose(source, scope, ranked, None, lag_days)
+    if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:
+        return match
+    neighbours = candidates(source, None, CANDIDATES)
+    return choose(source, scope, ranked, neighbours, lag_days)

@@ -1,0 +1,78 @@
+"""Periods named in titles, sources and questions: every form a corpus writes, and the
+identifiers and calendar dates that must not be read as periods."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.search import Document, format_scope
+from shared.search.periods import find_periods, named_period, without_periods
+
+
+@pytest.mark.parametrize("text, period", [
+    ("Tesla Q3 2024 Production Report", "2024-Q3"),
+    ("Tesla 2024 Q3 results", "2024-Q3"),
+    ("Tesla 2024-Q3 results", "2024-Q3"),
+    ("Results for Q3, 2024", "2024-Q3"),
+    ("3Q24 update", "2024-Q3"),
+    ("Q3'24 report", "2024-Q3"),
+    ("Q3 FY24 guidance", "2024-Q3"),
+    ("Q4 FY2022 guidance", "2022-Q4"),
+    ("revenue in the third quarter of 2024", "2024-Q3"),
+    ("third-quarter 2024 production", "2024-Q3"),
+    ("the fourth quarter of fiscal 2024", "2024-Q4"),
+    ("H1 2024 Interim Report", "2024-H1"),
+    ("2024 H2 outlook", "2024-H2"),
+    ("first half of 2024", "2024-H1"),
+    ("second-half 2024 results", "2024-H2"),
+    ("FY2024 Annual Report", "2024"),
+    ("fiscal 2024 results", "2024"),
+    ("fiscal year 2024 results", "2024"),
+    ("Annual Report 2024", "2024"),
+    ("Northgate Bank Monthly Lending Update, March 2024", "2024-03"),
+    ("Sept. 2024 traffic", "2024-09"),
+    ("Calder County Influenza Surveillance Bulletin, Week 48 2023", "2023-11-27..2023-12-03"),
+    ("cases in week 48 of 2023", "2023-11-27..2023-12-03"),
+    ("华川电子2024年第三季度报告", "2024-Q3"),
+    ("华川电子2024年第3季度报告", "2024-Q3"),
+    ("华川电子2024年Q3报告", "2024-Q3"),
+    ("华川电子2024年上半年报告", "2024-H1"),
+    ("华川电子2024年半年度报告", "2024-H1"),
+    ("华川电子2024年年度报告", "2024"),
+    ("华川电子2024年度报告", "2024"),
+    ("2024年3月销售快报", "2024-03"),
+    ("How did sales change from 2022 to 2023?", "2022-01-01..2023-12-31"),
+])
+def test_each_form_a_corpus_writes_names_its_period(text, period):
+    assert format_scope(named_period(text)) == period
+
+
+@pytest.mark.parametrize("text", [
+    "National Transport Safety Agency Rule 2023-17: EV Battery Thermal Event Reporting",
+    "Calder Financial Authority Notice 2024-03: Payment Data Retention",
+    "Harborline Track API Reference v2024.1",
+    "lot 12023", "3000 units", "as of March 31, 2024", "published 2024-10-29",
+    "on 14 March 2025", "Voltara Glossary of Battery Terms",
+])
+def test_identifiers_and_calendar_dates_are_not_periods(text):
+    assert find_periods(text) == []
+
+
+def test_the_most_specific_form_wins_where_two_overlap():
+    (mention,) = find_periods("Tesla Q3 2024 Production Report")
+    assert (mention.text, format_scope(mention.period)) == ("Q3 2024", "2024-Q3")
+
+
+def test_without_periods_leaves_the_words_that_name_the_thing():
+    assert without_periods("Tesla Q3 2024 Production Report").split() == [
+        "Tesla", "Production", "Report"]
+    assert without_periods("华川电子2024年第三季度报告").split() == ["华川电子", "报告"]
+
+
+def test_a_document_without_a_period_gets_the_one_its_title_names():
+    doc = Document(title="Orbis Foods third-quarter 2024 preview", content="x", date="2024-09-18")
+    assert (doc.period, doc.period_origin) == ("2024-Q3", "inferred")
+    given = Document(title="Kestrel FY2024 Annual Report", content="x",
+                     period="2023-07-01..2024-06-30")
+    assert (given.period, given.period_origin) == ("2023-07-01..2024-06-30", "given")
+    assert Document(title="Halvorsen Marine names new CFO", content="x").period is None
