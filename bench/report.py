@@ -15,6 +15,15 @@ def write(results: dict, out: Path) -> None:
 
 
 def markdown(r: dict) -> str:
+    from bench.accuracy import table  # the accuracy figure writes its own table
+
+    text = _markdown(r)
+    if "accuracy" in r:
+        text += "\n" + "\n".join(table(r["accuracy"])) + "\n"
+    return text
+
+
+def _markdown(r: dict) -> str:
     lines = ["# Chordal benchmark results", "",
              f"One run, {r['elapsed_s']:.0f} s, one machine. Replay LLM latency "
              f"{r['llm_latency_s'] * 1000:.0f} ms per call (the fan-out figure also plays a "

@@ -6,6 +6,7 @@ Phases (workers restarted between them, Redis kept):
   B  replay LLM planner, GET latency 200 ms, 64 executor threads: fan-out at 0.2 s and
      1.0 s per model call, tokens
   C  GET latency 100 ms, executor threads 1, 2, 4, 8: scaling
+  D  heuristic planner on the accuracy sets' own search stores: accuracy (bench/accuracy.py)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import figures, report
+from bench import accuracy, figures, report
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -81,6 +82,8 @@ def main() -> None:
                     results["scaling"][threads] = figures.scaling_run(
                         phase, 8 if quick else 24, 4)
                 log(f"  {threads} threads: {results['scaling'][threads]:.2f} answers/s")
+            log("phase D: accuracy (publication-dated corpora with known answers)")
+            results["accuracy"] = accuracy.accuracy(base)
     finally:
         llm.stop()
     results["elapsed_s"] = time.monotonic() - started

@@ -120,6 +120,21 @@ def index(file: Path = typer.Argument(..., help="JSON Lines: title, content, id,
                       "they start)[/]", highlight=False)
         backend.close()
     out.print(f"indexed {added} documents from {file} into {kind} ({total} in the store)")
+    out.print(periods_summary(docs), highlight=False)
+
+
+def periods_summary(docs: list) -> str:
+    """How many documents carry a period (given, read from the title) and which fit no
+    period at all, so a user sees what GETs naming a period can find."""
+    given = sum(d.period_origin == "given" for d in docs)
+    inferred = sum(d.period_origin == "inferred" for d in docs)
+    bare = [d for d in docs if d.period is None and d.date is None]
+    line = (f"periods: {given} given, {inferred} read from titles, "
+            f"{len(docs) - given - inferred} none (these count by publication date)")
+    if bare:
+        line += (f"; {len(bare)} with neither period nor date (e.g. {bare[0].title!r}) are "
+                 "found only by GETs that name no period")
+    return line
 
 
 @cli.command()

@@ -23,12 +23,11 @@ sure the reading is (`high` or `medium`, and why).
 
 from __future__ import annotations
 
-import regex
-
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import Answer, ExtractStep, GetStep, Plan
 from shared.search import Document, SearchBackend, format_scope
-from shared.search.matching import CANDIDATES, all_words, name_words, period_fits, window_for
+from shared.search.matching import (CANDIDATES, PROVISIONAL, all_words, name_words, period_fits,
+                                   window_for)
 from shared.search.periods import without_periods
 from shared.tools.get import run_get
 
@@ -47,10 +46,6 @@ SOURCE_RANK = {"official_report": 0, "press_release": 0, "regulation": 0, "filin
                "draft": PROVISIONAL_RANK, "forecast": PROVISIONAL_RANK}
 """Which kinds of source answer first; an unknown kind ranks with news; provisional ones
 (drafts, previews, analysts' notes, forecasts) never answer."""
-PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|unaudited|"
-                            r"forecast|outlook|what\s+to\s+expect|what\s+analysts\s+expect|"
-                            r"expectations?)\b|草案|初稿|预告|展望|预测|计划|点评", regex.I)
-"""Title words that mark a document as provisional, whatever its source_type says."""
 
 
 def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
@@ -174,11 +169,9 @@ def _plan(q: Question, doc: Document, get: GetStep, content: str, reading) -> Pl
 
 def _confidence(q: Question, doc: Document, reading: Reading) -> str:
     """How sure the reading is, and why, as one sentence of the answer."""
-    why = []
-    if q.names:
-        why.append("the document is about " + q.shown(q.names))
-    if q.period is not None:
-        why.append(f"the document is about {format_scope(q.period)}")
+    about = " ".join(filter(None, [q.shown(q.names) if q.names else "",
+                                   f"in {format_scope(q.period)}" if q.period else ""]))
+    why = [f"the document is about {about}"] if about else []
     why.append("the sentence holds every word asked about" if reading.coverage == 1.0 else
                f"the sentence holds {reading.coverage:.0%} of the words asked about")
     if not reading.after_measure:

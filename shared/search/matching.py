@@ -78,6 +78,10 @@ PARTIAL_MIN_WORDS = 3
 """A source needs this many words before a title may lack any of them."""
 
 _SURFACE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
+PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|unaudited|"
+                            r"forecast|outlook|what\s+to\s+expect|what\s+analysts\s+expect|"
+                            r"expectations?)\b|草案|初稿|预告|展望|预测|计划|点评", regex.I)
+"""Title words that mark a provisional version: a draft, a preview, a flash estimate."""
 _FILLER_RE = regex.compile(r"\b(?:report|document|filing)s?\s+(?:of|on|for|from|by)\b", regex.I)
 _KIND_RANK = {URL_MATCH: 0, TITLE_MATCH: 1, PARTIAL_TITLE: 2}
 _OFFICIAL = {"official_report", "press_release", "regulation", "filing"}
@@ -265,6 +269,11 @@ def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -
             kind = PARTIAL_TITLE
         else:
             return _Judged(doc, None, f"title lacks {src.shown(missing)}", overlap=overlap)
+    marked = PROVISIONAL.search(doc.title)
+    if kind != URL_MATCH and marked and not PROVISIONAL.search(src.text):
+        return _Judged(doc, None, f"title marks a provisional version ({marked.group()!r}) "
+                                  "that the source does not ask for", missing=missing,
+                       overlap=overlap)
     named = None if kind == URL_MATCH else src.period
     refused = period_fits(doc, named, scope, lag_days)
     if refused:

@@ -49,6 +49,8 @@ def test_without_an_elasticsearch_url_documents_go_to_the_sqlite_store(tmp_path,
     result = chordal(tmp_path, "index", str(corpus), CHORDAL_REDIS_URL=redis_server.url)
     assert result.returncode == 0, result.stderr
     assert "indexed 2 documents" in result.stdout and "into sqlite (2 in the store)" in result.stdout
+    assert ("periods: 0 given, 1 read from titles, 1 none (these count by publication date); "
+            "1 with neither period nor date (e.g. 'Weekly Bulletin')") in result.stdout
     with SqliteSearch(tmp_path / "home" / "search.db") as store:
         assert store.best("Weekly Bulletin").found
 

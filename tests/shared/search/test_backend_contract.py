@@ -67,6 +67,7 @@ GET_TABLE = [
     ("Annual Report 2024, Acme", None, "acme-ar-2024"),
     ("https://ir.acme.example/ar-2024", None, "acme-ar-2024"),
     ("Acme Annual Report 2023", None, "acme-ar-2023"),
+    ("Draft Acme Annual Report 2024", None, "acme-ar-2024-draft"),
     ("Acme Annual Report", "2024", "acme-ar-2024"),
     ("Acme Annual Report 2022", None, "NOT_FOUND"),
     ("Acme Annual Report 2024", "2023", "NOT_FOUND"),
@@ -189,8 +190,8 @@ def test_the_chosen_document_is_recorded_with_every_candidate_and_its_verdict(co
     out = get(corpus, "Acme Annual Report 2024")
     verdicts = {c.doc_id: (c.verdict, c.reason) for c in out.candidates}
     assert verdicts["acme-ar-2024"][0] == "chosen"
-    assert verdicts["acme-ar-2024-draft"][0] == "fits"
-    assert "extra title words" in verdicts["acme-ar-2024-draft"][1]
+    assert verdicts["acme-ar-2024-draft"] == (
+        "rejected", "title marks a provisional version ('Draft') that the source does not ask for")
     assert out.document.period == "2024" and out.document.date == "2025-02-18"
     with pytest.raises(ToolError) as caught:
         get(corpus, "Acme Annual Report", temporal_scope="2022")
@@ -221,6 +222,14 @@ def test_a_preview_from_inside_the_quarter_is_never_taken_for_the_missing_report
         get(backend, "Bolt Motors Q3 2024 Production Report", temporal_scope="2024-Q3")
     assert caught.value.code == "NOT_FOUND"
     assert "'Bolt Motors Q3 2024 preview" in caught.value.message
+
+
+def test_a_draft_is_never_taken_for_the_missing_final_report(backend):
+    backend.add([d for d in CORPUS if d.id != "acme-ar-2024"])
+    with pytest.raises(ToolError) as caught:
+        get(backend, "Acme Annual Report 2024")
+    assert "'Draft: Acme Annual Report 2024' (period 2024, published 2025-01-30): title marks " \
+           "a provisional version" in caught.value.message
 
 
 def test_top_k_gets_only_documents_that_fit_the_same_rules(corpus):
