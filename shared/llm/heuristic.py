@@ -58,10 +58,12 @@ def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
     lag = backend.lag_days
     text = without_periods(question)
     docs = backend.candidates(text, window_for(q.period, lag), CANDIDATES)
-    others = backend.candidates(text, None, CANDIDATES) if q.period is not None else docs
-    titled = set().union(*(all_words(d.title) for d in [*docs, *others]))
+    # the words titles use tell a company (in titles) from a person (only in text); a
+    # company whose titles all lie outside the window is then required whole in the title
+    titled = set().union(*(all_words(d.title) for d in docs))
     readings, refused = _readings(q, docs, lag, titled)
     if not readings:
+        others = backend.candidates(text, None, CANDIDATES) if q.period is not None else []
         if not docs and not others and backend.count() == 0:
             raise InputError("no document matches the question: the search store is empty; "
                              "index documents with `chordal index FILE.jsonl` or configure an "

@@ -131,10 +131,13 @@ class Question:
         if not self.groups:
             return len(self.content & title_words) >= 2
         in_titles = [g for g in self.groups if g & titled] or list(self.groups)
-        others = [g for g in self.groups if g not in in_titles]
+        if not all(g <= title_words for g in in_titles):
+            return False
+        others = [g - title_words for g in self.groups if g not in in_titles]
+        if not any(others):
+            return True
         text_words = all_words(content)
-        return (all(g <= title_words for g in in_titles)
-                and all(g <= title_words | text_words for g in others))
+        return all(g <= text_words for g in others)
 
     def measure(self, title: str) -> frozenset[str]:
         """The words the question asks about, given the document `title`: its content

@@ -46,6 +46,7 @@ applies to its hits.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date, timedelta
 from typing import Callable, Literal
 
@@ -161,15 +162,30 @@ class Source:
         return ", ".join(f"'{w}'" for w in sorted(written.get(s, s) for s in stems))
 
 
-def name_words(text: str) -> list[str]:
+SHORT_TEXT = 500
+"""Texts up to this long (titles, sources) have their words cached; contents do not."""
+
+
+def name_words(text: str) -> tuple[str, ...]:
     """The stemmed words of `text` that name a thing: periods and filler words gone."""
-    return list(dict.fromkeys(stem(w) for w in words(without_periods(text))
-                              if w not in STOPWORDS and not (len(w) == 1 and w.isascii()
-                                                             and not w.isdigit())))
+    return _name_words(text) if len(text) <= SHORT_TEXT else _name_words.__wrapped__(text)
 
 
-def all_words(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
+@lru_cache(maxsize=16384)
+def _name_words(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(stem(w) for w in words(without_periods(text))
+                               if w not in STOPWORDS and not (len(w) == 1 and w.isascii()
+                                                              and not w.isdigit())))
+
+
+def all_words(text: str) -> frozenset[str]:
+    """Every stemmed word of `text`."""
+    return _all_words(text) if len(text) <= SHORT_TEXT else _all_words.__wrapped__(text)
+
+
+@lru_cache(maxsize=16384)
+def _all_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text))
 
 
 def _published(doc: Document) -> date | None:
@@ -378,13 +394,22 @@ Candidates = Callable[[str, Window | None, int], list[Document]]
 
 
 def find(candidates: Candidates, source: str, scope: DateRange | None = None,
-         lag_days: int = PUBLICATION_LAG_DAYS) -> Match:
+         lag_days: int = PUBLICATION_LAG_DAYS, exact: Candidates | None = None) -> Match:
     """The rules applied to a backend's candidates for `source` (within the period the
-    source names, or `scope`), and, when the choice needs them, its unwindowed ones."""
+    source names, or `scope`), and, when the choice needs them, its unwindowed ones.
+
+    `exact(text, window, limit)`, when a backend has a cheap one, gives the documents
+    whose title or URL is exactly the source: when one of them fits, nothing can beat
+    it (the whole title, no extra word) but another of the same title, so the ranked
+    search is skipped."""
     src = Source.parse(source)
     # the backend filters on one window (a period the source names is the narrower
     # constraint: the document must be about exactly it); the rules then check both
     window = window_for(src.period, lag_days) or window_for(scope, lag_days)
+    if exact is not None and (same := exact(source, window, CANDIDATES)):
+        match = choose(source, scope, same, None, lag_days)
+        if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:
+            return match
     ranked = candidates(source, window, CANDIDATES)
     match = choose(source, scope, ranked, None, lag_days)
     if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:

@@ -15,6 +15,7 @@ part of an identifier (`Rule 2023-17`, `Notice 2024-03`, `v2024.1`, `lot 12023`)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date, timedelta
 
 import regex
@@ -116,6 +117,11 @@ def find_periods(text: str) -> list[Mention]:
     where two overlap ("Q3 2024" is a quarter, not also the year 2024)."""
     if not isinstance(text, str) or not text:
         return []
+    return list(_find_periods(text))
+
+
+@lru_cache(maxsize=16384)  # titles and sources recur in every GET and plan: read once
+def _find_periods(text: str) -> tuple[Mention, ...]:
     taken = [m.span() for m in _DATES.finditer(text)]
     found: list[Mention] = []
     for kind, pattern in _PATTERNS:
@@ -127,7 +133,7 @@ def find_periods(text: str) -> list[Mention]:
             if period is not None:
                 found.append(Mention(period, start, end, m.group()))
                 taken.append((start, end))
-    return sorted(found, key=lambda x: x.start)
+    return tuple(sorted(found, key=lambda x: x.start))
 
 
 def named_periods(text: str) -> list[DateRange]:

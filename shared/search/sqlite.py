@@ -209,7 +209,7 @@ class SqliteSearch:
         return list(found.values())[:limit]
 
     def best(self, source: str, scope: DateRange | None = None) -> Match:
-        return find(self.candidates, source, scope, self.lag_days)
+        return find(self.candidates, source, scope, self.lag_days, exact=self._exact)
 
     def _exact(self, source: str, window: Window | None, limit: int) -> list[Document]:
         """Documents whose title (any case) or URL is exactly `source`, latest first."""

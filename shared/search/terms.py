@@ -10,6 +10,8 @@ SQLite's tokenizer cuts indexed text the same way.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import regex as re
 
 STOPWORDS = frozenset("""
@@ -62,6 +64,7 @@ IRREGULAR = {"grew": "grow", "grown": "grow", "growth": "grow", "rose": "rise",
 """Irregular English forms, mapped to the verb they come from (before the suffix rules)."""
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem, so that word forms compare equal outside FTS5: `report`/`reports`,
     `company`/`companies`, `deliver`/`delivered`/`deliveries`, `ship`/`shipped`,
