@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from shared.search.matching import PUBLICATION_LAG_DAYS
+from shared.search.fit import PUBLICATION_LAG_DAYS
 
 
 class Settings(BaseSettings):

@@ -26,8 +26,9 @@ from __future__ import annotations
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import Answer, ExtractStep, GetStep, Plan
 from shared.search import Document, SearchBackend, format_scope
-from shared.search.matching import (CANDIDATES, PROVISIONAL, all_words, name_words, period_fits,
-                                   window_for)
+from shared.search.fit import period_fits, window_for
+from shared.search.matching import CANDIDATES, PROVISIONAL
+from shared.search.terms import all_words, name_words
 from shared.search.periods import without_periods
 from shared.tools.get import run_get
 

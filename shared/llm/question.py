@@ -23,9 +23,8 @@ from dataclasses import dataclass
 import regex
 
 from shared.search.dates import DateRange
-from shared.search.matching import all_words
 from shared.search.periods import named_periods, without_periods
-from shared.search.terms import STOPWORDS, stem, words
+from shared.search.terms import STOPWORDS, all_words, stem, words
 
 SCAFFOLDING = frozenset(stem(w) for w in """
 what which who whom whose when where why how much many did does do was were is are be has

@@ -11,7 +11,7 @@ A value equal to a number the plan states cannot be told apart from it and passe
 from __future__ import annotations
 
 from shared.models import Answer, Plan
-from shared.search.dates import year_in
+from shared.search.periods import year_in
 
 from .cited import MARKER, NUMBER
 from .period import describe, step_period

@@ -16,7 +16,8 @@ from datetime import date
 
 from shared.errors import InputError
 from shared.models import Plan, StepResult
-from shared.search.dates import DateRange, format_scope, parse_scope, year_in
+from shared.search.dates import DateRange, format_scope, parse_scope
+from shared.search.periods import year_in
 
 from .chain import fetching
 

@@ -6,7 +6,8 @@ every GET follows (`shared.search.matching`), the shared GET cache
 from .backend import (BACKENDS, PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Hit, Match,
                       SearchBackend, Window, default_backend, open_backend)
 from .corpus import load_jsonl
-from .dates import ACCEPTED_FORMS, format_scope, parse_scope, year_in
+from .dates import ACCEPTED_FORMS, format_scope, parse_scope
+from .periods import year_in
 from .document import Document, document_id
 from .sqlite import SqliteSearch
 

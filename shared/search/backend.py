@@ -17,7 +17,8 @@ from shared.errors import ConfigError
 
 from .dates import DateRange
 from .document import Document
-from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match, Window
+from .fit import Window
+from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match
 
 if TYPE_CHECKING:
     from shared.config import Settings

@@ -1,8 +1,7 @@
 """Date scopes: consumes the text of a `temporal_scope` or a document's `period`
 (`2023-Q3`, `FY2023`, `2023-07-01..2023-09-30`), produces an inclusive `(first, last)`
 pair of `datetime.date`, and back. Periods named in free text (titles, sources,
-questions) are read by `shared.search.periods`; `year_in` is its span, kept here for the
-callers that want one range.
+questions) are read by `shared.search.periods`.
 """
 
 from __future__ import annotations
@@ -94,13 +93,3 @@ def format_scope(scope: DateRange) -> str:
         if start.month == end.month and start.day == 1 and end == _month_end(y, end.month):
             return f"{y}-{start.month:02d}"
     return f"{start.isoformat()}..{end.isoformat()}"
-
-
-def year_in(text: str) -> DateRange | None:
-    """The period `text` names: a quarter (`Q3 2023`, `2023-Q3`, `third quarter of 2023`),
-    a half (`H1 2023`), a month, a week, else a year (`2023`, `FY2023`); None when it
-    names none. When several periods are named ("2022 versus 2023") the range spans all
-    of them (see `shared.search.periods.named_period`)."""
-    from .periods import named_period  # periods builds on the ranges defined here
-
-    return named_period(text)

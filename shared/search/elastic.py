@@ -41,7 +41,8 @@ from .elastic_errors import RETRY_ON_STATUS, error_type, redact, store_error
 from .elastic_requests import (MAPPING, bulk_actions, candidates_body, documents_of,
                                failed_items, hits_of, mapping_problems, schema_outdated,
                                search_body)
-from .matching import PUBLICATION_LAG_DAYS, find
+from .fit import PUBLICATION_LAG_DAYS
+from .matching import find
 
 log = logging.getLogger(__name__)
 

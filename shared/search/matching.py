@@ -38,16 +38,15 @@ The rules
 6. Nothing fits: NOT_FOUND names the nearest candidates with their periods and
    publication dates and why each was refused; nothing is substituted.
 
-`find(backend, source, scope, lag_days)` applies the rules through a backend's
-`candidates(text, window, limit)`; `period_fits` is rule 3 and 4 alone, which SEARCH
-applies to its hits.
+`find(candidates, source, scope, lag_days)` applies the rules through a backend's
+`candidates(text, window, limit)`. Rules 3 and 4 (and the window backends filter on)
+are `shared.search.fit`, which SEARCH applies to its hits too; the words of rule 1 are
+`shared.search.terms.name_words`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-from datetime import date, timedelta
 from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -58,8 +57,10 @@ from shared.models import Candidate
 
 from .dates import DateRange, format_scope
 from .document import Document
-from .periods import named_period, named_periods, without_periods
-from .terms import STOPWORDS, stem, words
+from .fit import (PUBLICATION_LAG_DAYS, Window, period_fits, period_rank, published_on, recency,
+                  window_for)
+from .periods import named_period
+from .terms import SURFACE, all_words, name_words, stem
 
 TITLE_MATCH = "title_match"
 """Confidence of a GET: every word of the source is in the document's title."""
@@ -68,9 +69,6 @@ URL_MATCH = "url_match"
 PARTIAL_TITLE = "partial_title"
 """Confidence of a GET: the title lacks a few of the source's words, which its text holds."""
 
-PUBLICATION_LAG_DAYS = 180
-"""Default days after a period's end within which a document with no period of its own
-may have been published and still be about it."""
 CANDIDATES = 50
 """How many text-ranked documents a backend gives the rules to judge."""
 NEAREST = 3
@@ -78,7 +76,6 @@ NEAREST = 3
 PARTIAL_MIN_WORDS = 3
 """A source needs this many words before a title may lack any of them."""
 
-_SURFACE = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
 PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|unaudited|"
                             r"forecast|outlook|what\s+to\s+expect|what\s+analysts\s+expect|"
                             r"expectations?)\b|草案|初稿|预告|展望|预测|计划|点评", regex.I)
@@ -86,28 +83,6 @@ PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|u
 _FILLER_RE = regex.compile(r"\b(?:report|document|filing)s?\s+(?:of|on|for|from|by)\b", regex.I)
 _KIND_RANK = {URL_MATCH: 0, TITLE_MATCH: 1, PARTIAL_TITLE: 2}
 _OFFICIAL = {"official_report", "press_release", "regulation", "filing"}
-
-
-@dataclass(frozen=True)
-class Window:
-    """A period constraint as backends filter on it: a document whose period overlaps
-    [first, last], or with no period and published in [first, last + lag_days]."""
-
-    first: date
-    last: date
-    lag_days: int
-
-    @property
-    def published_until(self) -> date:
-        return self.last + timedelta(days=self.lag_days)
-
-    def fits(self, doc: Document) -> bool:
-        """What the backends' filters select (the same test, in Python)."""
-        period = doc.period_range()
-        if period is not None:
-            return period[0] <= self.last and period[1] >= self.first
-        published = _published(doc)
-        return published is not None and self.first <= published <= self.published_until
 
 
 class Found(BaseModel):
@@ -151,7 +126,7 @@ class Source:
     @classmethod
     def parse(cls, text: str) -> Source:
         period = named_period(text)
-        surface = tuple((stem(w.lower()), w) for w in _SURFACE.findall(text))
+        surface = tuple((stem(w.lower()), w) for w in SURFACE.findall(text))
         return cls(text, frozenset(name_words(_FILLER_RE.sub(" ", text))), period, surface)
 
     def shown(self, stems: frozenset[str] | set[str]) -> str:
@@ -162,43 +137,6 @@ class Source:
         return ", ".join(f"'{w}'" for w in sorted(written.get(s, s) for s in stems))
 
 
-SHORT_TEXT = 500
-"""Texts up to this long (titles, sources) have their words cached; contents do not."""
-
-
-def name_words(text: str) -> tuple[str, ...]:
-    """The stemmed words of `text` that name a thing: periods and filler words gone."""
-    return _name_words(text) if len(text) <= SHORT_TEXT else _name_words.__wrapped__(text)
-
-
-@lru_cache(maxsize=16384)
-def _name_words(text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(stem(w) for w in words(without_periods(text))
-                               if w not in STOPWORDS and not (len(w) == 1 and w.isascii()
-                                                              and not w.isdigit())))
-
-
-def all_words(text: str) -> frozenset[str]:
-    """Every stemmed word of `text`."""
-    return _all_words(text) if len(text) <= SHORT_TEXT else _all_words.__wrapped__(text)
-
-
-@lru_cache(maxsize=16384)
-def _all_words(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text))
-
-
-def _published(doc: Document) -> date | None:
-    try:
-        return date.fromisoformat(doc.date) if doc.date else None
-    except ValueError:
-        return None
-
-
-def window_for(period: DateRange | None, lag_days: int) -> Window | None:
-    return Window(period[0], period[1], lag_days) if period else None
-
-
 @dataclass
 class _Judged:
     doc: Document
@@ -207,64 +145,6 @@ class _Judged:
     key: tuple = ()
     missing: frozenset[str] = frozenset()
     overlap: float = 0.0
-
-
-def period_fits(doc: Document, named: DateRange | None, scope: DateRange | None,
-                lag_days: int) -> str | None:
-    """Why `doc` does not fit the period `named` in the source and the window `scope`
-    (rules 3 and 4), or None when it fits."""
-    period = doc.period_range()
-    titled = named_periods(doc.title)
-    published = _published(doc)
-    if named is not None:
-        label = format_scope(named)
-        if titled and named not in titled:
-            return f"title names {_labels(titled)}, the source names {label}"
-        if not titled and period is not None and period != named:
-            return f"about {doc.period}, the source names {label}"
-        if not titled and period is None and not window_for(named, lag_days).fits(doc):
-            return (f"no period of its own, and published {doc.date or 'on no known date'}, "
-                    f"outside {label} + {lag_days} days")
-    if scope is not None:
-        window = window_for(scope, lag_days)
-        label = format_scope(scope)
-        if period is not None and not window.fits(doc):
-            return f"about {doc.period}, outside temporal_scope {label}"
-        if period is None and not window.fits(doc):
-            return (f"no period of its own, and published {doc.date or 'on no known date'}, "
-                    f"outside temporal_scope {label} + {lag_days} days")
-    if period is None and published is None and (named or scope):
-        return "neither a period nor a publication date"
-    return None
-
-
-def _labels(periods: list[DateRange]) -> str:
-    return " and ".join(format_scope(p) for p in periods)
-
-
-def _period_rank(doc: Document, target: DateRange | None) -> int:
-    """0 = the target itself (or no target) … 5 = no period, published in the lag."""
-    if target is None:
-        return 0
-    period = doc.period_range()
-    if period is None:
-        published = _published(doc)
-        return 4 if published is not None and target[0] <= published <= target[1] else 5
-    if period == target:
-        return 0
-    if target[0] <= period[0] and period[1] <= target[1]:
-        return 1
-    if period[0] <= target[0] and target[1] <= period[1]:
-        return 2
-    return 3
-
-
-def _recency(doc: Document) -> int:
-    period = doc.period_range()
-    if period is not None:
-        return -period[1].toordinal()
-    published = _published(doc)
-    return -published.toordinal() if published else 0
 
 
 def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -> _Judged:
@@ -296,8 +176,8 @@ def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -
         return _Judged(doc, None, refused, missing=missing, overlap=overlap)
     target = named or scope
     official = 0 if (doc.source_type or "") in _OFFICIAL else 1
-    published = _published(doc)
-    key = (_KIND_RANK[kind], extra, _period_rank(doc, target), _recency(doc), official,
+    published = published_on(doc)
+    key = (_KIND_RANK[kind], extra, period_rank(doc, target), recency(doc), official,
            -(published.toordinal() if published else 0), doc.id)
     why = {URL_MATCH: "the source is its URL", TITLE_MATCH: "its title holds every word of the "
            "source", PARTIAL_TITLE: f"its title holds all but {src.shown(missing)}, which its text has"}
@@ -334,7 +214,7 @@ def choose(source: str, scope: DateRange | None, ranked: list[Document],
                                           f"titles carry ({carriers[0]!r}): another document")
     fitting = sorted((j for j in seen.values() if j.kind), key=lambda j: j.key)
     refused = sorted((j for j in seen.values() if not j.kind),
-                     key=lambda j: (-j.overlap, _period_rank(j.doc, target), _recency(j.doc),
+                     key=lambda j: (-j.overlap, period_rank(j.doc, target), recency(j.doc),
                                     j.doc.id))
     if not fitting:
         reason = _nothing(src, label, refused)

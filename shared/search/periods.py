@@ -150,6 +150,11 @@ def named_period(text: str) -> DateRange | None:
     return min(p[0] for p in periods), max(p[1] for p in periods)
 
 
+def year_in(text: str) -> DateRange | None:
+    """The period `text` names, as one range: `named_period` (the name older callers use)."""
+    return named_period(text)
+
+
 def without_periods(text: str) -> str:
     """`text` with every period mention replaced by a space (what is left names the thing)."""
     out, last = [], 0

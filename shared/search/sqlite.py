@@ -28,7 +28,8 @@ from shared.errors import StoreError
 from .backend import Hit
 from .dates import DateRange
 from .document import FIELDS, Document
-from .matching import PUBLICATION_LAG_DAYS, Match, Window, find
+from .fit import PUBLICATION_LAG_DAYS, Window
+from .matching import Match, find
 from .terms import fts_query, index_text, unindex_text
 
 TITLE_WEIGHT = 10.0

@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import regex as re
 
+from .periods import without_periods
+
 STOPWORDS = frozenset("""
 a about after all also am an and any are as at be been before being but by can could
 did do does doing during for from had has have having he her here him his how i if in
@@ -105,3 +107,33 @@ def fts_query(text: str) -> str | None:
     """An FTS5 MATCH expression: each keyword quoted, OR-ed; None when none is left."""
     terms = keywords(text)
     return " OR ".join(f'"{t}"' for t in terms) or None
+
+
+SURFACE = re.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
+"""A word as written, for messages that quote a source or question."""
+
+
+SHORT_TEXT = 500
+"""Texts up to this long (titles, sources) have their words cached; contents do not."""
+
+
+def name_words(text: str) -> tuple[str, ...]:
+    """The stemmed words of `text` that name a thing: periods and filler words gone."""
+    return _name_words(text) if len(text) <= SHORT_TEXT else _name_words.__wrapped__(text)
+
+
+@lru_cache(maxsize=16384)
+def _name_words(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(stem(w) for w in words(without_periods(text))
+                               if w not in STOPWORDS and not (len(w) == 1 and w.isascii()
+                                                              and not w.isdigit())))
+
+
+def all_words(text: str) -> frozenset[str]:
+    """Every stemmed word of `text`."""
+    return _all_words(text) if len(text) <= SHORT_TEXT else _all_words.__wrapped__(text)
+
+
+@lru_cache(maxsize=16384)
+def _all_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text))

@@ -20,7 +20,7 @@ import regex
 from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import SearchStep, StepResult
 from shared.search import SearchBackend, format_scope, parse_scope
-from shared.search.matching import period_fits, window_for
+from shared.search.fit import period_fits, window_for
 from shared.search.periods import named_period
 
 from .base import ToolOutput

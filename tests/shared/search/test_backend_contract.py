@@ -18,7 +18,7 @@ from shared.errors import ToolError
 from shared.models import GetStep
 from shared.search import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Document, SqliteSearch
 from shared.search.cache import CachedSearch
-from shared.search.matching import Window
+from shared.search.fit import Window
 from shared.tools.get import run_get
 
 

@@ -14,7 +14,7 @@ from shared.search.elastic_requests import (EXACT_BOOST, MAPPING, bulk_actions,
                                             candidates_body, documents_of, failed_items,
                                             hits_of, mapping_problems, schema_outdated,
                                             search_body, window_filter)
-from shared.search.matching import Window
+from shared.search.fit import Window
 
 Q3 = Window(date(2023, 7, 1), date(2023, 9, 30), lag_days=90)
 SOURCE = "Tesla Q3 2023 Financial Report"

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from shared.errors import ToolError
 from shared.models import GetStep
 from shared.search import Document, SqliteSearch
-from shared.search.matching import PARTIAL_TITLE, choose, name_words
+from shared.search.matching import PARTIAL_TITLE, choose
+from shared.search.terms import name_words
 from shared.search.periods import named_periods
 from shared.tools.get import run_get
 

@@ -10,7 +10,7 @@ import shared
 from shared.config import Settings
 from shared.errors import StoreError
 from shared.search import Document, SqliteSearch, load_jsonl, open_backend
-from shared.search.matching import Window
+from shared.search.fit import Window
 from shared.search.sqlite import SCHEMA_VERSION
 
 BUNDLED = Path(shared.__file__).parent / "data" / "corpus.jsonl"
