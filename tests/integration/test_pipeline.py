@@ -161,6 +161,24 @@ def test_index_rejects_a_malformed_line_by_number_and_indexes_nothing(acme, tmp_
     assert acme.cli("index", str(DOCS)).stdout == before  # the store did not grow
 
 
+def test_show_prints_which_document_a_get_chose_and_why_and_debug_why_one_was_refused(acme):
+    found = acme.ask("paraphrase", {"steps": [
+        get("E1", "Acme Robotics' quarterly report for the third quarter of 2023", "$D")]})
+    shown = acme.cli("show", found.query_id)
+    assert shown.returncode == 0, shown.stderr
+    assert "document: Acme Robotics Q3 2023 Quarterly Report, period 2023-Q3" in shown.stdout
+    assert "chosen: 'Acme Robotics Q3 2023 Quarterly Report'" in shown.stdout
+    missing = acme.ask("missing", {"steps": [
+        get("E1", "Acme Robotics Q4 2023 Quarterly Report", "$D")]})
+    (step,) = missing.steps
+    assert step.error_code == "NOT_FOUND" and step.candidates
+    debugged = acme.cli("debug", missing.query_id)
+    assert debugged.returncode == 0, debugged.stderr
+    assert "rejected: 'Acme Robotics Q3 2023 Quarterly Report' (period 2023-Q3" in debugged.stdout
+    assert "title names 2023-Q3, the source names 2023-Q4" in debugged.stdout
+    assert "not substitute another period" in debugged.stdout
+
+
 def test_show_prints_the_steps_of_a_finished_query(acme):
     record = acme.ask("Who earned more?", TWO_BRANCHES)
     result = acme.cli("show", record.query_id)
