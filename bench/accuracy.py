@@ -9,6 +9,9 @@ Two sets, each a folder with corpus.jsonl, cases.jsonl and NOTES.md (the traps):
 - `held-out` (bench/accuracy_holdout/): written later by another helper, also without
   seeing the code or the first set; its first run is recorded in the README, and it has
   been used to find bugs since, so it is no longer unseen.
+- `probe` (bench/accuracy_probe/): a black-box tester's ten small corpora in other
+  fields (statistics, sports, trials, elections, recalls, weather, schools, banks),
+  written against the running tool to make it answer wrong, turned into cases.
 
 `python -m bench.accuracy` runs only this figure (about half a minute); `make bench`
 runs it with the others.
@@ -29,7 +32,8 @@ from shared.search import load_jsonl, open_backend
 from bench.harness import Phase
 
 HERE = Path(__file__).resolve().parent
-SETS = {"development": HERE / "accuracy", "held-out": HERE / "accuracy_holdout"}
+SETS = {"development": HERE / "accuracy", "held-out": HERE / "accuracy_holdout",
+        "probe": HERE / "accuracy_probe"}
 
 
 def run_set(base: Settings, name: str, folder: Path) -> list[Verdict]:

@@ -23,18 +23,20 @@ sure the reading is (`high` or `medium`, and why).
 
 from __future__ import annotations
 
+import regex
+
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import Answer, ExtractStep, GetStep, Plan
 from shared.search import Document, SearchBackend, format_scope
 from shared.search.fit import period_fits, window_for
-from shared.search.matching import CANDIDATES, PROVISIONAL
-from shared.search.terms import all_words, name_words
+from shared.search.matching import CANDIDATES, REVISION, REVISION_WORDS, is_provisional
+from shared.search.terms import all_words, name_words, stem
 from shared.search.periods import without_periods
 from shared.tools.get import run_get
 
 from .anchor import sentence_pattern, value_pattern
 from .question import Question
-from .reading import Ask, Reading, read_sentence, read_value
+from .reading import GROWTH_WORDS, Ask, Reading, read_sentence, read_value
 
 NOTE = "(Heuristic answer: found by keyword search over the indexed documents, without an LLM.)"
 NEAREST = 4
@@ -56,6 +58,13 @@ def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
     if not q.content:
         raise InputError(f"question {question!r} has no words to search for; ask about a "
                          "named thing")
+    if q.content & EXPECTATIONS:
+        raise NoAnswer("not answered: the question asks for an expectation or a forecast; the "
+                       "heuristic planner answers only with figures documents report (plan the "
+                       "question with an LLM, or give a plan that reads the preview)")
+    if q.relative:
+        raise NoAnswer(f"not answered: the question names its period relative to another "
+                       f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
     lag = backend.lag_days
     text = without_periods(question)
     docs = backend.candidates(text, window_for(q.period, lag), CANDIDATES)
@@ -72,7 +81,15 @@ def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
         seen = {d.id for d, _ in refused}  # documents of other periods come closest too
         refused += [r for r in _readings(q, others, lag, titled)[1] if r[0].id not in seen]
         raise _abstain(q, refused, titled)
-    doc, reading = min(readings, key=lambda r: _rank(q, *r))
+    ranked = sorted(readings, key=lambda r: _rank(q, *r))
+    doc, reading = ranked[0]
+    if (rival := _disagreeing(q, ranked)) is not None:
+        other, theirs = rival
+        raise NoAnswer(
+            f"not answered: the documents disagree: {doc.title!r} states {reading.value} and "
+            f"{other.title!r} states {theirs.value} for what was asked; name the company or "
+            "the document more exactly", [f"{d.title!r} ({_period_and_date(d)}): states "
+                                         f"{r.value}" for d, r in (ranked[0], rival)])
     get, content = _get_step(doc, backend)
     return _plan(q, doc, get, content, reading)
 
@@ -97,8 +114,11 @@ def _readings(q: Question, docs: list[Document], lag: int, titled: set[str]):
         if q.wants_sentence:
             reading = read_sentence(doc.content, measure)
         else:
-            ask = Ask(measure, q.kind, q.period, q.text, q.groups,
-                      frozenset(all_words(doc.title)), q.counted)
+            title = frozenset(all_words(doc.title))
+            kind = None if q.kind == "money" and GROWTH_WORDS & measure else q.kind  # "how much did it rise"
+            ask = Ask(measure, kind, q.period, q.text, q.groups, title, q.counted,
+                      anchors=tuple(g for g in q.groups if not g <= title),
+                      period_in_sentence=q.period is not None and doc.period is None)
             reading = read_value(doc.content, ask)
             if reading is None and q.kind is None:  # nothing numeric: the sentence itself
                 reading = (read_sentence(doc.content, measure, without_values=True)
@@ -118,7 +138,7 @@ def _describes(q: Question, doc: Document) -> bool:
 
 
 def _source_rank(doc: Document) -> int:
-    if PROVISIONAL.search(doc.title):
+    if is_provisional(doc):
         return PROVISIONAL_RANK
     return SOURCE_RANK.get(doc.source_type or "", 1)
 
@@ -127,9 +147,46 @@ def _rank(q: Question, doc: Document, reading) -> tuple:
     strong = isinstance(reading, Reading) and reading.strong
     coverage = reading.coverage if isinstance(reading, Reading) else 1.0
     overlap = len(q.content & all_words(doc.title))
-    extra = len(set(name_words(doc.title)) - q.content)  # "Port of Kallby North" vs "… Kallby"
+    # "Port of Kallby North" vs "… Kallby"; "(revised)" marks a later version, not an entity
+    extra = len(set(name_words(doc.title)) - q.content - REVISION_WORDS)
+    revised = bool(REVISION.search(doc.title))
     published = int(doc.date.replace("-", "")) if doc.date else 0
-    return (_source_rank(doc), extra, not strong, -coverage, -overlap, -published, doc.id)
+    return (_source_rank(doc), extra, not revised, not strong, -coverage, -overlap, -published,
+            doc.id)
+
+
+EXPECTATIONS = frozenset(stem(w) for w in """expect expected expectation expectations forecast
+forecasts forecasted predict predicted prediction consensus guidance projected projection
+anticipate anticipated 预计 预期 预测""".split())
+"""Question words that ask for an expectation rather than a reported figure."""
+REVISED = regex.compile(r"\b(?:revis|restat|correct|amend|updat|expand|supersed)\w*", regex.I)
+"""Words that mark a figure as replacing an earlier one."""
+
+
+def _disagreeing(q: Question, ranked: list) -> tuple | None:
+    """A document as trusted as the chosen one that states another figure for the
+    question, unless it is about a more specific entity (its title adds words to the
+    chosen one's: "Port of Kallby North" beside "Port of Kallby") and does not say it
+    revises the figure."""
+    best, reading = ranked[0]
+    if not isinstance(reading, Reading):
+        return None
+    extra = set(name_words(best.title)) - q.content - REVISION_WORDS
+    for doc, theirs in ranked[1:]:
+        if not isinstance(theirs, Reading) or _source_rank(doc) != _source_rank(best):
+            continue
+        if theirs.value == reading.value or theirs.kind != reading.kind:
+            continue
+        sentence = doc.content[theirs.sentence[0]:theirs.sentence[1]]
+        revises = bool(REVISED.search(sentence) or REVISED.search(doc.title))
+        theirs_extra = set(name_words(doc.title)) - q.content - REVISION_WORDS
+        if REVISION.search(best.title) and theirs_extra == extra \
+                and (best.date or "") > (doc.date or ""):
+            continue  # the chosen document is the later version of this one
+        if extra <= theirs_extra and not revises:
+            continue
+        return doc, theirs
+    return None
 
 
 def _get_step(doc: Document, backend: SearchBackend) -> tuple[GetStep, str]:
@@ -172,8 +229,9 @@ def _plan(q: Question, doc: Document, get: GetStep, content: str, reading) -> Pl
 
 def _confidence(q: Question, doc: Document, reading: Reading) -> str:
     """How sure the reading is, and why, as one sentence of the answer."""
-    about = " ".join(filter(None, [q.shown(q.names) if q.names else "",
-                                   f"in {format_scope(q.period)}" if q.period else ""]))
+    who = q.shown(q.names) if q.names else ""
+    when = format_scope(q.period) if q.period else ""
+    about = f"{who} in {when}" if who and when else who or when
     why = [f"the document is about {about}"] if about else []
     why.append("the sentence holds every word asked about" if reading.coverage == 1.0 else
                f"the sentence holds {reading.coverage:.0%} of the words asked about")

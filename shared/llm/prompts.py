@@ -41,7 +41,7 @@ EXAMPLE_STEPS: list[dict] = [
 
 FIELDS = {
     "GET": "source (a document's title as listed, with the period it is about, or its "
-           "URL), temporal_scope (a window the document's period must overlap), top_k "
+           "URL), temporal_scope (a window the document's period must lie in), top_k "
            "(default 1) -> the document's text",
     "SEARCH": "query (keywords), temporal_scope, top_k (default 5) -> ranked snippets",
     "EXTRACT": "source ($VAR of a GET or SEARCH), pattern (regex, exactly one capture "

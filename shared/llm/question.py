@@ -48,6 +48,12 @@ ASKS = (
 PERSON_RE = regex.compile(r"^\s*(?:who|whom|whose)\b|谁", regex.I)
 """Questions whose answer is a sentence (a person), not a value."""
 
+_RELATIVE = regex.compile(r"\b(?:originally|initially|first)\s+(?:report|publish|state|announc)\w*|"
+                          r"\bbefore\s+the\s+(?:restatement|revision|correction|update)\b|"
+                          r"\b(?:a\s+)?(?:year|quarter|month|season)s?\s+(?:earlier|before|"
+                          r"ago|later|after)\b|\b(?:previous|prior|preceding|following|next|last)\s+"
+                          r"(?:year|quarter|month|season|period)\b|上年|去年|上一年|上季度", regex.I)
+_IDENTIFIER = regex.compile(r"\b[A-Za-z]+-\d+[A-Za-z]?\b|\b[A-Z]{2,}\d+[A-Z]?\b")
 _COUNTED = regex.compile(r"\bhow\s+many\s+((?:[^\W\d_]+\s*){1,4})", regex.I)
 _TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]+")
@@ -70,6 +76,11 @@ class Question:
     """A who-question: the answer is the sentence that names the person."""
     surface: tuple[tuple[str, str], ...] = ()
     """(stem, word as written) for every word of the question, in order, for messages."""
+    relative: str | None = None
+    """The words that name the period, or the version, relative to another ("a year
+    earlier than", "originally reported"), which the planner does not resolve."""
+    identifiers: frozenset[str] = frozenset()
+    """Codes the question names ("KESTREL-2", "KX-200"), which the document must hold."""
     counted: frozenset[str] = frozenset()
     """What a how-many question counts ("How many TEU did …" -> `teu`, "how many housing
     starts were …" -> `housing`, `starts`): a figure written right before one of these
@@ -114,8 +125,11 @@ class Question:
                 if word.lower() in STOPWORDS or stem(word.lower()) in SCAFFOLDING:
                     break
                 counted.add(stem(word.lower()))
+        relative = _RELATIVE.search(text)
+        identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(text)}
         return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
                    frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
+                   relative.group() if relative else None, frozenset(identifiers),
                    frozenset(counted))
 
     def names_in(self, title: str, content: str, titled: set[str]) -> bool:
@@ -123,6 +137,9 @@ class Question:
         each run of names that some title in the store uses (`titled`: their words) is
         whole in `title`, the others are in `content`. A question without capitals (or
         in Chinese) needs the title's first two name characters, or two of its words."""
+        if self.identifiers and not all(i in f"{title} {content}".lower()
+                                        for i in self.identifiers):
+            return False  # "KESTREL-2" is not "Phase 2"
         title_words = all_words(title)
         head = _CJK.match(without_periods(title).strip())
         if head and len(head.group()) >= 2 and head.group()[:2] in self.text:

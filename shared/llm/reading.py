@@ -32,8 +32,9 @@ from dataclasses import dataclass
 import regex
 
 from shared.search.dates import DateRange
-from shared.search.periods import find_partial_periods, find_periods, part_of
+from shared.search.periods import find_partial_periods, find_periods, part_of, without_periods
 from shared.search.terms import STOPWORDS, stem
+from shared.tools.figures import not_alone
 from shared.tools.patterns import DATE_FORMS, LIBRARY
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -43,17 +44,22 @@ VALUE_PATTERNS = {
     "percent": rf"[-−]?{_NUM}\s?(?:%|per\s?cent\b|percent\b)",
     "money": rf"[-−]?[$€£¥₹]\s?{_NUM}{_SCALE}?|(?:人民币|RMB\s?)?{_NUM}\s?(?:亿元|万元|元)",
     "number": rf"{_NUM}{_SCALE}?(?:\s?(?:亿|万))?(?:千瓦时|吨|人|辆|艘|家|台|件|个|户)?",
+    "time": r"\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?",
 }
 """One capture-free pattern per kind of value (what a heuristic EXTRACT captures)."""
 
 _VALUE = regex.compile(
-    rf"(?<![\p{{Latin}}\d.,/-]|人民币|RMB\s?)(?P<v>(?:{VALUE_PATTERNS['money']})|(?:{VALUE_PATTERNS['percent']})"
-    rf"|(?:{VALUE_PATTERNS['number']}))(?![\d\p{{Latin}}]|[.,]\d)", regex.I)
+    rf"(?<![\p{{Latin}}\d.,/:-]|人民币|RMB\s?)(?P<v>(?:{VALUE_PATTERNS['time']})|(?:{VALUE_PATTERNS['money']})"
+    rf"|(?:{VALUE_PATTERNS['percent']})|(?:{VALUE_PATTERNS['number']}))(?![\d\p{{Latin}}:]|[.,]\d)",
+    regex.I)
+_TOTAL = regex.compile(r"\b(?:total|overall|group|consolidated|combined|in\s+total|all)\b[\w\s-]{0,20}$"
+                       r"|总|合计|整体", regex.I)
+"""A word that marks a figure as the whole rather than a segment ("total revenue")."""
 _DATE = LIBRARY["date"]
 _TOKEN = regex.compile(r"[\p{Han}]|(?:(?!\p{Han})[^\W_])+")
 _SENTENCE = regex.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
-_CLAUSE_BREAK = regex.compile(r"[,;()，；（）]|\b(?:compared|versus|vs|against|from|than|while"
-                              r"|whereas|but)\b", regex.I)
+_CLAUSE_BREAK = regex.compile(r"[,;:()，；：（）]|\b(?:compared|versus|vs|against|from|than|while"
+                              r"|whereas|but)\b|\band\b(?=\s+(?:the\s|[A-Z]|\d|[$€£¥₹]))", regex.I)
 _COMPARISON_OPENER = regex.compile(r"^\W*(?:by|in|for)\s+comparison\b|^\W*compared\s+(?:with|to)\b"
                                    r"|^\W*(?:meanwhile|elsewhere)\b", regex.I)
 _NAME_RUN = regex.compile(r"(?<![\w'’])[A-Z][\w'’&-]*(?:\s+(?:of|and|&|de|for)\s+[A-Z][\w'’&-]*"
@@ -63,7 +69,7 @@ HEDGES = frozenset(stem(w) for w in """
 expect expects expected expecting expectation expectations forecast forecasts forecasted
 estimate estimates estimated anticipate anticipates anticipated project projects projected
 projection predict predicts predicted consensus guidance target targets targeted aim aims
-goal goals could would might may likely outlook preview potential potentially hope plan plans
+could would might may likely outlook preview potential potentially hope plan plans
 planned ambition standard standards threshold benchmark limit cap ceiling floor minimum
 maximum
 """.split())
@@ -77,10 +83,13 @@ increased decreased declined jumped slipped by 增 长 降 加 减""".split())
 CHANGE_AFTER = frozenset(stem(w) for w in """increase increases decrease growth rise rises
 decline declines higher lower yoy""".split())
 GROWTH_WORDS = frozenset(stem(w) for w in """growth grow grew change changed increase rise
-decline drop 增 长 降""".split())
+rose decline drop fell fall cut reduce reduced reduction lower raise raised improve gain
+增 长 降 减 加""".split())
 """Measure words that ask for a change itself ("revenue growth")."""
 NEAR = 4
 """Words either side of a value searched for hedges and baselines."""
+UNANCHORED = 100
+"""Added to the distance of a figure that no name asked about leads to."""
 LABELS = frozenset(stem(w) for w in """week day page no number lot item article section
 chapter rule notice phase stage tier level grade version model line gate route wave unit
 plant""".split())
@@ -144,6 +153,8 @@ def _window(tokens: list[tuple[int, int, str]], wanted: set[str]) -> tuple[int, 
 
 
 def _kind(value: str) -> str:
+    if regex.fullmatch(VALUE_PATTERNS["time"], value):
+        return "time"
     if regex.search(r"%|per\s?cent|percent", value, regex.I):
         return "percent"
     if regex.search(r"[$€£¥₹]|元", value):
@@ -162,16 +173,19 @@ def _candidates(sentence: str, kind: str | None) -> list[tuple[int, int, str, st
     for m in _VALUE.finditer(sentence):
         a, b = m.span("v")
         value = m.group("v").strip()
+        b = a + len(value)
         if any(a < y and x < b for x, y in taken):
             continue
-        found.append((a, a + len(value), value, _kind(value)))
+        if not_alone(sentence, a, b):
+            continue  # a day of a month, one end of a range, a negative in words
+        found.append((a, b, value, _kind(value)))
     if kind == "percent":
         return [c for c in found if c[3] == "percent"]
     if kind == "money":
         return [c for c in found if c[3] != "percent"]
     if kind == "number":
         return [c for c in found if c[3] == "number"]
-    return found
+    return [c for c in found if c[3] != "time"] if kind else found
 
 
 def _spans_after(tokens, end: int) -> list[tuple[int, int]]:
@@ -203,6 +217,11 @@ class Ask:
     title_words: frozenset[str] = frozenset()
     counted: frozenset[str] = frozenset()
     """What a how-many question counts: a figure right before one of these words."""
+    anchors: tuple[frozenset[str], ...] = ()
+    """Names the question gives that the document's title does not (a party, a country,
+    a trial arm): the figure must follow one of them in its clause, before another name."""
+    period_in_sentence: bool = False
+    """The document has no period of its own: the sentence must name the one asked about."""
 
 
 def _sibling(text: str, ask: Ask) -> bool:
@@ -225,14 +244,22 @@ _MONTH_WORDS = ("january february march april may june july august september oct
 
 
 def _other_part(text: str, period: DateRange | None) -> bool:
-    """Whether `text` names, without a year, a quarter, half or month other than the
-    question's period, or a part of the year the question asks about whole."""
-    asked = part_of(period) if period else None
-    if asked is None:
+    """Whether `text` names, without a year, a period other than the question's: another
+    quarter, half or month, a part of the year asked about whole, the whole year or the
+    year to date when a part is asked, or a relative one ("last season", "a year
+    earlier")."""
+    if period is None:
         return False
-    kind, number = asked
-    return any(kind == "year" or part.kind != kind or part.number != number
-               for part in find_partial_periods(text))
+    asked = part_of(period)
+    for part in find_partial_periods(text):
+        if part.kind == "prior":
+            return True
+        if asked is None:
+            continue
+        kind, number = asked
+        if part.kind != kind or (kind != "year" and part.number != number):
+            return True
+    return False
 
 
 def _refused(sentence: str, tokens, a: int, b: int, ask: Ask) -> str | None:
@@ -241,7 +268,12 @@ def _refused(sentence: str, tokens, a: int, b: int, ask: Ask) -> str | None:
     left, right = _clause(sentence, a, b)
     clause_before = {w for s, e, w in tokens if left <= s and e <= a and sentence[s:e] != "May"}
     after = [w for w, (s, e) in zip(after, _spans_after(tokens, b)) if sentence[s:e] != "May"]
-    if HEDGES & (clause_before | set(after[:2])) or HEDGES_CJK.search(sentence[left:b + 4]):
+    # a hedge after the figure counts up to the next figure: "4.05 billion analysts had
+    # expected" is hedged, "91.7% remained below the 92% target" is not (the 92% is)
+    upto = next((m.start() for m in _VALUE.finditer(sentence, b)), right)
+    clause_after = {w for s, e, w in tokens if b <= s and e <= min(upto, right)
+                    and sentence[s:e] != "May"}
+    if HEDGES & (clause_before | clause_after) or HEDGES_CJK.search(sentence[left:b + 4]):
         return "hedged"
     if before and before[-1] in LABELS:
         return "a label"
@@ -253,7 +285,10 @@ def _refused(sentence: str, tokens, a: int, b: int, ask: Ask) -> str | None:
     if BASELINE_CJK.search(sentence[max(0, a - 12):a]):
         return "baseline"
     clause = sentence[left:right]
-    named = {m.period for m in find_periods(clause)}
+    # a period that opens the sentence governs it: "In Q4 2023, operating profit was $88 million"
+    lead = max(sentence.rfind(";", 0, a), sentence.rfind("；", 0, a)) + 1
+    named = ({m.period for m in find_periods(clause)}
+             or {m.period for m in find_periods(sentence[lead:left])[:1]})
     if named and ask.period is not None and ask.period not in named:
         return "another period"
     if _other_part(clause, ask.period):
@@ -261,8 +296,8 @@ def _refused(sentence: str, tokens, a: int, b: int, ask: Ask) -> str | None:
     if _sibling(clause, ask):
         return "another entity"
     value_digits = regex.sub(r"\D", "", sentence[a:b])
-    if value_digits and regex.search(rf"(?<!\d){value_digits}(?!\d)",
-                                     regex.sub(r"[,\s]", "", ask.question)):
+    asked = regex.sub(r"[,\s]", "", without_periods(ask.question))  # "2023-24" is a period
+    if value_digits and regex.search(rf"(?<!\d){value_digits}(?!\d)", asked):
         return "in the question"
     return None
 
@@ -274,49 +309,146 @@ def _is_change(tokens, a: int, b: int) -> bool:
     return bool(CHANGE_BEFORE & set(before[-2:]) or CHANGE_AFTER & set(after[:3]))
 
 
+def _names_period(sentence: str, period: DateRange | None) -> bool:
+    """Whether `sentence` names `period`, in full ("Q3 2024") or by its part ("the third
+    quarter") with nothing else."""
+    if period is None:
+        return False
+    if period in {m.period for m in find_periods(sentence)}:
+        return True
+    asked = part_of(period)
+    parts = find_partial_periods(sentence)
+    return bool(asked and parts) and all(
+        (p.kind, p.number if p.kind != "year" else 0) == asked for p in parts)
+
+
+def _anchored(sentence: str, tokens, a: int, anchors) -> int | None:
+    """Tokens between the nearest anchor name before the value and the value, when no
+    other capitalized name comes between them; None when no anchor leads to it."""
+    best = None
+    for group in anchors:
+        for i, (s, e, w) in enumerate(tokens):
+            if e > a or w not in group:
+                continue
+            span_end = e
+            run = {w}
+            for s2, e2, w2 in tokens[i + 1:]:
+                if w2 in group and sentence[span_end:s2].strip() in ("", "of", "and", "&"):
+                    run.add(w2)
+                    span_end = e2
+                else:
+                    break
+            if run != group or span_end > a:
+                continue
+            between = sentence[span_end:a]
+            if _NAME_RUN.search(between) or _CLAUSE_BREAK.search(between):
+                continue  # another name, or another clause, comes first
+            gap = sum(1 for s2, e2, w2 in tokens if span_end <= s2 and e2 <= a)
+            best = gap if best is None else min(best, gap)
+    return best
+
+
+def _options(sentence: str, tokens, ask: Ask, held: set, window, wants_change: bool,
+             need: int) -> list[tuple]:
+    """(priority, start, end, value, kind, level, after) of each figure the sentence may
+    state for the question; priority: higher is better, compared as a tuple."""
+    marks = [(s, e) for s, e, w in tokens if w in held]
+    out = []
+    for a, b, value, vkind in _candidates(sentence, ask.kind):
+        if any(a < e and s < b for s, e in marks):
+            continue  # a measure word is not its own value
+        if _refused(sentence, tokens, a, b, ask):
+            continue
+        following = [w for s, e, w in tokens if s >= b][:1]
+        counted = bool(ask.counted & set(following))  # "1.42 million TEU"
+        if not counted and (len(held) < need or window is None):
+            continue
+        if counted and not held:
+            continue  # the counted noun alone: the sentence says nothing of what was asked
+        gap = _anchored(sentence, tokens, a, ask.anchors) if ask.anchors else None
+        after = window is None or a >= window[0]  # in the run ("delivered 14 vessels") or after
+        if gap is not None:  # the figure follows the name asked about: "the Liberal Democrats 22"
+            distance = gap
+        elif window is None:
+            distance = 0
+        else:  # words between the figure and the nearest word asked about
+            distance = min(sum(1 for s2, e2, w in tokens if (e <= s2 and e2 <= a) or
+                               (b <= s2 and e2 <= s)) for s, e in marks) if marks else 0
+        if ask.anchors and gap is None:
+            distance += UNANCHORED  # a figure the name does not lead to comes last
+        level = not _is_change(tokens, a, b)
+        total = bool(_TOTAL.search(sentence[max(0, a - 40):a]))
+        fits = (not level) if wants_change else level  # a change when one is asked, else a level
+        out.append(((counted, fits, after), distance, total, a, b, value, vkind, level))
+    return out
+
+
+def _clear(options: list[tuple]) -> tuple | None:
+    """The option that is plainly the figure asked for, or None when two figures of one
+    kind are as close as each other to the words asked about (an "A 14, B 22" list, a
+    drug arm and its placebo): then the sentence does not say which one is meant, unless
+    one of them is marked as the total."""
+    ranked = sorted(options, key=lambda o: (o[0], -o[1]), reverse=True)
+    best = ranked[0]
+    rivals = [o for o in ranked[1:] if o[0] == best[0] and o[6] == best[6]
+              and o[5] != best[5] and o[1] <= best[1] + 1]
+    if not rivals:
+        return best
+    totals = [o for o in [best, *rivals] if o[2]]
+    return totals[0] if len(totals) == 1 else None
+
+
 def read_value(text: str, ask: Ask) -> Reading | None:
-    """The figure `text` states for `ask.measure` (see the module docstring), or None."""
+    """The figure `text` states for `ask.measure` (see the module docstring), or None
+    when no sentence states one plainly, or two sentences state different ones."""
     measure = ask.measure
     if not measure:
         return None
     need = len(measure) if len(measure) <= 2 else -(-2 * len(measure) // 3)
     wants_change = bool(GROWTH_WORDS & measure)
-    best: tuple | None = None
+    found: list[tuple] = []
     for s0, s1 in sentences(text):
         sentence = text[s0:s1]
         if _COMPARISON_OPENER.search(sentence):
             continue
+        if ask.period_in_sentence and not _names_period(sentence, ask.period):
+            continue  # a document with no period says nothing of the period asked
         tokens = _tokens(sentence)
         held = measure & {w for _, _, w in tokens}
-        marks = [(s, e) for s, e, w in tokens if w in held]
         window = _window(tokens, set(held)) if held else None
-        options = []
-        for a, b, value, vkind in _candidates(sentence, ask.kind):
-            if any(a < e and s < b for s, e in marks):
-                continue  # a measure word is not its own value
-            if _refused(sentence, tokens, a, b, ask):
-                continue
-            following = [w for s, e, w in tokens if s >= b][:1]
-            counted = bool(ask.counted & set(following))  # "1.42 million TEU"
-            if not counted and (len(held) < need or window is None):
-                continue
-            after = window is None or a >= window[0]  # in the run ("delivered 14 vessels") or after
-            distance = 0 if window is None else (max(a - window[1], 0) if after else window[0] - b)
-            level = not _is_change(tokens, a, b)
-            options.append((counted, level or wants_change, after, -distance, a, b, value, vkind,
-                            level))
+        words_here = {w for _, _, w in tokens}
+        if ask.anchors and not any(g <= words_here for g in ask.anchors):
+            continue  # the name asked about (a party, a country, a person) is not here
+        options = _options(sentence, tokens, ask, held, window, wants_change, need)
         if not options:
             continue
-        pick = max(options, key=lambda o: o[:4])
-        coverage = 1.0 if pick[0] else len(held) / len(measure)
-        names_period = ask.period is not None and ask.period in {m.period for m in find_periods(sentence)}
-        width = 0 if window is None else window[1] - window[0]
-        score = (coverage, pick[0], names_period, pick[1], pick[2], -width, -s0)
-        if best is None or score > best[0]:
-            best = (score, Reading(value=pick[6], kind=pick[7], start=s0 + pick[4],
-                                   end=s0 + pick[5], sentence=(s0, s1), coverage=coverage,
-                                   after_measure=pick[2], level=pick[8] or wants_change))
-    return best[1] if best else None
+        pick = _clear(options)
+        if pick is None:  # this sentence states two figures as plainly as each other
+            found.append(((len(held) / len(measure),), None, False))
+            continue
+        (counted, _, after), _, total, a, b, value, vkind, level = pick
+        coverage = len(held) / len(measure)  # a counted noun lets a reading in, not up
+        names_period = _names_period(sentence, ask.period)
+        score = (coverage, counted, names_period, pick[0][1], after)
+        found.append((score, Reading(value=value, kind=vkind, start=s0 + a, end=s0 + b,
+                                     sentence=(s0, s1), coverage=coverage,
+                                     after_measure=after, level=level or wants_change),
+                      total))
+    readings = sorted((f for f in found if f[1] is not None), key=lambda f: f[0], reverse=True)
+    if not readings:
+        return None
+    best = readings[0]
+    unclear = [f for f in found if f[1] is None and f[0][0] >= best[0][0]]
+    if unclear and not best[2]:
+        return None  # as good a sentence leaves the figure open, and this one is no total
+    rivals = [f for f in readings[1:] if f[0][:2] == best[0][:2]
+              and f[1].value != best[1].value and f[1].kind == best[1].kind]
+    if rivals:  # two sentences state different figures for the same words
+        totals = [f for f in [best, *rivals] if f[2]]
+        if len(totals) != 1:
+            return None
+        best = totals[0]
+    return best[1]
 
 
 def read_sentence(text: str, measure: frozenset[str],
@@ -331,6 +463,6 @@ def read_sentence(text: str, measure: frozenset[str],
     scored = []
     for s0, s1 in sentences(text):
         held = measure & {w for _, _, w in _tokens(text[s0:s1])}
-        if len(held) >= need and not (without_values and _candidates(text[s0:s1], None)):
+        if len(held) >= need and not (without_values and regex.search(r"\d", text[s0:s1])):
             scored.append((len(held), -s0, (s0, s1)))
     return max(scored)[2] if scored else None

@@ -56,7 +56,8 @@ class GetStep(_Step):
     """Name, title or URL of the document to fetch."""
     temporal_scope: str | None = None
     """`2023`, `2023-Q3`, `2023-H1`, `2023-07` or `2023-07-01..2023-09-30`: only documents
-    dated within it match. Without it, a year named in `source` narrows the search."""
+    about a period inside it match (shared/search/matching.py). A period named in
+    `source` must be the document's own."""
     top_k: int = Field(1, ge=1, le=10)
     """Documents to fetch; above 1 the value is a list of documents, best first, and an
     EXTRACT over it takes the first document whose text matches."""

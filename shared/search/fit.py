@@ -71,6 +71,9 @@ def period_fits(doc: Document, named: DateRange | None, scope: DateRange | None,
         label = format_scope(scope)
         if period is not None and not window.fits(doc):
             return f"about {doc.period}, outside temporal_scope {label}"
+        if period is not None and not (scope[0] <= period[0] and period[1] <= scope[1]):
+            return (f"about {doc.period}, wider than temporal_scope {label}: its figures "
+                    "are for the whole of that period")
         if period is None and not window.fits(doc):
             return (f"no period of its own, and published {doc.date or 'on no known date'}, "
                     f"outside temporal_scope {label} + {lag_days} days")

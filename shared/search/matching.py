@@ -24,17 +24,23 @@ The rules
    published inside the period or within the publication lag after it
    (CHORDAL_PUBLICATION_LAG_DAYS, default 180: an annual report comes out in the
    following spring).
-4. temporal_scope. A window: the document's period must overlap it; a document with no
+4. temporal_scope. A window: the document's period must lie inside it (an annual report
+   is not an answer for a Q3 scope: its figures are for the year); a document with no
    period must have been published inside it or within the lag after it. When the
-   source also names a period, both rules hold.
+   source also names a period, both rules hold. (Backends filter on overlap, a superset;
+   the rule is checked here.)
 5. Choice. Among documents that fit: URL or the whole title first, then the title with
    the fewest words beyond the source's, then the closest period (equal, inside the
    target, containing it, overlapping, then undated-period documents by publication),
-   then the most recent period, then official reports, then the latest publication.
+   then the most recent period, then official reports, then the latest publication; a
+   later version of the chosen title ("… (revised)", "Product Recall Update: …") replaces
+   it.
    The winner's extra title words must be among every close rival's (a rival of the
    same match kind and period distance): "Acme Annual Report 2024" beats "Draft: Acme
    Annual Report 2024", but "Q3 2024 Production Report" fits "Acme …" and "Bolt Motors
-   …" alike and is ambiguous: nothing is chosen and both are named.
+   …" alike and is ambiguous: nothing is chosen and both are named. So are documents of
+   different periods that fit alike when none is the period asked ("Acme Production
+   Report" with Q1 and Q3 reports in the store, or with temporal_scope 2024).
 6. Nothing fits: NOT_FOUND names the nearest candidates with their periods and
    publication dates and why each was refused; nothing is substituted.
 
@@ -80,6 +86,18 @@ PROVISIONAL = regex.compile(r"\b(?:draft|preliminary|preview|flash|provisional|u
                             r"forecast|outlook|what\s+to\s+expect|what\s+analysts\s+expect|"
                             r"expectations?)\b|草案|初稿|预告|展望|预测|计划|点评", regex.I)
 """Title words that mark a provisional version: a draft, a preview, a flash estimate."""
+REVISION = regex.compile(r"\b(?:revised|restated|corrected|amended|updated?|reissued)\b|修订|更正",
+                         regex.I)
+"""Title words that mark a later version replacing an earlier one of the same title."""
+REVISION_WORDS = frozenset(stem(w) for w in "revised restated corrected amended updated update "
+                            "reissued".split())
+PROVISIONAL_TYPES = frozenset({"draft", "preview", "analyst_note", "forecast"})
+"""`source_type`s of provisional documents."""
+
+
+def is_provisional(doc: Document) -> bool:
+    """A draft, a preview, an analysts' note or a forecast, by its type or its title."""
+    return (doc.source_type or "") in PROVISIONAL_TYPES or bool(PROVISIONAL.search(doc.title))
 _FILLER_RE = regex.compile(r"\b(?:report|document|filing)s?\s+(?:of|on|for|from|by)\b", regex.I)
 _KIND_RANK = {URL_MATCH: 0, TITLE_MATCH: 1, PARTIAL_TITLE: 2}
 _OFFICIAL = {"official_report", "press_release", "regulation", "filing"}
@@ -224,10 +242,18 @@ def choose(source: str, scope: DateRange | None, ranked: list[Document],
                       f"the one with a period inside the other; {reason}")
         return Match(candidates=[_candidate(j, "rejected") for j in refused],
                      reason=reason, target=label)
-    best = fitting[0]
+    best, superseded = _latest_version(fitting[0], fitting[1:], src), None
+    if best is not fitting[0]:
+        superseded = fitting[0]
+        fitting.remove(best)
+        fitting.insert(0, best)
+        best.reason += f"; it supersedes {superseded.doc.title!r}"
     core = _extra(best, src)
-    tied = [j for j in fitting[1:] if (j.key[0], j.key[2]) == (best.key[0], best.key[2])
-            and not core <= _extra(j, src)]
+    tied = [j for j in fitting[1:] if j is not superseded
+            and (j.key[0], j.key[2]) == (best.key[0], best.key[2])
+            and (not core <= _extra(j, src)  # another company's, another kind of report
+                 or (j.key[1] == best.key[1] and j.doc.period != best.doc.period
+                     and (target is None or best.key[2] != 0)))]  # Q1 and Q3 for "2024"
     if tied:
         names = " and ".join(repr(j.doc.title) for j in [best, *tied[:2]])
         reason = (f"ambiguous: {names} fit equally well; name one of them by its full title "
@@ -244,6 +270,19 @@ def choose(source: str, scope: DateRange | None, ranked: list[Document],
                   + [_candidate(j, "rejected") for j in refused])
     return Match(found=[Found(document=j.doc, confidence=j.kind) for j in fitting],
                  candidates=candidates, reason=reason, outcome="found", target=label)
+
+
+def _latest_version(best: _Judged, others: list[_Judged], src: Source) -> _Judged:
+    """The document that supersedes `best`: the same title plus a word marking a revision
+    ("(revised)", "Update", "Restated"), published later, fitting as well."""
+    core = _extra(best, src)
+    for j in others:
+        added = _extra(j, src) - core
+        if (j.key[0], j.key[2]) == (best.key[0], best.key[2]) and core <= _extra(j, src) \
+                and added and added <= REVISION_WORDS \
+                and (j.doc.date or "") > (best.doc.date or ""):
+            return j
+    return best
 
 
 def _extra(j: _Judged, src: Source) -> set[str]:

@@ -39,6 +39,19 @@ _DATES = regex.compile(
     rf"\b{_Y4}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE}\.?,?\s+{_Y4}\b"
     rf"|\b{_MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4}\b|{_Y4}年\d{{1,2}}月\d{{1,2}}日", _F)
 
+_DATE_IN = (rf"(?<d>{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE}\.?,?\s+{_Y4}"
+            rf"|{_MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4})")
+_SPANS = regex.compile(
+    rf"\b(?:the\s+)?(?:first\s+)?(?<n>three|six|nine|twelve|3|6|9|12)[\s-]+months?\s+"
+    rf"(?:ended|ending|to|through)\s+{_DATE_IN}"
+    rf"|\b(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_DATE_IN}"
+    rf"|\b(?:the\s+)?first\s+(?<n>nine|six|three)\s+months\s+of\s+(?<y>{_Y4})(?!\d)", _F)
+"""Spans ending at a date: "nine months ended September 30, 2024", "year ended 31 March
+2025", "the first nine months of 2024"."""
+_SEASON = regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s?[-/–]\s?(?<y2>\d{{2}}|{_Y4}){_NO_RIGHT}")
+"""A season or split fiscal year: 2023-24, 2023/24, 2023–2024 (July to June)."""
+_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12}
+
 # (kind, pattern); earlier kinds win an overlap. Named groups: y (year), q, h, m, w.
 _PATTERNS: list[tuple[str, regex.Pattern]] = [
     ("quarter", regex.compile(rf"(?<y>{_Y4})\s*年\s*(?:第\s*)?(?<q>[一二三四1-4])\s*季(?:度)?", _F)),
@@ -51,6 +64,8 @@ _PATTERNS: list[tuple[str, regex.Pattern]] = [
         rf"{_NO_LEFT}Q(?<q>[1-4])\s*[,-]?\s*(?:(?:FY|fiscal(?:\s+year)?)\s*'?(?<y>{_Y4}|\d{{2}})|(?<y>{_Y}))"
         rf"{_NO_RIGHT}", _F)),
     ("quarter", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s*-?\s*Q(?<q>[1-4]){_NO_RIGHT}", _F)),
+    ("quarter", regex.compile(rf"{_NO_LEFT}Q(?<q>[1-4])\s+(?:and|&)\s+(?:full[\s-]year|FY|fiscal\s+"
+                              rf"year|year)\s+(?=(?<y>{_Y4}))", _F)),
     ("quarter", regex.compile(rf"{_NO_LEFT}(?<q>[1-4])Q\s*(?<y>{_Y4}|\d{{2}}){_NO_RIGHT}", _F)),
     ("quarter", regex.compile(
         rf"\b(?:fiscal\s+)?(?<q>{_ORD_RE})[\s-]+quarter(?:\s+(?:of|for|in|ended))?\s+"
@@ -120,10 +135,53 @@ def find_periods(text: str) -> list[Mention]:
     return list(_find_periods(text))
 
 
+def _day(text: str) -> date | None:
+    parts = regex.findall(r"[a-z]+|\d+", text.lower())
+    try:
+        if parts[0].isdigit() and len(parts[0]) == 4:
+            return date(int(parts[0]), int(parts[1]), int(parts[2]))
+        month = next(p for p in parts if p.isalpha() and p[:3] in _MONTHS)
+        day, year = (int(p) for p in parts if p.isdigit())
+        return date(year, _MONTHS.index(month[:3]) + 1, day)
+    except (ValueError, StopIteration, IndexError):
+        return None
+
+
+def _span(m: regex.Match) -> DateRange | None:
+    n = m["n"].lower()
+    months = _MONTH_COUNT.get(n) or int(n)
+    if m["y"]:  # the first nine months of 2024
+        year = int(m["y"])
+        return date(year, 1, 1), month_range(year, months)[1]
+    end = _day(m["d"])
+    if end is None:
+        return None
+    first_month = end.month - months + 1
+    year = end.year + (first_month - 1) // 12 if first_month > 0 else end.year - 1
+    first_month = (first_month - 1) % 12 + 1
+    return date(year, first_month, 1), end
+
+
+def _season(m: regex.Match) -> DateRange | None:
+    first, second = int(m["y"]), m["y2"]
+    last = int(second) if len(second) == 4 else (first // 100) * 100 + int(second)
+    if last != first + 1:
+        return None  # 2023-17 is a rule's number, not a season
+    return date(first, 7, 1), date(last, 6, 30)
+
+
 @lru_cache(maxsize=16384)  # titles and sources recur in every GET and plan: read once
 def _find_periods(text: str) -> tuple[Mention, ...]:
-    taken = [m.span() for m in _DATES.finditer(text)]
     found: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, read in ((_SPANS, _span), (_SEASON, _season)):
+        for m in pattern.finditer(text):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            if (period := read(m)) is not None:
+                found.append(Mention(period, m.start(), m.end(), m.group()))
+                taken.append(m.span())
+    taken += [m.span() for m in _DATES.finditer(text)]
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text, overlapped=False):
             start, end = m.span()
@@ -171,6 +229,12 @@ _PARTIAL = [
                               r"fourth|1st|2nd|3rd|4th)[\s-]+quarter\b|第(?<n>[一二三四1-4])季度", _F)),
     ("half", regex.compile(r"(?<![\w-])H(?<n>[12])(?![\w-])|\b(?<n>first|second|1st|2nd)[\s-]+"
                            r"half\b|(?<n>上|下)半年", _F)),
+    ("year", regex.compile(r"\b(?:full[\s-]year|for\s+the\s+(?:full\s+)?year|whole[\s-]year)\b", _F)),
+    ("ytd", regex.compile(r"\b(?:nine|six)[\s-]months?\b|\byear[\s-]to[\s-]date\b|\bYTD\b|"
+                          r"\b9M\b|前三季度|1-9月", _F)),
+    ("prior", regex.compile(r"\b(?:last|previous|prior|preceding)\s+(?:year|season|quarter|"
+                            r"month|period|fiscal\s+year)\b|\ba\s+year\s+(?:earlier|ago|before)\b|"
+                            r"\byear[\s-]ago\b|上年|去年|上一年", _F)),
     ("month", regex.compile(r"\b(?<n>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|June?|"
                             r"July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|"
                             r"Dec(?:ember)?|(?<=\b(?:in|of|from|to|since|than|for)\s)May)\b")),
@@ -180,7 +244,9 @@ _PARTIAL = [
 @dataclass(frozen=True)
 class Part:
     """A quarter, half or month named without its year ("in the first quarter", "Q1",
-    "in May"): what a sentence about a figure often says of a neighbouring period."""
+    "in May"), a span ("full-year", "nine-month", "year-to-date"), or a relative period
+    ("last season", "a year earlier", kind `prior`): what a sentence about a figure often
+    says of a neighbouring period."""
 
     kind: str
     number: int
@@ -197,7 +263,7 @@ def find_partial_periods(text: str) -> list[Part]:
         for m in pattern.finditer(text):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
-            n = m["n"].lower()
+            n = (m.groupdict().get("n") or "0").lower()
             number = (_ORD.get(n) or _CN_NUM.get(n) or {"上": 1, "下": 2}.get(n)
                       or (int(n) if n.isdigit() else _MONTHS.index(n[:3]) + 1))
             found.append(Part(kind, number, m.start(), m.end()))

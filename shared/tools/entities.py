@@ -6,8 +6,8 @@ entity layers; VALIDATE uses `read_date`.
 Every function takes `timeout` (seconds, for each regex call; the `regex` module raises
 TimeoutError past it) so a huge text cannot stall a worker.
 
-A sentence qualifies when it holds the most keywords of any sentence and at least half
-of them (the share a GET needs to accept a full-text hit). Numbers are numerals as
+A sentence qualifies when it holds the most keywords of any sentence and all of them
+(two thirds of more than two: the share the heuristic planner asks of a sentence). Numbers are numerals as
 documents write them (`91.7%`, `$23.35 billion`, `435,059`); number words (`twelve`,
 `ninety-one`) count only in a sentence without numerals. Dates are ISO dates, written
 dates, months, quarters and years; a number inside a date is not a number.
@@ -21,6 +21,7 @@ import regex
 
 from shared.search.terms import stem
 
+from .figures import not_alone
 from .patterns import FLAGS, LIBRARY
 
 Span = tuple[int, int, str]
@@ -48,15 +49,20 @@ _NUMBER_WORD = regex.compile(rf"\b(?:({'|'.join(_TENS)})(?:[-\s]({'|'.join(_UNIT
                              rf"|({'|'.join(_UNITS)}))\b", FLAGS)
 
 
+_POINT = regex.compile(r"\b(?:point|hundred|thousand|million|billion)\b", FLAGS)
+
+
 def keyword_sentences(text: str, words: list[str], timeout: float | None = None) -> list[str]:
-    """The sentences of `text`, in order, that hold the most of `words` (at least half)."""
-    wanted = {stem(w) for w in words}
+    """The sentences of `text`, in order, that hold the most of `words` (all of them, two
+    thirds of more than two)."""
+    wanted = {stem(w.lower()) for w in words}
     if not wanted:
         return []
     scored = [(len(wanted & {stem(w.lower()) for w in _WORD.findall(s, timeout=timeout)}), s)
               for s in _SENTENCE_END.split(text, timeout=timeout) if s.strip()]
     top = max((n for n, _ in scored), default=0)
-    if top == 0 or 2 * top < len(wanted):
+    need = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
+    if top == 0 or top < need:
         return []
     return [s.strip() for n, s in scored if n == top]
 
@@ -79,9 +85,12 @@ def nearest(candidates: list[Span], sentence: str, words: list[str],
 
 
 def library_matches(quantity: str, sentence: str, timeout: float | None = None) -> list[Span]:
-    """Matches of the built-in pattern for `quantity`; numbers inside dates are left out."""
+    """Matches of the built-in pattern for `quantity`; numbers inside dates, range ends and
+    negatives written in words are left out (shared/tools/figures.py)."""
     found = [(m.start(1), m.end(1), m[1].strip())
              for m in LIBRARY[quantity].finditer(sentence, timeout=timeout)]
+    if quantity != "date":
+        found = [f for f in found if not not_alone(sentence, f[0], f[1])]
     return _outside(found, find_dates(sentence, timeout)) if quantity == "number" else found
 
 
@@ -98,9 +107,12 @@ def find_numbers(sentence: str, timeout: float | None = None) -> list[Span]:
     """Numerals (number words when there are none) that are not part of a date."""
     numerals = [(m.start(1), m.end(1), m[1].strip())
                 for m in _NUMERAL.finditer(sentence, timeout=timeout)]
-    numerals = _outside(numerals, find_dates(sentence, timeout))
+    numerals = [n for n in _outside(numerals, find_dates(sentence, timeout))
+                if not not_alone(sentence, n[0], n[1])]
     if numerals:
         return numerals
+    if _POINT.search(sentence):
+        return []  # "eight point nine billion": a word at a time would misread it
     return [(m.start(), m.end(), str(_word_value(m)))
             for m in _NUMBER_WORD.finditer(sentence, timeout=timeout)]
 

@@ -6,7 +6,8 @@ Evidence per snippet in `documents` and the first in `document`.
 follow GET's rules (shared/search/matching.py): a period the query names must be a hit's
 period (or, for a document without one, contain or shortly precede its publication), a
 title naming another period is left out, and a `temporal_scope` is a window the hit's
-period overlaps. Snippets lose the backend's `**word**` highlighting, so later patterns
+period lies in. Drafts, previews, analysts' notes and forecasts come after the documents
+that report, so an EXTRACT over the snippets reads a reported figure first. Snippets lose the backend's `**word**` highlighting, so later patterns
 see the document's own words.
 
 ToolError codes: BAD_SCOPE, NOT_FOUND (no hit; names the query), SEARCH_FAILED,
@@ -21,6 +22,7 @@ from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, 
 from shared.models import SearchStep, StepResult
 from shared.search import SearchBackend, format_scope, parse_scope
 from shared.search.fit import period_fits, window_for
+from shared.search.matching import is_provisional
 from shared.search.periods import named_period
 
 from .base import ToolOutput
@@ -48,7 +50,9 @@ def run_search(step: SearchStep, inputs: dict[str, StepResult],
     try:
         window = window_for(named, lag) or window_for(scope, lag)
         hits = [h for h in backend.search(query, step.top_k * OVERFETCH, window)
-                if period_fits(h.document, named, scope, lag) is None][: step.top_k]
+                if period_fits(h.document, named, scope, lag) is None]
+        # drafts, previews and forecasts after what was reported, each group by relevance
+        hits = sorted(hits, key=lambda h: is_provisional(h.document))[: step.top_k]
         nearest = [] if hits else backend.search(query, NEAREST, None)
     except SearchUnavailable as e:
         raise TransientToolError("SEARCH_UNAVAILABLE", f"step {step.id}: {e}") from None

@@ -58,9 +58,13 @@ def test_temporal_scope_picks_the_document_of_that_quarter(acme):
         extract("E2", "$D", r"revenue of \$([\d.]+) million", "$R")]})
     assert [s.value for s in record.steps][1] == "412.5"
     record = acme.ask("q2", {"steps": [
-        get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-06"),
+        get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-H1"),
         extract("E2", "$D", r"revenue of \$([\d.]+) million", "$R")]})
     assert record.steps[1].value == "388.0"
+    record = acme.ask("june", {"steps": [  # a quarter's report does not answer for June
+        get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-06")]})
+    assert record.steps[0].error_code == "NOT_FOUND"
+    assert "wider than temporal_scope 2023-06" in record.steps[0].error_message
 
 
 def test_extract_falls_back_and_says_so_in_its_confidence(acme):

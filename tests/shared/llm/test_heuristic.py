@@ -217,3 +217,136 @@ def test_a_chinese_question_finds_the_chinese_report_of_that_quarter(tmp_path):
         assert answer(plan, s)[1] == "23.1%"
         assert answer(heuristic_plan("华川电子2024年第三季度的营业收入是多少？", s), s)[1] == (
             "人民币52.3亿元")
+
+
+def doc(doc_id: str, title: str, content: str, published: str = "2024-10-20", **extra) -> Document:
+    return Document(id=doc_id, title=title, content=content, date=published, **extra)
+
+
+ELECTION = doc("vote", "Northgate County Council Election 2024 Results",
+               "Turnout was 34.2%, down from 38.9% at the 2019 election. The Green Party won 14 "
+               "seats, the Liberal Democrats 22 seats and the Conservatives 19 seats. Labour won "
+               "11 seats, a loss of 6.", "2024-05-03", source_type="official_report")
+
+
+@pytest.mark.parametrize("party, seats", [("the Green Party", "14"), ("the Liberal Democrats", "22"),
+                                          ("the Conservatives", "19"), ("Labour", "11")])
+def test_in_a_list_each_name_gets_its_own_figure(tmp_path, party, seats):
+    with store_of(tmp_path, ELECTION) as s:
+        plan = heuristic_plan(f"How many seats did {party} win in the Northgate County Council "
+                              "Election 2024?", s)
+        assert answer(plan, s)[1] == seats
+
+
+def test_a_sentence_that_lists_figures_without_the_name_asked_about_answers_nothing(tmp_path):
+    with store_of(tmp_path, ELECTION) as s, pytest.raises(NoAnswer):
+        heuristic_plan("How many seats were won in the Northgate County Council Election 2024?", s)
+
+
+def test_a_time_is_read_whole_and_a_season_is_a_period(tmp_path):
+    with store_of(tmp_path,
+                  doc("m", "City Marathon 2024 results",
+                      "Faith Chebet won the women's race in 2:18:45, a course record.", "2024-04-22"),
+                  doc("r", "Riverside Rovers 2023-24 Season Review",
+                      "Riverside Rovers finished the 2023-24 season with 71 points. Striker Jonas "
+                      "Ekdal scored 24 league goals, the most since the 2019-20 season. Last "
+                      "season the club had finished seventh with 58 points.", "2024-05-30")) as s:
+        plan = heuristic_plan("What was the winning time of the women's race at the City "
+                              "Marathon 2024?", s)
+        assert answer(plan, s)[1] == "2:18:45"
+        assert answer(heuristic_plan("How many points did Riverside Rovers finish with in the "
+                                     "2023-24 season?", s), s)[1] == "71"
+        assert answer(heuristic_plan("How many league goals did Jonas Ekdal score for "
+                                     "Riverside Rovers in 2023-24?", s), s)[1] == "24"
+
+
+def test_a_day_of_the_month_is_not_the_figure(tmp_path):
+    with store_of(tmp_path, doc("w", "UK weather summary, January 2024",
+                                "The lowest temperature was recorded at Altnaharra on 17 "
+                                "January.", "2024-02-02")) as s, pytest.raises(NoAnswer):
+        heuristic_plan("What was the lowest temperature recorded in January 2024?", s)
+
+
+@pytest.mark.parametrize("sentence", [
+    "Free cash flow was negative $41 million.",
+    "Free cash flow was a net outflow of $41 million.",
+    "Free cash flow was between $40 million and $45 million.",
+    "Free cash flow was €(41) million.",
+])
+def test_a_negative_or_a_range_is_never_reported_as_a_plain_figure(tmp_path, sentence):
+    with store_of(tmp_path, doc("q", "Quillon Systems Annual Report 2024", sentence,
+                                "2025-02-20")) as s, pytest.raises(NoAnswer):
+        heuristic_plan("What was Quillon Systems' free cash flow in 2024?", s)
+
+
+def test_a_question_about_a_change_gets_the_change(tmp_path):
+    with store_of(tmp_path, doc("t", "Tarsis Pharma Q3 2024 Report",
+                                "Research and development spending rose 22% to $121 million.")) as s:
+        assert answer(heuristic_plan("How much did Tarsis Pharma's research and development "
+                                     "spending rise in Q3 2024?", s), s)[1] == "22%"
+        assert answer(heuristic_plan("What was Tarsis Pharma's research and development "
+                                     "spending in Q3 2024?", s), s)[1] == "$121 million"
+
+
+def test_a_full_year_or_nine_month_figure_is_not_the_quarters(tmp_path):
+    with store_of(tmp_path,
+                  doc("q4", "Vantor Logistics Q4 and Full Year 2024 Results",
+                      "Full-year revenue was $4.62 billion. Fourth-quarter revenue was $1.24 "
+                      "billion.", "2025-02-10"),
+                  doc("9m", "Quillon Systems Results for the Nine Months Ended September 30, 2024",
+                      "Revenue for the period was $3.38 billion.", "2024-10-25")) as s:
+        assert answer(heuristic_plan("What was Vantor Logistics' revenue in Q4 2024?", s),
+                      s)[1] == "$1.24 billion"
+        with pytest.raises(NoAnswer):
+            heuristic_plan("What was Quillon Systems' revenue in Q3 2024?", s)
+
+
+def test_a_document_without_a_period_answers_only_where_its_sentence_names_the_period(tmp_path):
+    with store_of(tmp_path, doc("p", "Pellucid Foods trading update",
+                                "Operating margin reached 9.4%. In the second quarter the "
+                                "margin was 8.1%.", "2024-10-21")) as s:
+        with pytest.raises(NoAnswer):
+            heuristic_plan("What was Pellucid Foods' operating margin in Q3 2024?", s)
+        assert answer(heuristic_plan("What was Pellucid Foods' margin in Q2 2024?", s),
+                      s)[1] == "8.1%"
+
+
+def test_a_period_named_relative_to_another_is_not_guessed(tmp_path):
+    with store_of(tmp_path, doc("h", "Halvorsen Marine Q2 2024 Report",
+                                "Revenue was NOK 4.21 billion, up from NOK 3.88 billion a year "
+                                "earlier.")) as s, pytest.raises(NoAnswer, match="relative"):
+        heuristic_plan("What was Halvorsen Marine's revenue a year earlier than Q2 2024?", s)
+
+
+def test_a_name_that_fits_two_companies_which_disagree_is_not_answered(tmp_path):
+    with store_of(tmp_path,
+                  doc("a", "Halvorsen Marine Q2 2024 Results", "Operating margin was 11.4%.",
+                      source_type="official_report"),
+                  doc("b", "Halvorsen Maritime Q2 2024 Results", "Operating margin was 6.2%.",
+                      source_type="official_report")) as s:
+        with pytest.raises(NoAnswer, match="the documents disagree"):
+            heuristic_plan("What was Halvorsen's operating margin in Q2 2024?", s)
+        assert answer(heuristic_plan("What was Halvorsen Maritime's operating margin in Q2 "
+                                     "2024?", s), s)[1] == "6.2%"
+
+
+def test_the_total_wins_over_a_segment_and_two_unmarked_figures_answer_nothing(tmp_path):
+    with store_of(tmp_path,
+                  doc("q", "Quillon Systems Annual Report 2024",
+                      "Cloud revenue was $1.62 billion. Total revenue was $4.33 billion.",
+                      "2025-02-20"),
+                  doc("r", "Rondel Annual Report 2024",
+                      "Cloud revenue was $1.1 billion. Hardware revenue was $2.2 billion.",
+                      "2025-02-20")) as s:
+        assert answer(heuristic_plan("What was Quillon Systems' revenue in 2024?", s),
+                      s)[1] == "$4.33 billion"
+        with pytest.raises(NoAnswer):
+            heuristic_plan("What was Rondel's revenue in 2024?", s)
+
+
+def test_a_code_the_question_names_must_be_in_the_document(tmp_path):
+    with store_of(tmp_path, doc("p2", "Veralimab Phase 2 Results",
+                                "The phase 2 study randomised 310 patients.")) as s:
+        with pytest.raises(NoAnswer):
+            heuristic_plan("How many patients were randomised in the Veralimab KESTREL-2 "
+                           "trial?", s)

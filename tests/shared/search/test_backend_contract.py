@@ -77,7 +77,7 @@ GET_TABLE = [
     ("Acme 2024 Q3 production report", None, "acme-q3"),
     ("Acme Q3 2024 Report", None, "acme-q3"),
     ("Acme Production Report", "2024-Q2", "acme-q2"),
-    ("Acme Production Report", None, "acme-q3"),
+    ("Acme Production Report", None, "AMBIGUOUS"),  # Q2 or Q3: the source does not say
     ("Acme Q4 2024 Production Report", None, "NOT_FOUND"),
     ("Acme Q3 2024 Financial Report", None, "NOT_FOUND"),
     ("Acme Q3 2023 Production Report", None, "NOT_FOUND"),
@@ -97,7 +97,9 @@ GET_TABLE = [
     ("华川电子2024年第二季度报告", None, "NOT_FOUND"),
     ("Kestrel FY2024 Annual Report", None, "kestrel-fy"),
     ("Kestrel Annual Report", "2024-Q3", "NOT_FOUND"),
-    ("Kestrel Annual Report", "2024-Q2", "kestrel-fy"),
+    ("Kestrel Annual Report", "2024-Q2", "NOT_FOUND"),  # its fiscal year is wider than Q2
+    ("Kestrel Annual Report", "2023-07-01..2024-06-30", "kestrel-fy"),
+    ("Acme Annual Report", "2024-Q3", "NOT_FOUND"),  # a year's figures are not Q3's
     ("the of and", None, "NOT_FOUND"),
 ]
 

@@ -110,7 +110,7 @@ def test_when_the_pattern_misses_the_library_pattern_finds_the_quantity_near_its
 
 
 def test_the_library_searches_only_sentences_holding_the_patterns_words():
-    out = run_extract(layered(r"revenue of USD (\d+)", "money"), LONG, REPORT)
+    out = run_extract(layered(r"revenue of about (\d+)", "money"), LONG, REPORT)
     assert out.value == "$23.35 billion"
     with pytest.raises(ToolError) as e:
         run_extract(layered(r"cash position (\d+)", "money"), LONG, REPORT)
@@ -129,7 +129,7 @@ def test_the_library_is_not_used_without_a_quantity():
     ("article", "Fees are governed by § 4.2 of the regulation.", "§ 4.2"),
 ])
 def test_each_quantity_has_a_library_pattern(quantity, text, value):
-    pattern = {"date": r"plant opened on (\d+)", "number": r"employs (\d+) staff",
+    pattern = {"date": r"plant opened on (\d+)", "number": r"employs about (\d+)",
                "article": r"fees are governed by article (\d+)"}[quantity]
     out = run_extract(layered(pattern, quantity), text, REPORT)
     assert (out.value, out.confidence) == (value, f"library:{quantity}")
