@@ -29,6 +29,7 @@ from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import BACKENDS, default_backend, open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack, is_stack_running
+from shared.stack.supervise import Supervisor
 from shared.store import RunStore
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
@@ -181,15 +182,14 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
 def up():
     """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
     settings = Settings()
-    with Stack(settings):
+    with Stack(settings) as stack:
         out.print(f"chordal stack up: redis {settings.effective_redis_url}, home "
                   f"{settings.home}. Ctrl-C stops it.")
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        supervisor = Supervisor(stack, store, say=lambda m: out.print(escape(m), highlight=False),
+                                warn=lambda m: err.print(escape(m), highlight=False))
         with contextlib.suppress(KeyboardInterrupt):
-            while True:
-                for qid in store.sweep_expired():
-                    err.print(f"query {qid} passed its deadline: marked failed")
-                time.sleep(1.0)
+            supervisor.run()
     out.print("chordal stack stopped")
 
 

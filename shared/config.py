@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     visibility_timeout_s: int = Field(3600, ge=60)
     """Redis redelivers an unacknowledged task after this long."""
 
+    redis_outage_s: float = Field(60.0, ge=0)
+    """A task that loses Redis waits this long for it (with backoff), then runs again
+    from the start instead of failing; see shared/outage.py."""
+
     max_deliveries: int = Field(3, ge=1)
     """A task delivered more often than this is reported as failed, not run again."""
 
@@ -73,7 +77,10 @@ class Settings(BaseSettings):
     is sent again by a react worker; see shared/react/leases.py."""
     render_budget_s: float = Field(10.0, gt=0)
     """Seconds a plan's answer template may render before it counts as failed (the
-    answer falls back to the domain template); see shared/render/sandbox.py."""
+    answer falls back to the domain template); the template's render process is killed
+    then. See shared/render/isolated.py."""
+    render_memory_mb: int = Field(256, ge=32)
+    """Megabytes a plan's answer template may allocate in its render process."""
     worker_dead_after_s: float = Field(15.0, ge=2)
     """A worker whose heartbeat is this old is dead: any worker returns the messages it
     held to their queues (shared/recovery.py) instead of waiting out the visibility

@@ -15,13 +15,15 @@ from typing import Callable
 
 from shared.models import Answer, Query
 from shared.render import render_answer
+from shared.render.isolated import Renderer
 from shared.render.sandbox import RENDER_BUDGET_S
 from shared.store import RunStore
 
 
 def finalize_query(store: RunStore, query_id: str,
                    continue_with: Callable[[Query], object] | None = None,
-                   render_budget_s: float = RENDER_BUDGET_S) -> Answer | None:
+                   render_budget_s: float = RENDER_BUDGET_S,
+                   renderer: Renderer | None = None) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
     record = store.record(query_id)
@@ -35,7 +37,8 @@ def finalize_query(store: RunStore, query_id: str,
             return None
         store.set_status(query_id, "finalizing")
         answer = render_answer(record.plan, {s.step_id: s for s in record.steps},
-                               record.question, budget_s=render_budget_s)
+                               record.question, budget_s=render_budget_s,
+                               renderer=renderer)
     finally:
         # Counted once a run is past rendering (or ended early, or raised) and before the
         # answer is stored: a run killed mid-render, whose message is given back and runs

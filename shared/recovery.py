@@ -173,3 +173,19 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
         restored = [h for h in held if h.instance in dead and restore_held(channel, h)]
         client.zrem(WORKERS, *dead)
     return restored
+
+
+def restore_unacked_before(channel, before: float) -> int:
+    """Give back every message delivered before `before` (a Unix time) and not
+    acknowledged: for a Redis restarted from its AOF after a crash, which lost up to a
+    second of writes, acknowledgements among them. A message whose ack was lost would
+    otherwise wait out the visibility timeout although its worker lives on. This is
+    kombu's own visibility-timeout restore, done at once; the tasks that run again are
+    idempotent like every redelivery. Returns how many were given back."""
+    with channel.conn_or_acquire() as client:
+        tags = client.zrangebyscore(channel.unacked_index_key, "-inf", before)
+        for tag in tags:
+            channel.qos.restore_by_tag(tag, client, leftmost=True)
+        if tags:
+            client.hdel(HELD, *tags)
+    return len(tags)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 
-import redis
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
 from shared.errors import StoreError
 from shared.models import Plan, StepResult, StepTask
+from shared.outage import rides_out
 from shared.planning import next_steps
 from shared.steps import run_step
 from workers.app import app, log, run_store, search_backend, settings
@@ -56,9 +56,11 @@ def _register(name: str):
     # No shadow name: Flower labels its Prometheus series with the task name, so a name
     # per action_id would make one series per step. The action_id leads the StepTask
     # payload instead, which Flower shows and searches (README, "Monitoring").
-    @app.task(name=name, bind=True,
-              autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
+    # Redis errors are waited out in the task (a Celery retry cannot be sent while Redis
+    # is down); StoreError (no plan stored yet) is retried by Celery.
+    @app.task(name=name, bind=True, autoretry_for=(StoreError,),
               retry_backoff=True, retry_backoff_max=30, max_retries=5)
+    @rides_out(lambda: settings.redis_outage_s)
     def step(self, task: dict) -> dict:
         return _run(self, task)
     return step

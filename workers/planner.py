@@ -12,14 +12,16 @@ from shared import queues
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.llm.heuristic import abstention
 from shared.models import Query
+from shared.outage import REDIS_DOWN, rides_out
 from shared.planning import make_plan
 from workers.app import app, llm_client, log, run_store, search_backend, settings
 from workers.canvas import build_canvas
 from workers.react import start_loop
 
 
-@app.task(name=queues.TASK_PLAN, ignore_result=True)
-def plan(query: dict) -> None:
+@app.task(name=queues.TASK_PLAN, bind=True, ignore_result=True)
+@rides_out(lambda: settings.redis_outage_s)
+def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
     if store.count_delivery(f"{q.id}:plan") > settings.max_deliveries:
@@ -48,12 +50,15 @@ def plan(query: dict) -> None:
         log.warning("LLM planning of %s failed: %s", q.id, exc.message)
         store.fail(q.id, f"LLM planning failed: {exc.message}")
         return
+    except REDIS_DOWN:
+        raise  # rides_out runs the task again once Redis answers
     except Exception as exc:
         log.exception("planning %s failed", q.id)
         store.fail(q.id, f"planner failed: {type(exc).__name__}: {exc}")
         return
     store.save_plan(q.id, p, repairs)
-    if not store.claim(q.id, "dispatch"):
+    # owned by this delivery: run again after a Redis outage, it may send what it claimed
+    if not store.claim(q.id, "dispatch", self.request.id or ""):
         return  # a redelivered planner: the canvas is already out
     store.set_status(q.id, "executing")
     build_canvas(q.id, p).apply_async()

@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 import threading
 
-import redis
 from celery.signals import worker_ready
 
 from shared import queues
 from shared.errors import ChordalError, StoreError
 from shared.models import Query, ReactTask
+from shared.outage import REDIS_DOWN, rides_out
 from shared.react.leases import Leases, resume_stalled
 from shared.react.loop import react_step as run_iteration
 from shared.react.tools import load_tool_modules
@@ -57,8 +57,8 @@ def start_loop(query: Query) -> bool:
 # No shadow name (see workers/executor.py): the ReactTask payload leads with its
 # action_id `QUERY_ID:R3`, which Flower shows and searches.
 @app.task(name=queues.TASK_REACT, bind=True, ignore_result=True,
-          autoretry_for=(redis.ConnectionError, redis.TimeoutError, StoreError),
-          retry_backoff=True, retry_backoff_max=30, max_retries=5)
+          autoretry_for=(StoreError,), retry_backoff=True, retry_backoff_max=30, max_retries=5)
+@rides_out(lambda: settings.redis_outage_s)
 def react_step(self, task: dict) -> None:
     t = ReactTask.model_validate(task)
     q, n, store = t.query, t.n, run_store()
@@ -74,8 +74,8 @@ def react_step(self, task: dict) -> None:
             return
         try:
             outcome = run_iteration(q, n, store, client, search_backend(), settings)
-        except (redis.ConnectionError, redis.TimeoutError, StoreError):
-            raise  # retried by Celery; the iteration's state is in the run store
+        except (*REDIS_DOWN, StoreError):
+            raise  # waited out / retried; the iteration's state is in the run store
         except ChordalError as exc:
             store.fail(q.id, f"ReAct iteration {n}: {exc}")
             return

@@ -5,7 +5,8 @@ The plan's `answer` template is used when it has one and every value it names wa
 obtained. Otherwise the domain template `shared/templates/<domain>.j2` (generic,
 finance, legal, medical; any other domain gets generic) states the gaps first — which
 value is missing and why — then every value found. Templates render in a sandboxed
-Jinja2 environment with StrictUndefined; every printed value carries the markers of
+Jinja2 environment with StrictUndefined, the plan's own in a child process bounded in
+time and memory (isolated.py); every printed value carries the markers of
 the documents it rests on (see `cited.py`). In domain `medical` every printed value,
 gap and footnote title has patient identifiers masked (see `redact.py`).
 """
@@ -20,7 +21,7 @@ from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, meta
 
 from shared.models import Answer, Evidence, Footnote, Plan, StepResult
 
-from . import chain, labels, period
+from . import chain, isolated, labels, period
 from .cited import CitedList, cite, kind, show, union
 from .redact import mask_identifiers
 from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
@@ -124,9 +125,11 @@ def _shown(step, value: object) -> object:
 
 
 def render_answer(plan: Plan, results: dict[str, StepResult], question: str = "",
-                  today: date | None = None, budget_s: float = RENDER_BUDGET_S) -> Answer:
+                  today: date | None = None, budget_s: float = RENDER_BUDGET_S,
+                  renderer: isolated.Renderer | None = None) -> Answer:
     """The answer to `question` from the step `results` of `plan`, as of `today`; the
-    plan's template may render for `budget_s` seconds."""
+    plan's template renders in a process of `renderer` (default: this process's, see
+    isolated.py) for at most `budget_s` seconds."""
     today = today or date.today()
     mask = mask_identifiers if plan.domain == "medical" else None
     env = environment(mask, budget_s=budget_s)
@@ -166,12 +169,10 @@ def render_answer(plan: Plan, results: dict[str, StepResult], question: str = ""
     text = None
     if plan.answer is not None and not missing:
         try:
-            text = env.from_string(plan.answer).render(**context, **values)
+            text = (renderer or isolated.renderer()).render(
+                plan.answer, {**context, **values}, medical=mask is not None, budget_s=budget_s)
         except TemplateError as exc:
             missing.append(f"the plan's answer template failed: {exc}")
-        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as exc:
-            # user input: a template that divides by zero or recurses forever is its fault
-            missing.append(f"the plan's answer template failed: {type(exc).__name__}: {exc}")
     if text is None:
         domain = environment(mask, yes_no=True, budget_s=budget_s)
         text = domain.get_template(template_name(plan.domain)).render(**context)

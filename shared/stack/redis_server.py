@@ -83,6 +83,10 @@ class EmbeddedRedis:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode if self._proc else None
+
     def __enter__(self) -> EmbeddedRedis:
         self.start()
         return self

@@ -103,6 +103,46 @@ def test_templates_that_would_burn_the_finalizer_are_cut_short_and_the_answer_sa
     assert other.answer.text.startswith("Battery yield was 9")
 
 
+UNBOUNDED = {  # template -> what the answer says (budget 2 s, 128 MB in the test)
+    # loops that never touch range(), so only killing their process ends them
+    "{% for a in 'x'*100000 %}{% for b in 'x'*100000 %}{% endfor %}{% endfor %}":
+        "the template ran past its 2s render budget (CHORDAL_RENDER_BUDGET_S); its render "
+        "process was stopped",
+    "{% set ns = namespace(x=10**1000) %}{% for i in range(16) %}{% set ns.x = ns.x * ns.x %}"
+    "{% endfor %}{{ ns.x|string|length }}": "ran past its 2s render budget",
+    # about 1 GB each
+    "{{ (('a'*10000)|replace('a', 'a'*100000))|length }}": "needed more than its 128 MB",
+    "{{ 'x'|center(10**9)|length }}": "needed more than its 128 MB (CHORDAL_RENDER_MEMORY_MB)",
+    "{{ '%0999999999d'|format(1)|length }}": "needed more than its 128 MB",
+    "{% set ns = namespace(s='a'*100000) %}{% for i in range(14) %}{% set ns.s = ns.s ~ ns.s %}"
+    "{% endfor %}{{ ns.s|length }}": "needed more than its 128 MB",
+}
+
+
+def test_hostile_templates_in_a_batch_do_not_delay_the_normal_queries_behind_them(faulty_stack):
+    """Two of each unbounded template, then normal queries: the finalizer's two threads
+    are free again within the budget, so the normal queries meet their deadlines."""
+    p = faulty_stack(render_budget_s=2, render_memory_mb=128)
+    hostile = {}
+    for template in [*UNBOUNDED, *UNBOUNDED]:
+        bad = plan()
+        bad["answer"] = "Yield {{ Y }}. " + template
+        hostile[p.submit("burn?", bad).id] = template
+    normal = [p.submit(f"normal {i}", plan(), deadline_s=45).id for i in range(3)]
+    records = wait_all(p.store, [*hostile, *normal], 90)
+    assert_one_outcome(p.store, records)
+    for qid in normal:
+        r = records[qid]
+        assert r.status == "done", r.error
+        assert r.answer.text.startswith("Battery yield was 9")
+    for qid, template in hostile.items():
+        r = records[qid]
+        assert r.status == "done", (template, r.error)
+        assert f"the plan's answer template failed: " in r.answer.text
+        assert UNBOUNDED[template] in r.answer.text, (template, r.answer.text)
+        assert "Battery yield rate" in r.answer.text  # the domain template shows the value
+
+
 def test_a_catastrophic_regex_times_out_as_a_step_error_and_the_worker_goes_on(faulty_stack):
     p = faulty_stack(documents=[HOSTILE])
     hostile = plan(HOSTILE_TITLE)

@@ -1,0 +1,132 @@
+"""`chordal up` rides out Redis going away: the embedded Redis SIGKILLed mid-batch is
+started again on its AOF, an external Redis that restarts is waited for, and every query
+is answered once. `chordal up` runs as a real subprocess, stopped by its PID."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from shared.store import RunStore
+from shared.stack.embedded import redis_answers
+from shared.stack.redis_server import EmbeddedRedis
+
+from ..conftest import DATA, free_port
+from .conftest import assert_one_outcome, wait_all, wait_for
+
+pytestmark = pytest.mark.faults
+QUESTIONS = [q.strip() for q in (DATA / "questions.txt").read_text().splitlines() if q.strip()]
+
+
+class Up:
+    """`chordal up` in `home`, its output in files, stopped with SIGINT by its PID."""
+
+    def __init__(self, home: Path, **env: str):
+        self.home = home
+        self.env = {**os.environ, "CHORDAL_HOME": str(home), **env}
+        if "CHORDAL_REDIS_URL" not in env:
+            self.env.pop("CHORDAL_REDIS_URL", None)
+        self.cli("index", str(DATA / "corpus.jsonl"))
+        self.out, self.err = home / "up.out", home / "up.err"
+        with open(self.out, "w") as out, open(self.err, "w") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "producers", "up"],
+                                         env=self.env, stdout=out, stderr=err)
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "producers", *args], env=self.env,
+                              capture_output=True, text=True, timeout=120, check=True)
+
+    def wait_up(self) -> None:
+        wait_for(lambda: "chordal stack up" in self.out.read_text() or self.proc.poll() is not None,
+                 90, "chordal up to start")
+        assert self.proc.poll() is None, self.err.read_text()
+
+    def logs(self) -> str:
+        return self.out.read_text() + self.err.read_text()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def up(tmp_path):
+    started: list[Up] = []
+
+    def start(**env: str) -> Up:
+        u = Up(tmp_path / f"home{len(started)}", **env)
+        started.append(u)
+        u.wait_up()
+        return u
+
+    yield start
+    for u in started:
+        u.stop()
+
+
+def enqueue(u: Up, url: str, n: int) -> list[str]:
+    lines = [json.dumps({"id": f"q{i}", "question": QUESTIONS[i % len(QUESTIONS)],
+                         "deadline": 120}) for i in range(n)]
+    batch = u.home / "batch.jsonl"
+    batch.write_text("\n".join(lines) + "\n")
+    subprocess.run([sys.executable, "-m", "producers", "enqueue", str(batch)],
+                   env={**u.env, "CHORDAL_REDIS_URL": url}, check=True, capture_output=True)
+    return [f"q{i}" for i in range(n)]
+
+
+def terminal(store: RunStore, ids: list[str]) -> int:
+    return sum(store.r.hget(f"chordal:run:{q}", "status") in ("done", "failed") for q in ids)
+
+
+def test_the_embedded_redis_killed_mid_batch_is_restarted_and_every_query_answered_once(up):
+    port = free_port()
+    u = up(CHORDAL_REDIS_PORT=str(port))
+    url = f"redis://127.0.0.1:{port}/0"
+    store = RunStore.from_url(url, 3600)
+    ids = enqueue(u, url, 300)
+    time.sleep(1.5)  # appendfsync everysec: what was enqueued is on disk
+    wait_for(lambda: terminal(store, ids) >= 50, 60, "a sixth of the batch to finish")
+    os.kill(int((u.home / "redis" / "redis.pid").read_text()), signal.SIGKILL)
+    time.sleep(0.2)
+    wait_for(lambda: redis_answers(url), 30, "chordal up to start Redis again")
+    records = wait_all(store, ids, 120)
+    assert_one_outcome(store, records)
+    assert all(r.status == "done" for r in records.values()), {
+        q: r.error for q, r in records.items() if r.status != "done"}
+    assert u.proc.poll() is None, u.logs()
+    assert "the embedded Redis exited (code -9); started again on its AOF" in u.logs()
+    assert "Traceback" not in u.logs()
+
+
+def test_an_external_redis_that_restarts_is_waited_for_and_the_stack_carries_on(up, tmp_path):
+    with EmbeddedRedis(tmp_path / "external", free_port()) as redis_server:
+        u = up(CHORDAL_REDIS_URL=redis_server.url)
+        store = RunStore.from_url(redis_server.url, 3600)
+        before = enqueue(u, redis_server.url, 20)
+        assert all(r.status == "done" for r in wait_all(store, before, 60).values())
+        redis_server.stop()
+        wait_for(lambda: "Redis does not answer" in u.logs(), 30, "the outage to be logged")
+        redis_server.start()
+        wait_for(lambda: "Redis answers again after" in u.logs(), 30, "the recovery to be logged")
+        assert u.proc.poll() is None, u.logs()
+        after = [q.replace("q", "r") for q in before]
+        lines = [json.dumps({"id": q, "question": QUESTIONS[0]}) for q in after]
+        (u.home / "after.jsonl").write_text("\n".join(lines) + "\n")
+        subprocess.run([sys.executable, "-m", "producers", "enqueue", str(u.home / "after.jsonl")],
+                       env={**u.env}, check=True, capture_output=True)
+        records = wait_all(store, after, 60)
+        assert_one_outcome(store, records)
+        assert all(r.status == "done" for r in records.values())
+        assert "Traceback" not in u.logs()
