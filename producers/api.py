@@ -43,7 +43,6 @@ from producers import api_events
 from producers.api_health import WorkerCensus, check_health
 from producers.api_models import Health, QueryBatch, SubmitReply, Submitted
 from producers.api_requests import to_queries, unprocessable
-from producers.settings_report import mask_url
 from producers.submit import submit
 from shared.broker import make_celery
 from shared.config import Settings
@@ -152,7 +151,7 @@ def _bearer(settings: Settings):
 
 
 def _unavailable(settings: Settings):
-    url = mask_url(settings.effective_redis_url)
+    url = settings.masked_redis_url
 
     async def handler(request: Request, exc: Exception) -> JSONResponse:
         log.warning("%s %s: Redis at %s: %s", request.method, request.url.path, url, exc)
@@ -206,7 +205,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000,
     app = create_app(settings, insecure=insecure)
     auth = "bearer token" if settings.api_token else "NO authentication (--insecure)"
     print(f"chordal api: http://{host}:{port} (schema at /docs), run store "
-          f"{mask_url(settings.effective_redis_url)}, {auth}", flush=True)
+          f"{settings.masked_redis_url}, {auth}", flush=True)
     # uvicorn handles SIGTERM/SIGINT (stops accepting, waits for open responses), then
     # re-raises the signal to the handlers it found: these make that a normal exit.
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -72,11 +72,11 @@ def batch_names(batches: BatchStore, batch: str | None, settings: Settings) -> l
     if batch is None:
         names = batches.names()
         if not names:
-            fail(f"no batches in the run store at {settings.effective_redis_url}; enqueue "
+            fail(f"no batches in the run store at {settings.masked_redis_url}; enqueue "
                  "one with `chordal enqueue FILE.jsonl`")
         return names
     if not batches.exists(batch):
-        fail(f"no batch {batch!r} in the run store at {settings.effective_redis_url} "
+        fail(f"no batch {batch!r} in the run store at {settings.masked_redis_url} "
              f"(known: {', '.join(batches.names()) or 'none'}); check --batch")
     return [batch]
 
@@ -106,7 +106,7 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
     batches, runs = stores(settings)
     if not is_stack_running(settings):
         err.print(f"[yellow]warning:[/] no workers serve the plan, execute and finalize "
-                  f"queues at {escape(settings.effective_redis_url)}: the queries wait in "
+                  f"queues at {escape(settings.masked_redis_url)}: the queries wait in "
                   "Redis, and fail at their deadline, until `chordal up` or `chordal worker` runs")
     app = make_celery(settings)
     try:

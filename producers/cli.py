@@ -142,9 +142,11 @@ def periods_summary(docs: list) -> str:
 def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
     """Print the record of a query: plan, steps with action_ids and timings, answer."""
     settings = Settings()
-    record = RunStore.from_url(settings.effective_redis_url).record(query_id)
+    store = RunStore.from_url(settings.effective_redis_url)
+    store.ping()
+    record = store.record(query_id)
     if record is None:
-        fail(f"no query {query_id!r} in the run store at {settings.effective_redis_url}", 1)
+        fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}", 1)
     if as_json:
         print(record.model_dump_json(indent=2))
     else:
@@ -159,7 +161,7 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
     store.ping()
     record = store.record(query_id)
     if record is None:
-        fail(f"no query {query_id!r} in the run store at {settings.effective_redis_url}", 1)
+        fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}", 1)
     try:
         backend = open_backend(settings)
     except ChordalError as exc:
@@ -183,7 +185,7 @@ def up():
     """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
     settings = Settings()
     with Stack(settings) as stack:
-        out.print(f"chordal stack up: redis {settings.effective_redis_url}, home "
+        out.print(f"chordal stack up: redis {settings.masked_redis_url}, home "
                   f"{settings.home}. Ctrl-C stops it.")
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         supervisor = Supervisor(stack, store, say=lambda m: out.print(escape(m), highlight=False),

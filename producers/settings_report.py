@@ -4,7 +4,8 @@ Consumes a `Settings`, the process environment and the `.env` file it was read w
 produces one `SettingLine` per field (variable name, JSON-safe value, source: `env`,
 `.env` or `default`, and the effective value when an unset one means something) for
 `chordal config`. Masked: every `SecretStr` (`**********`), and the password of any
-URL (`redis://:pass@host` -> `redis://:***@host`), so the output can be pasted anywhere.
+URL (`redis://:pass@host` -> `redis://:***@host`, `?password=pass` -> `?password=***`;
+shared/urls.py), so the output can be pasted anywhere.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from dotenv import dotenv_values
 from pydantic import BaseModel, SecretStr
 
 from shared.config import Settings
+from shared.urls import mask_url
 
 SECRET = "**********"
 
@@ -37,21 +38,6 @@ def env_name(name: str, settings_cls: type[Settings] = Settings) -> str:
     alias = settings_cls.model_fields[name].validation_alias
     prefix = settings_cls.model_config.get("env_prefix", "")
     return alias if isinstance(alias, str) else f"{prefix}{name}".upper()
-
-
-def mask_url(text: str) -> str:
-    """`text` with the password of a URL in it replaced by `***`; other text unchanged."""
-    if "://" not in text or "@" not in text:
-        return text
-    try:
-        parts = urlsplit(text)
-        if parts.password is None:
-            return text
-    except ValueError:
-        return text
-    userinfo, _, hostport = parts.netloc.rpartition("@")
-    user = userinfo.partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{hostport}"))
 
 
 def shown(value: Any) -> Any:

@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from shared.search.fit import PUBLICATION_LAG_DAYS
+from shared.urls import mask_url, password_in_userinfo
 
 
 class Settings(BaseSettings):
@@ -23,7 +24,8 @@ class Settings(BaseSettings):
     """Where the embedded Redis and the search store keep their data."""
 
     redis_url: str | None = None
-    """An existing Redis to use; unset, Chordal starts its own under `home`."""
+    """An existing Redis to use (a password as `redis://:PW@host:port/0` or
+    `?password=PW`); unset, Chordal starts its own under `home`."""
 
     redis_port: int = 6399
     """Port of the embedded Redis (loopback only)."""
@@ -128,4 +130,11 @@ class Settings(BaseSettings):
 
     @property
     def effective_redis_url(self) -> str:
-        return self.redis_url or self.embedded_redis_url
+        """The Redis every part uses, a password always in the userinfo (the one form
+        kombu parses and masks; see shared/urls.py). Show it only through `mask_url`."""
+        return password_in_userinfo(self.redis_url) if self.redis_url else self.embedded_redis_url
+
+    @property
+    def masked_redis_url(self) -> str:
+        """`effective_redis_url` fit for messages and logs: the password is `***`."""
+        return mask_url(self.effective_redis_url)

@@ -20,6 +20,8 @@ from typing import Callable, TypeVar
 import redis
 from kombu.exceptions import OperationalError
 
+from shared.urls import mask_url
+
 REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError, OperationalError)
 """Errors that mean Redis did not answer (kombu wraps redis-py's as OperationalError)."""
 FIRST_WAIT_S = 0.5
@@ -39,7 +41,7 @@ def riding_out(call: Callable[[], T], outage_s: float, what: str) -> T:
             if waited >= outage_s:
                 raise
             log.warning("Redis does not answer (%s: %s); %s runs again in %.1f s",
-                        type(exc).__name__, exc, what, wait)
+                        type(exc).__name__, mask_url(str(exc)), what, wait)
             time.sleep(wait)
             waited += wait
             wait = min(wait * 2, MAX_WAIT_S)

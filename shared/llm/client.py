@@ -32,6 +32,7 @@ from shared.config import Settings
 from shared.errors import ConfigError, LLMError
 from shared.llm.limit import ConcurrencyLimit
 from shared.models import LLMCall
+from shared.urls import mask_url
 
 log = logging.getLogger("chordal.llm")
 FORMATS = ("json_schema", "json_object", "none")
@@ -54,6 +55,8 @@ class LLMClient:
             raise ConfigError("LLM client needs CHORDAL_LLM_BASE_URL (e.g. "
                               "http://127.0.0.1:8765/v1) and CHORDAL_LLM_MODEL; set both")
         self.base_url = settings.llm_base_url
+        self.endpoint = mask_url(self.base_url)
+        """`base_url` as messages and logs name it (a password in it masked)."""
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature
         self.timeout_s = settings.llm_timeout_s
@@ -97,7 +100,7 @@ class LLMClient:
                           completion_tokens=usage.completion_tokens if usage else 0)
         if not completion.choices:
             raise LLMError(f"LLM call ({purpose}) got a reply with no choices from "
-                           f"{self.base_url}", call.model_copy(update={
+                           f"{self.endpoint}", call.model_copy(update={
                                "status": "error", "error": "reply has no choices"}))
         return LLMReply(content=completion.choices[0].message.content or "", call=call)
 
@@ -111,7 +114,7 @@ class LLMClient:
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if self._format_confirmed or fmt == len(FORMATS) - 1:
                     raise
-                log.info("%s refused response_format %s (%s); trying %s", self.base_url,
+                log.info("%s refused response_format %s (%s); trying %s", self.endpoint,
                          FORMATS[fmt], exc.status_code, FORMATS[fmt + 1])
                 self._format = max(self._format, fmt + 1)
                 continue
@@ -138,7 +141,7 @@ class LLMClient:
 
     def _error(self, purpose: str, exc: openai.OpenAIError, started: float,
                t0: float) -> LLMError:
-        what = describe(exc, self.base_url, self.timeout_s)
+        what = describe(exc, self.endpoint, self.timeout_s)
         call = self._call(purpose, started, t0, status="error", error=what)
         tries = call.retries + 1
         return LLMError(f"LLM call ({purpose}) failed after {tries} HTTP attempt"

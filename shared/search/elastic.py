@@ -34,10 +34,11 @@ from elasticsearch import (ApiError, AuthorizationException, BadRequestError, El
                            TransportError, helpers)
 
 from shared.errors import ConfigError, SearchUnavailable, StoreError
+from shared.urls import mask_url
 
 from .backend import DateRange, Hit, Match, Window
 from .document import Document
-from .elastic_errors import RETRY_ON_STATUS, error_type, redact, store_error
+from .elastic_errors import RETRY_ON_STATUS, error_type, store_error
 from .elastic_requests import (MAPPING, bulk_actions, candidates_body, documents_of,
                                failed_items, hits_of, mapping_problems, schema_outdated,
                                search_body)
@@ -73,7 +74,7 @@ class ElasticSearch:
                 max_retries=MAX_RETRIES, retry_on_status=RETRY_ON_STATUS,
             )
         except ValueError as exc:
-            raise ConfigError(f"CHORDAL_ES_URL={redact(url)!r} is not usable ({exc}); write it "
+            raise ConfigError(f"CHORDAL_ES_URL={mask_url(url)!r} is not usable ({exc}); write it "
                               "as http://HOST:9200 or https://USER:PASSWORD@HOST:9200") from None
         self._ready = False
         self._lock = threading.Lock()
@@ -81,7 +82,7 @@ class ElasticSearch:
     @property
     def identity(self) -> str:
         """Names this store for the GET cache: cluster and index, without credentials."""
-        return f"elasticsearch:{redact(self.url)}/{self.index}"
+        return f"elasticsearch:{mask_url(self.url)}/{self.index}"
 
     @contextmanager
     def _request(self, action: str) -> Iterator[Elasticsearch]:

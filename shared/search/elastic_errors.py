@@ -19,25 +19,15 @@ then retries SEARCH_UNAVAILABLE steps twice more with backoff.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
-
 from elasticsearch import (ApiError, AuthenticationException, AuthorizationException,
                            ConnectionError, ConnectionTimeout, SSLError, TransportError,
                            UnsupportedProductError)
 
 from shared.errors import SearchUnavailable, StoreError
+from shared.urls import mask_url
 
 RETRY_ON_STATUS = (429, 502, 503, 504)
 """HTTP statuses that mean "busy or restarting": retried, then reported as transient."""
-
-
-def redact(url: str) -> str:
-    """`url` without its user and password, fit for messages and logs."""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"***@{host}"))
 
 
 def error_type(exc: ApiError) -> str | None:
@@ -69,7 +59,7 @@ def _cause(exc: TransportError) -> str:
 
 def store_error(exc: Exception, action: str, url: str, index: str) -> StoreError:
     """The Chordal error for `exc`, raised while `action` (e.g. "searching") on `index`."""
-    where = f"Elasticsearch {redact(url)} index {index!r}: {action} failed"
+    where = f"Elasticsearch {mask_url(url)} index {index!r}: {action} failed"
     if isinstance(exc, ConnectionTimeout):
         return SearchUnavailable(
             f"{where}: no answer in time ({_cause(exc)}); the cluster is overloaded or the query is "

@@ -117,8 +117,9 @@ class Stack:
             if self.settings.redis_url:
                 if not redis_answers(self.redis_url, timeout=2.0):
                     raise StoreError(
-                        f"CHORDAL_REDIS_URL={self.redis_url} does not answer PING; start that "
-                        "Redis or unset CHORDAL_REDIS_URL to let Chordal start its own"
+                        f"CHORDAL_REDIS_URL={self.settings.masked_redis_url} does not answer "
+                        "PING; start that Redis or unset CHORDAL_REDIS_URL to let Chordal "
+                        "start its own"
                     )
             else:
                 self.redis = EmbeddedRedis(self.settings.home, self.settings.redis_port)

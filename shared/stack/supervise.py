@@ -31,6 +31,7 @@ from shared.stack.embedded import Stack
 from shared.recovery import restore_unacked_before
 from shared.stack.workers import WorkerProcess, control_app
 from shared.store import RunStore
+from shared.urls import mask_url
 
 SWEEP_EVERY_S = 1.0
 MAX_BACKOFF_S = 10.0
@@ -60,7 +61,7 @@ class Supervisor:
         except redis.RedisError as exc:
             if self.down_since is None:
                 self.down_since = time.monotonic()
-                self.warn(f"Redis does not answer ({type(exc).__name__}: {exc}); the workers "
+                self.warn(f"Redis does not answer ({type(exc).__name__}: {mask_url(str(exc))}); the workers "
                           "are kept and reconnect by themselves; retrying with backoff")
             self.backoff = min(self.backoff * 2, MAX_BACKOFF_S)
             return self.backoff
@@ -93,7 +94,7 @@ class Supervisor:
             finally:
                 app.close()
         except REDIS_DOWN as exc:
-            self.warn(f"could not give back the unacknowledged messages: {exc}")
+            self.warn(f"could not give back the unacknowledged messages: {mask_url(str(exc))}")
             return
         if given:
             self.say(f"gave back {given} messages the crash may have left unacknowledged "
