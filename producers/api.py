@@ -9,8 +9,10 @@ produces what `create_app` serves:
     GET  /health                Redis reachable, workers per queue (api_health.py); no auth
     GET  /openapi.json, /docs   the schema; no auth
 
-Bodies are in api_models.py; request checks and the 422 body in api_requests.py. When
-Redis does not answer, a route answers 503 naming the (password-masked) URL.
+Bodies are in api_models.py; request checks and the 422 body in api_requests.py; request
+JSON is read strictly (UTF-8, bounded depth) by api_body.py, so a body that cannot be
+read is a 422 too. When Redis does not answer, a route answers 503 naming the
+(password-masked) URL.
 
 Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
@@ -40,8 +42,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from kombu.exceptions import OperationalError
 
 from producers import api_events
+from producers.api_body import StrictJsonRoute
 from producers.api_health import WorkerCensus, check_health
-from producers.api_models import Health, QueryBatch, SubmitReply, Submitted
+from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
+                                  Unprocessable)
 from producers.api_requests import to_queries, unprocessable
 from producers.submit import submit
 from shared.broker import make_celery
@@ -55,6 +59,13 @@ EVENTS = ("`event: status` {status, at} for every status entered; `event: step` 
           "and `event: iteration` a ReactIteration as each is stored; last `event: end`, a "
           "StreamEnd {query_id, status, answer, error, problems}. Each `data:` is one JSON line.")
 LOOPBACK_NAMES = ("localhost",)
+REFUSALS = {
+    401: {"model": Refusal, "description": "No bearer token, or not CHORDAL_API_TOKEN"},
+    422: {"model": Unprocessable, "description": "The request is invalid; nothing was done"},
+    503: {"model": Refusal, "description": "The run store (Redis) does not answer"},
+}
+"""Responses every `/queries` route may give besides its own."""
+NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
 NO_TOKEN = ("CHORDAL_API_TOKEN is not set: set it to a long random string (clients send "
             "`Authorization: Bearer <token>`), or pass --insecure to serve without "
             "authentication on a loopback address")
@@ -84,11 +95,16 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     app.add_exception_handler(redis.RedisError, _unavailable(settings))
     app.add_exception_handler(OperationalError, _unavailable(settings))
     app.add_exception_handler(StoreError, _unavailable(settings))
+    app.router.route_class = StrictJsonRoute
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
     auth = [Depends(_bearer(settings))]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
-              responses={422: {"description": "A field or plan is invalid; nothing was submitted"}})
+              responses={**REFUSALS, 400: {"model": Refusal, "description": (
+                  "The body could not be received (the connection broke off)")},
+                  422: {"model": Unprocessable, "description": (
+                      "A field or plan is invalid, or the body is not UTF-8 JSON; nothing "
+                      "was submitted")}})
     def post_queries(response: Response, body: QueryBatch = Body(...)) -> SubmitReply:
         """Submit one query or a list of them (all checked before any is enqueued)."""
         items = body if isinstance(body, list) else [body]
@@ -100,7 +116,7 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         return reply
 
     @app.get("/queries/{query_id}", response_model=RunRecord, dependencies=auth,
-             responses={404: {"description": "No such query in the run store"}})
+             responses={**REFUSALS, **NOT_FOUND})
     def get_query(query_id: str) -> RunRecord:
         """The run record: status, plan, steps, ReAct iterations, answer, timings."""
         record = store.record(query_id)
@@ -111,7 +127,7 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     @app.get("/queries/{query_id}/events", dependencies=auth, response_class=StreamingResponse,
              responses={200: {"description": EVENTS,
                               "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                        404: {"description": "No such query in the run store"}})
+                        **REFUSALS, **NOT_FOUND})
     def get_events(query_id: str) -> StreamingResponse:
         """Server-sent events: `status`, `step`, `iteration` as they land, then `end`."""
         if store.status(query_id) is None:

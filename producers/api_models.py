@@ -3,7 +3,9 @@
 Consumes nothing; produces the pydantic models that `producers/api.py` validates request
 bodies with and documents in `/openapi.json`: `QueryIn` (one query to submit, mirroring
 `Query`), `QueryBatch` (one `QueryIn` or a list), `Submitted`/`SubmitReply`, `Health`,
-and `StreamEnd` (the last server-sent event of `GET /queries/{id}/events`).
+`StreamEnd` (the last server-sent event of `GET /queries/{id}/events`), and the error
+bodies: `Unprocessable` (422, with one `BadField` per problem) and `Refusal` (400, 401,
+404, 503).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from shared.models import Answer, PlanProblem
+from shared.models.fields import Text
 
 MAX_BATCH = 1000
 """Queries one POST may carry; bigger loads go through the batch loader."""
@@ -28,9 +31,9 @@ PlanSource = Annotated[
 class QueryIn(BaseModel):
     """One question to answer; the fields of `Query` that a client may set."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
-    question: str = Field(min_length=1, max_length=4000)
+    question: Text = Field(min_length=1, max_length=4000)
     id: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     """Your id for the query (letters, digits, `_.-`, at most 64). Submitting an id again
     enqueues nothing and answers `submitted: false`. Default: a new random id."""
@@ -41,11 +44,12 @@ class QueryIn(BaseModel):
     mode: Literal["rewoo", "react", "auto"] = "rewoo"
     """`rewoo` (plan, then run the steps), `react` (Thought/Action/Observation loop; needs
     an LLM) or `auto` (rewoo, continued by react when the answer is incomplete)."""
-    domain: str | None = None
+    domain: Text | None = None
     """Answer-template domain (`finance`, `legal`, `medical`, `generic`) for the plan,
     whoever writes it; default: the plan's own."""
     deadline_s: float | None = Field(None, gt=0)
-    """Seconds until the query counts as failed; default `CHORDAL_QUERY_TIMEOUT_S`."""
+    """Seconds until the query counts as failed (a finite number); default
+    `CHORDAL_QUERY_TIMEOUT_S`."""
 
     @field_validator("plan")
     @classmethod
@@ -99,3 +103,36 @@ class StreamEnd(BaseModel):
     answer: Answer | None = None
     error: str | None = None
     problems: list[PlanProblem] = []
+
+
+class BadField(BaseModel):
+    """One problem with a request; the input itself is never sent back."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    type: str
+    """`missing`, `extra_forbidden`, `string_too_long`, `finite_number`, `json_invalid`,
+    `plan_invalid`, `input_error`, …"""
+    loc: list[str | int]
+    """Where: `["body", "question"]`, `["body", 1, "plan"]` (a list's item 1)."""
+    msg: str
+    """What is wrong (any one text here is cut to 1000 characters)."""
+    problems: list[PlanProblem] = []
+    """For `plan_invalid`: one `{step, code, message}` per problem of the plan."""
+
+
+class Unprocessable(BaseModel):
+    """The 422 body: nothing of the request was submitted."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    message: str
+    """One sentence per bad field, naming it and the fix."""
+    detail: list[BadField]
+    """The problems, in request order (at most 20; `message` counts the rest)."""
+
+
+class Refusal(BaseModel):
+    """The body of a 400, 401, 404 or 503: what happened and what to do."""
+
+    detail: str

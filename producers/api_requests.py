@@ -4,20 +4,21 @@ Consumes `QueryIn` items (producers/api_models.py) and the `Settings` (plan step
 default deadline); produces the `Query` of each, its plan parsed, repaired and checked by
 `shared.plan.parse` (JSON object, ReWOO or LLMCompiler text), or a
 `RequestValidationError` listing every problem of every item. `unprocessable` renders
-any validation error as 422 `{"message", "detail"}`: FastAPI's `detail` list, and a
-message that names each bad field (`field 'question' is missing`,
-`field '[1].plan': …`); a plan's problems ride in `detail[].problems`.
+any validation error as 422 `Unprocessable` `{"message", "detail"}`: a message that names
+each bad field (`field 'question' is missing`, `field '[1].plan': …`) and one
+`{type, loc, msg}` per problem, a plan's problems in `detail[].problems`. It never sends
+the input back, cuts every text to `MAX_TEXT` characters and the lists to `MAX_SHOWN`
+items, and escapes lone surrogates, so no request can make the 422 itself fail or grow.
 """
 
 from __future__ import annotations
 
 from fastapi import Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from producers.api_models import MAX_BATCH, QueryIn
+from producers.api_models import MAX_BATCH, BadField, QueryIn, Unprocessable
 from shared.config import Settings
 from shared.errors import InputError, PlanError
 from shared.models import Query
@@ -25,6 +26,10 @@ from shared.plan.parse import parse_plan_with_repairs
 
 SHAPES = ("QueryIn", "list[QueryIn]")
 """How pydantic labels the two shapes of a POST /queries body in error locations."""
+MAX_TEXT = 1000
+"""Characters of any one text in a 422 (a location, a message, a plan problem)."""
+MAX_SHOWN = 20
+"""Problems a 422 lists (sentences in `message`, entries in `detail`, plan problems)."""
 
 
 def to_queries(items: list[QueryIn], settings: Settings, many: bool) -> list[Query]:
@@ -59,12 +64,36 @@ def _to_query(item: QueryIn, settings: Settings) -> Query:
 
 
 async def unprocessable(request: Request, exc: RequestValidationError) -> JSONResponse:
-    """422 with FastAPI's `detail` list, less the errors of the body shape the client did
-    not send, and a `message` that names every bad field."""
-    detail = [e for e in map(_unlabelled, exc.errors()) if not _other_shape(e)]
-    message = "; ".join(dict.fromkeys(describe(e) for e in detail))
-    return JSONResponse(status_code=422,
-                        content=jsonable_encoder({"message": message, "detail": detail}))
+    """422 naming every bad field (less the errors of the body shape the client did not
+    send), bounded, and without the input."""
+    errors = [e for e in map(_unlabelled, exc.errors()) if not _other_shape(e)]
+    sentences = list(dict.fromkeys(_clip(describe(e)) for e in errors))
+    message = "; ".join(sentences[:MAX_SHOWN]) + _more(len(sentences))
+    body = Unprocessable(message=message, detail=[_bad_field(e) for e in errors[:MAX_SHOWN]])
+    return JSONResponse(status_code=422, content=body.model_dump(exclude_defaults=True))
+
+
+def _bad_field(err: dict) -> BadField:
+    problems = [{k: _clip(p.get(k)) for k in ("step", "code", "message")}
+                for p in err.get("problems", [])[:MAX_SHOWN]]
+    msg = err.get("ctx", {}).get("error") if err.get("type") == "json_invalid" else None
+    return BadField(type=_clip(err.get("type") or "invalid"), msg=_clip(msg or err.get("msg", "")),
+                    loc=[p if isinstance(p, int) else _clip(p) for p in err.get("loc", ())],
+                    problems=problems)
+
+
+def _clip(text: object) -> str | None:
+    """`text` as at most MAX_TEXT characters that UTF-8 can carry (None stays None)."""
+    if text is None:
+        return None
+    text = str(text)
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT - 1] + "…"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _more(count: int) -> str:
+    return f"; … and {count - MAX_SHOWN} more problems" if count > MAX_SHOWN else ""
 
 
 def _unlabelled(err: dict) -> dict:
@@ -95,6 +124,9 @@ def describe(err: dict) -> str:
     if not path:
         if kind == "missing":
             return "the request body is missing: send a query object or a list of them"
+        if kind == "string_unicode":  # a field name pydantic could not read
+            return ("a field name in the request body holds a lone surrogate, which UTF-8 "
+                    "cannot carry; send field names and text as UTF-8")
         if kind in ("too_short", "too_long"):
             return f"send 1 to {MAX_BATCH} queries per request (larger loads: the batch loader)"
         return "the request body must be a query object ({\"question\": …}) or a list of them"

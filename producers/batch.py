@@ -10,6 +10,7 @@ submitted; a second pass submits (producers/batch_send.py). Exit codes: 0 succes
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import time
@@ -93,8 +94,8 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
         fail(f"--batch {batch!r}: use 1-64 letters, digits, _ . or -")
     if mode not in MODES:
         fail(f"--mode {mode!r} is not one of {', '.join(MODES)}")
-    if max_in_flight < 0 or (deadline is not None and deadline <= 0):
-        fail("--max-in-flight must be 0 or more and --deadline above 0")
+    if max_in_flight < 0 or (deadline is not None and not 0 < deadline < math.inf):
+        fail("--max-in-flight must be 0 or more and --deadline a finite number above 0")
     defaults = LineDefaults(batch=batch, mode=mode, max_steps=settings.max_steps,
                             deadline_s=deadline or settings.query_timeout_s)
     started = time.perf_counter()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from shared.errors import InputError, PlanError
+from shared.errors import InputError, PlanError, quoted
 from shared.models import Query
 from shared.plan.parse import parse_plan_with_repairs
 from shared.render.answer import DOMAINS
@@ -70,7 +71,8 @@ def derived_id(batch: str, question: str, mode: str, domain: str | None, plan: o
     """The id of a line without `id`: stable for the same content in the same batch."""
     content = json.dumps([batch, question, mode, domain, plan], sort_keys=True,
                          ensure_ascii=False, separators=(",", ":"))
-    return "b" + hashlib.sha256(content.encode()).hexdigest()[:20]
+    # surrogatepass: a lone surrogate gets an id too, and Query then names its field
+    return "b" + hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def parse_line(text: str, defaults: LineDefaults) -> Query:
@@ -80,31 +82,39 @@ def parse_line(text: str, defaults: LineDefaults) -> Query:
     except json.JSONDecodeError as e:
         raise LineError(f"not valid JSON ({e.msg} at column {e.colno}); write one JSON "
                         'object a line, like {"question": "…"}') from None
+    except ValueError:  # Python reads integers of at most 4300 digits
+        raise LineError("not readable JSON: a number has more than 4300 digits; write it "
+                        "shorter, or as a string") from None
+    except RecursionError:
+        raise LineError('nested too deeply to read; write one flat JSON object a line, '
+                        'like {"question": "…"}') from None
     if not isinstance(raw, dict):
         raise LineError(f"expected a JSON object with 'question', got {type(raw).__name__}")
     unknown = sorted(set(raw) - set(FIELDS))
     if unknown:
-        raise LineError(f"field {unknown[0]!r} is not allowed; allowed fields: "
+        raise LineError(f"field {quoted(unknown[0])} is not allowed; allowed fields: "
                         f"{', '.join(FIELDS)}")
     question = raw.get("question")
     if not isinstance(question, str) or not question.strip():
         raise LineError("field 'question' is missing or empty; give the question as text")
     mode = raw.get("mode", defaults.mode)
     if mode not in MODES:
-        raise LineError(f"field 'mode' is {mode!r}; use one of {', '.join(MODES)}")
+        raise LineError(f"field 'mode' is {quoted(mode)}; use one of {', '.join(MODES)}")
     domain = raw.get("domain")
     if domain is not None and domain not in DOMAINS:
-        raise LineError(f"field 'domain' is {domain!r}; use one of {', '.join(DOMAINS)} "
+        raise LineError(f"field 'domain' is {quoted(domain)}; use one of {', '.join(DOMAINS)} "
                         "(it chooses the answer template)")
     deadline = raw.get("deadline", defaults.deadline_s)
-    if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or deadline <= 0:
-        raise LineError(f"field 'deadline' is {deadline!r}; give seconds as a number above 0")
+    if (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+            or (isinstance(deadline, float) and not math.isfinite(deadline)) or deadline <= 0):
+        raise LineError(f"field 'deadline' is {quoted(deadline)}; give seconds as a finite "
+                        "number above 0")
     plan, repairs = _plan(raw.get("plan"), mode, domain, defaults.max_steps)
     qid = raw.get("id")
     if qid is None:
         qid = derived_id(defaults.batch, question, mode, domain, raw.get("plan"))
     elif not isinstance(qid, str) or not ID_RE.match(qid):
-        raise LineError(f"field 'id' is {qid!r}; use 1-64 letters, digits, _ . or - "
+        raise LineError(f"field 'id' is {quoted(qid)}; use 1-64 letters, digits, _ . or - "
                         "(or leave it out and one is derived from the line)")
     try:
         return Query(id=qid, question=question, mode=mode, domain=domain, plan=plan,
@@ -112,7 +122,7 @@ def parse_line(text: str, defaults: LineDefaults) -> Query:
     except ValidationError as e:
         err = e.errors()[0]
         name = {"deadline_s": "deadline"}.get(str(err["loc"][0]), str(err["loc"][0]))
-        raise LineError(f"field {name!r}: {err['msg']}") from None
+        raise LineError(f"field {name!r}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _plan(source: object, mode: str, domain: str | None, max_steps: int):

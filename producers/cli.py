@@ -7,6 +7,7 @@ naming the line or field and exits with code 2, having written nothing.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
@@ -71,6 +73,8 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
     if mode == "react" and plan:
         fail("--plan runs a given plan, which a ReAct loop does not use: drop --plan or "
              "use --mode rewoo or auto")
+    if not 0 < timeout < math.inf:
+        fail(f"--timeout {timeout:g}: give the seconds to wait as a finite number above 0")
     try:
         parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps)
                            if plan else (None, []))
@@ -78,6 +82,8 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
                       mode=mode)
     except ChordalError as exc:
         fail(str(exc))
+    except ValidationError as exc:  # the question: the one field left unchecked here
+        fail(f"QUESTION: {exc.errors()[0]['msg']}")
     with stack_for(settings):
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         submit(query, store, make_celery(settings))
@@ -143,7 +149,11 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
     """Print the record of a query: plan, steps with action_ids and timings, answer."""
     settings = Settings()
     store = RunStore.from_url(settings.effective_redis_url)
-    store.ping()
+    try:
+        store.ping()
+    except ChordalError as exc:  # Redis down, or the password in the URL refused
+        fail(escape(f"{str(exc).rstrip('.')}; start the stack with `chordal up`, or check "
+                    "CHORDAL_REDIS_URL (host, port, password)"), 1)
     record = store.record(query_id)
     if record is None:
         fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}", 1)

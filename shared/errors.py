@@ -12,10 +12,22 @@
     └── LLMError             the model endpoint failed or answered nonsense
 
 Every constructor passes all its arguments to `super().__init__` so the exceptions
-survive a JSON round trip through Celery.
+survive a JSON round trip through Celery. `quoted(value)` is how a message about bad
+input shows the value: cut short, so a megabyte field is not printed back whole.
 """
 
 from __future__ import annotations
+
+import reprlib
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 40  # Python 3.11's Repr takes no keyword arguments
+
+
+def quoted(value: object) -> str:
+    """`value`'s repr as an error message shows it: at most about 40 characters, a few
+    items and levels of a list or object (never recursing deeper than that)."""
+    return _REPR.repr(value)
 
 
 class ChordalError(Exception):

@@ -242,14 +242,16 @@ class RunStore:
         raw = self.r.hgetall(queues.run_key(query_id))
         if not raw or "query" not in raw:
             return None
-        query = Query.model_validate_json(raw["query"])
+        # Only the question and mode are read, not the whole Query: a record stays
+        # readable when a field of it no longer validates (a deadline stored as null).
+        query = json.loads(raw["query"])
         plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
         steps = self.steps(query_id)
         order = [s.id for s in plan.steps] if plan else []
         order += sorted(set(steps) - set(order), key=step_order)  # ReAct results: R1, R2, …
         return RunRecord(
-            query_id=query.id,
-            question=query.question,
+            query_id=query_id,
+            question=query.get("question", ""),
             status=raw.get("status", "queued"),
             planner=plan.planner if plan else None,
             plan=plan,
@@ -260,7 +262,7 @@ class RunStore:
             error=raw.get("error"),
             timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
             usage={k[6:]: int(v) for k, v in raw.items() if k.startswith("usage_")},
-            mode=query.mode,
+            mode=query.get("mode", "rewoo"),
             llm_calls=self.llm_calls(query_id),
             iterations=self.iterations(query_id),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),

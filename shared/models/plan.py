@@ -2,7 +2,8 @@
 
 A plan is a list of steps, a discriminated union on `operation`. A step's output is
 bound to `output_var` (`$NAME`); later steps refer to it as `$NAME` in `source` or
-`expression`, and the answer template as `{{ NAME }}`.
+`expression`, and the answer template as `{{ NAME }}`. Text fields are `Text` (UTF-8
+only) and numbers must be finite (fields.py), so every plan that validates can be stored.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .fields import Text
+
 VAR_RE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 """A variable reference: `$R1` or `${R1}`."""
 
@@ -19,7 +22,8 @@ STEP_ID_RE = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
 
 
 class _Step(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True,
+                              allow_inf_nan=False)
 
     id: str = Field(pattern=STEP_ID_RE)
     """Step id, unique in the plan (`E1`); with the query id it forms the action_id."""
@@ -52,9 +56,9 @@ def _refs(*texts: str | None) -> list[str]:
 
 class GetStep(_Step):
     operation: Literal["GET"]
-    source: str = Field(min_length=1)
+    source: Text = Field(min_length=1)
     """Name, title or URL of the document to fetch."""
-    temporal_scope: str | None = None
+    temporal_scope: Text | None = None
     """`2023`, `2023-Q3`, `2023-H1`, `2023-07` or `2023-07-01..2023-09-30`: only documents
     about a period inside it match (shared/search/matching.py). A period named in
     `source` must be the document's own."""
@@ -68,9 +72,9 @@ class GetStep(_Step):
 
 class SearchStep(_Step):
     operation: Literal["SEARCH"]
-    query: str = Field(min_length=1)
+    query: Text = Field(min_length=1)
     """Keywords; `$VAR`s are substituted before searching."""
-    temporal_scope: str | None = None
+    temporal_scope: Text | None = None
     top_k: int = Field(5, ge=1, le=50)
     """Value: the ranked snippets (list of text), each with its document as evidence."""
 
@@ -80,11 +84,11 @@ class SearchStep(_Step):
 
 class ExtractStep(_Step):
     operation: Literal["EXTRACT"]
-    source: str = Field(min_length=1)
+    source: Text = Field(min_length=1)
     """`$VAR` of a fetched document."""
-    pattern: str = Field(min_length=1)
+    pattern: Text = Field(min_length=1)
     """Regular expression with exactly one capture group: the value to extract."""
-    fallback: str | None = None
+    fallback: Text | None = None
     """Value used when no layer finds anything (confidence `fallback`)."""
     quantity: Literal["percent", "money", "date", "number", "article"] | None = None
     """What the pattern looks for. When the pattern matches nothing, the built-in pattern
@@ -97,7 +101,7 @@ class ExtractStep(_Step):
 
 class ComputeStep(_Step):
     operation: Literal["COMPUTE"]
-    expression: str = Field(min_length=1)
+    expression: Text = Field(min_length=1)
     """Arithmetic or comparison over `$VAR`s and numbers: `$Y - 92`, `($A + $B) / 2`."""
 
     def references(self) -> list[str]:
@@ -106,11 +110,11 @@ class ComputeStep(_Step):
 
 class IfStep(_Step):
     operation: Literal["IF"]
-    condition: str = Field(min_length=1)
+    condition: Text = Field(min_length=1)
     """A COMPUTE expression that yields true or false: `$GAP < 0`."""
-    then: str
+    then: Text
     """Value when the condition holds: literal text, or one `$VAR` (its value is taken)."""
-    else_: str = Field("", alias="else")
+    else_: Text = Field("", alias="else")
     """Value otherwise (JSON key `else`)."""
 
     def references(self) -> list[str]:
@@ -124,9 +128,9 @@ class ValidateStep(_Step):
     min: float | None = None
     max: float | None = None
     type: Literal["number", "percent", "money", "date", "text"] | None = None
-    pattern: str | None = None
+    pattern: Text | None = None
     """Regex the value must match (searched, not anchored)."""
-    source_type: list[str] | None = None
+    source_type: list[Text] | None = None
     """Accepted `source_type`s of the document behind the value. The step's value is
     true or false; its `note` says which check failed and why."""
 
@@ -136,7 +140,7 @@ class ValidateStep(_Step):
 
 class MergeStep(_Step):
     operation: Literal["MERGE"]
-    sources: list[str] = Field(min_length=1)
+    sources: list[Text] = Field(min_length=1)
     """`$VAR`s to combine; failed ones are skipped and named in the note."""
     strategy: Literal["first", "list", "unique"] = "first"
     """`first`: the first value obtained; `list`: all values; `unique`: all, de-duplicated."""
@@ -147,11 +151,11 @@ class MergeStep(_Step):
 
 class FilterStep(_Step):
     operation: Literal["FILTER"]
-    source: str
+    source: Text
     """`$VAR` holding a list (SEARCH, MERGE with list/unique, FILTER, GET with top_k)."""
-    condition: str | None = None
+    condition: Text | None = None
     """COMPUTE expression over `$item` (a number): `$item > 90`."""
-    pattern: str | None = None
+    pattern: Text | None = None
     """Regex an item's text must contain."""
 
     def references(self) -> list[str]:
@@ -160,9 +164,9 @@ class FilterStep(_Step):
 
 class ArbitrateStep(_Step):
     operation: Literal["ARBITRATE"]
-    sources: list[str] = Field(min_length=2)
+    sources: list[Text] = Field(min_length=2)
     """`$VAR`s holding conflicting values of one fact."""
-    prefer: list[str] = Field(default_factory=lambda: ["majority"])
+    prefer: list[Text] = Field(default_factory=lambda: ["majority"])
     """Rules tried in order until one decides: `source_type == "official_report"`,
     `newest`, `oldest`, `majority`. The step's `note` records which rule chose and why."""
 
@@ -177,14 +181,14 @@ OPERATIONS = ("GET", "SEARCH", "EXTRACT", "COMPUTE", "IF", "VALIDATE", "MERGE", 
 
 
 class Plan(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    domain: str = "generic"
+    domain: Text = "generic"
     """Chooses the default answer template."""
     steps: list[Step] = Field(min_length=1)
-    answer: str | None = None
+    answer: Text | None = None
     """Jinja2 template of the answer; variables by bare name (`{{ Y }}`)."""
-    planner: str = "user"
+    planner: Text = "user"
     """Who wrote the plan: `user`, `heuristic` or `llm`."""
     drop_unused: bool = False
     """Let repair drop steps whose output no step and no template uses."""

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .fields import Text
 from .plan import Plan
 
 
@@ -15,22 +16,23 @@ def new_query_id() -> str:
 
 
 class Query(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str = Field(default_factory=new_query_id, pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     """Query id; with a step id it forms each step's action_id."""
-    question: str = Field(min_length=1, max_length=4000)
+    question: Text = Field(min_length=1, max_length=4000)
     plan: Plan | None = None
     """A plan given by the user; without one the planner builds it."""
-    domain: str | None = None
+    domain: Text | None = None
     """Answer-template domain (`finance`, `legal`, `medical`, `generic`) the plan gets,
     whoever writes it; None keeps the plan's own (a batch line's `domain` sets it)."""
-    repairs: list[str] = []
+    repairs: list[Text] = []
     """Repairs already made to `plan` while a producer parsed it (text syntaxes)."""
     mode: Literal["rewoo", "react", "auto"] = "rewoo"
     """`rewoo`: plan once, run the steps, finalize; `react`: Thought/Action/Observation
     loop; `auto`: ReWOO, continued by ReAct when the answer is incomplete."""
     deadline_s: float = Field(60.0, gt=0)
-    """Seconds from enqueue until the query counts as failed."""
+    """Seconds from enqueue until the query counts as failed (finite: JSON stores `inf`
+    as null, which no worker could read back)."""
     created_at: float = 0.0
     """Unix time the producer enqueued it."""

@@ -1,5 +1,6 @@
 """Corpus files: consumes a JSONL file (one document object a line), produces a list of
-validated Documents, or one InputError listing every bad line so nothing half-loads.
+validated Documents, or one InputError listing every bad line so nothing half-loads (a
+file without a document is an error too: nothing would be indexed).
 
 A line looks like:
     {"title": "...", "content": "...", "date": "2023-09-30", "url": "https://...",
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from shared.errors import InputError
+from shared.errors import InputError, quoted
 
 from .document import FIELDS, Document
 
@@ -46,11 +47,17 @@ def load_jsonl(path: str | Path) -> list[Document]:
             shown.append(f"… and {len(problems) - MAX_REPORTED} more problems")
         head = f"{path}: nothing loaded; fix these lines and retry"
         raise InputError("\n".join([head, *shown]))
+    if not docs:
+        raise InputError(f"{path}: no documents in the file; write one JSON object a line, "
+                         'like {"title": "…", "content": "…"}')
     return docs
 
 
 def _document(line: str) -> Document:
-    record = json.loads(line)
+    try:
+        record = json.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deeply to read; write one flat JSON object a line") from None
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object with 'title' and 'content', got {type(record).__name__}")
     return Document.model_validate(record)
@@ -64,13 +71,17 @@ def _describe(error: ValueError) -> list[str]:
         return [str(error)]
     sentences = []
     for e in error.errors():
-        field = ".".join(str(part) for part in e["loc"]) or "record"
-        if e["type"] == "missing":
+        field = ".".join(str(part) for part in e["loc"])
+        if not field:  # about the whole object: a key that is not UTF-8 is the one case
+            sentences.append("a field name holds a lone surrogate, which UTF-8 cannot carry; "
+                             "write field names and text as UTF-8" if e["type"] == "string_unicode"
+                             else e["msg"].removeprefix("Value error, "))
+        elif e["type"] == "missing":
             sentences.append(f"field '{field}' is required")
         elif e["type"] == "extra_forbidden":
-            sentences.append(f"field '{field}' is not allowed; use only {', '.join(FIELDS)}")
+            sentences.append(f"field {quoted(field)} is not allowed; use only {', '.join(FIELDS)}")
         elif e["type"] == "string_type":
-            sentences.append(f"field '{field}' must be a string, got {e['input']!r}")
+            sentences.append(f"field '{field}' must be a string, got {quoted(e['input'])}")
         else:
             sentences.append(f"field '{field}': {e['msg'].removeprefix('Value error, ')}")
     return sentences

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from shared.errors import InputError
 from shared.models import Evidence
+from shared.models.fields import Text
 
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope
 from .periods import named_period
@@ -32,25 +33,26 @@ def document_id(title: str, date: str | None, url: str | None) -> str:
     """A stable id for a document that has none, so re-indexing a file replaces
     its documents instead of adding copies."""
     key = "\x1f".join((title.strip(), date or "", url or ""))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    # surrogatepass: a title that is not UTF-8 gets an id, and its field is reported
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class Document(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str
+    id: Text
     """Unique key; upserting a document with a known id replaces it. Derived from
     title, date and url when the record has none."""
-    title: str
+    title: Text
     """Name of the document; GET steps name documents by it."""
-    content: str
+    content: Text
     """Full text; GET binds it to the step's variable, EXTRACT searches it."""
     date: str | None = None
     """ISO date `YYYY-MM-DD` the document was published (a Q3 report: in October or
     November). A document with neither `date` nor `period` never fits a period."""
-    url: str | None = None
+    url: Text | None = None
     """Where a reader can find the document; printed in footnotes."""
-    source_type: str | None = None
+    source_type: Text | None = None
     """Kind of source: `official_report`, `news`, `regulation`, …"""
     period: str | None = None
     """The span the document is about, as a scope (`2024`, `2024-Q3`, `2024-H1`,

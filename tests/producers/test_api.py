@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from shared.models import Query
+from shared.queues import run_key
+
 from .conftest import TOKEN, ApiServer
 from ..conftest import free_port
 from ..integration.conftest import fake_llm, llm_pipeline  # noqa: F401 - fixtures, reused
@@ -247,3 +250,83 @@ def test_a_run_store_that_does_not_answer_gets_503_naming_it_without_its_passwor
         assert status == 503 and health["status"] == "down" and health["redis"] is False
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "NaN", "1e400"])
+def test_a_deadline_that_is_not_a_finite_number_gets_422_naming_the_field(api, number):
+    qid = f"api-deadline-{number.replace('-', 'minus-')}"
+    raw = f'{{"id": "{qid}", "question": "q", "deadline_s": {number}}}'.encode()
+    status, _, reply = api.request("POST", "/queries", raw=raw)
+    assert status == 422, reply
+    assert reply["message"].startswith("field 'deadline_s'") and "finite" in reply["message"]
+    assert api.request("GET", f"/queries/{qid}")[0] == 404
+
+
+def test_a_non_finite_number_in_a_plan_gets_422_naming_its_step(api):
+    raw = ('{"question": "q", "plan": {"steps": [{"id": "E1", "operation": "COMPUTE", '
+           '"expression": "1"}, {"id": "E2", "operation": "VALIDATE", "value": "$E1", '
+           '"min": -Infinity}]}}').encode()
+    status, _, reply = api.request("POST", "/queries", raw=raw)
+    assert status == 422, reply
+    (problem,) = reply["detail"][0]["problems"]
+    assert problem["step"] == "E2" and "'min'" in problem["message"]
+
+
+def test_a_record_stored_with_a_null_deadline_still_reads_back(api):
+    store = api.pipeline.store
+    query = Query(id="api-null-deadline", question="stored by an earlier version")
+    assert store.create(query)
+    store.r.hset(run_key(query.id), "query",
+                 query.model_dump_json().replace('"deadline_s":60.0', '"deadline_s":null'))
+    store.fail(query.id, "finalizer failed: ValidationError")
+    status, _, record = api.request("GET", f"/queries/{query.id}")
+    assert status == 200, record
+    assert (record["status"], record["question"]) == ("failed", "stored by an earlier version")
+
+
+def test_a_list_with_one_unencodable_plan_is_refused_whole_and_nothing_is_enqueued(api):
+    good = {"id": "api-before-surrogate", "question": "fine"}
+    bad = {"question": "q", "plan": {**TESLA, "answer": "yield \ud800 {{ Y }}"}}
+    status, _, reply = api.request("POST", "/queries", [good, bad])
+    assert status == 422, reply
+    assert reply["message"].startswith("field '[1].plan'") and "surrogate" in reply["message"]
+    assert api.request("GET", "/queries/api-before-surrogate")[0] == 404
+
+
+DEEP = "[" * 950 + "]" * 950
+BIG = "x" * 20_000_000
+
+
+@pytest.mark.parametrize("raw, field", [
+    (json.dumps({"question": "q \ud800"}), "field 'question'"),
+    (json.dumps({"question": "q", "\ud800": 1}), "a field name in the request body holds a lone"),
+    ('{"question": "q", "mode": NaN}', "field 'mode'"),
+    ('{"question": ' + DEEP + '}', "nested more than"),
+    ('{"question": "' + BIG + '"}', "field 'question'"),
+], ids=["surrogate", "surrogate-key", "nan", "950-deep", "20-MB"])
+def test_the_422_names_the_field_without_echoing_the_input(api, raw, field):
+    status, headers, reply = api.request("POST", "/queries", raw=raw.encode(), timeout=60)
+    assert status == 422, reply
+    assert field in reply["message"]
+    assert int(headers["content-length"]) < 4000
+    assert all("input" not in d for d in reply["detail"])
+
+
+@pytest.mark.parametrize("raw, says", [
+    (b'{"question": "caf\xe9"}', "not UTF-8"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested more than"),
+    (b'{"question": "q", "deadline_s": 1' + b"0" * 5000 + b"}", "more than 4300 digits"),
+], ids=["latin-1", "100k-deep", "5000-digits"])
+def test_a_body_python_cannot_read_gets_422_saying_why(api, raw, says):
+    status, _, reply = api.request("POST", "/queries", raw=raw)
+    assert status == 422, reply
+    assert "not valid JSON" in reply["message"] and says in reply["message"]
+
+
+def test_the_openapi_schema_documents_400_401_and_422(api):
+    _, _, schema = api.request("GET", "/openapi.json", auth=False)
+    post = schema["paths"]["/queries"]["post"]["responses"]
+    assert {"202", "400", "401", "422"} <= set(post)
+    assert post["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/Unprocessable")
+    for path in ("/queries/{query_id}", "/queries/{query_id}/events"):
+        assert "401" in schema["paths"][path]["get"]["responses"]

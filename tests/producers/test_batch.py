@@ -185,3 +185,24 @@ def test_an_exported_line_carries_answer_footnotes_and_latency_or_the_error():
         None, "deadline exceeded", 60.0)
     gone = result_line("c", 6, [None] * 7)
     assert (gone["status"], gone["error"]) == ("missing", "record expired from the run store")
+
+
+@pytest.mark.parametrize("number", ["Infinity", "1e400"])
+def test_a_deadline_that_is_not_a_finite_number_is_a_bad_line(number):
+    assert "field 'deadline'" in line_error('{"question": "q", "deadline": %s}' % number)
+
+
+@pytest.mark.parametrize("raw, names", [
+    ('{"question": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    (json.dumps({"question": "q \ud800"}), "field 'question': holds a lone surrogate"),
+    (json.dumps({"question": "q", "plan": {**PLAN, "answer": "\udc80 {{ R1 }}"}}),
+     "field 'answer': holds a lone surrogate"),
+    ('{"question": "q", "deadline": 1' + "0" * 5000 + "}", "more than 4300 digits"),
+], ids=["100k-deep", "surrogate-question", "surrogate-answer", "5000-digits"])
+def test_json_that_python_or_a_query_cannot_carry_is_a_bad_line(raw, names):
+    assert names in line_error(raw)
+
+
+def test_a_bad_value_is_quoted_only_in_part():
+    message = line_error({"question": "q", "mode": "x" * 1_000_000})
+    assert message.startswith("field 'mode' is 'xxx") and len(message) < 300

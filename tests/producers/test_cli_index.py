@@ -86,3 +86,27 @@ def test_an_elasticsearch_that_is_down_fails_the_command_saying_it_cannot_connec
                      CHORDAL_ES_URL=f"http://127.0.0.1:{free_port()}", CHORDAL_GET_CACHE_S="0")
     assert result.returncode == 1
     assert "cannot connect" in result.stderr and "CHORDAL_ES_URL" in result.stderr
+
+
+@pytest.mark.parametrize("line, says", [
+    ('{"title": ' + "[" * 100_000 + "]" * 100_000 + ', "content": "c"}',
+     "docs.jsonl line 1: nested too deeply"),
+    (json.dumps({"title": "Report \ud800", "content": "c"}),
+     "docs.jsonl line 1: field 'title': holds a lone surrogate"),
+], ids=["100k-deep", "surrogate"])
+def test_a_line_python_reads_but_no_store_can_keep_exits_2_naming_it(tmp_path, line, says):
+    path = tmp_path / "docs.jsonl"
+    path.write_text(line + "\n")
+    result = chordal(tmp_path, "index", str(path))
+    assert result.returncode == 2, result.stderr
+    assert says in result.stderr and "Traceback" not in result.stderr
+    assert "'record'" not in result.stderr
+
+
+def test_an_empty_file_indexes_nothing_and_exits_2_as_enqueue_does(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n  \n")
+    result = chordal(tmp_path, "index", str(path))
+    assert result.returncode == 2, result.stdout
+    assert "no documents in the file" in result.stderr
+    assert not (tmp_path / "home" / "search.db").exists()
