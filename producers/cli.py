@@ -71,7 +71,8 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
         fail("--plan runs a given plan, which a ReAct loop does not use: drop --plan or "
              "use --mode rewoo or auto")
     try:
-        parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps)
+        parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps,
+                                                       max_chars=settings.max_plan_chars)
                            if plan else (None, []))
         query = Query(question=question, deadline_s=timeout, plan=parsed, repairs=repairs,
                       mode=mode)
