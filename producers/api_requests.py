@@ -56,7 +56,8 @@ def _to_query(item: QueryIn, settings: Settings) -> Query:
     if item.plan is not None and item.mode == "react":
         raise InputError("a ReAct loop does not run a given plan: drop 'plan', or set "
                          "'mode' to 'rewoo' or 'auto'")
-    plan, repairs = (parse_plan_with_repairs(item.plan, max_steps=settings.max_steps)
+    plan, repairs = (parse_plan_with_repairs(item.plan, max_steps=settings.max_steps,
+                                             max_chars=settings.max_plan_chars)
                      if item.plan is not None else (None, []))
     fields = {k: v for k, v in (("id", item.id), ("domain", item.domain)) if v is not None}
     return Query(question=item.question, plan=plan, repairs=repairs, mode=item.mode,

@@ -97,6 +97,7 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
     if max_in_flight < 0 or (deadline is not None and not 0 < deadline < math.inf):
         fail("--max-in-flight must be 0 or more and --deadline a finite number above 0")
     defaults = LineDefaults(batch=batch, mode=mode, max_steps=settings.max_steps,
+                            max_plan_chars=settings.max_plan_chars,
                             deadline_s=deadline or settings.query_timeout_s)
     started = time.perf_counter()
     try:

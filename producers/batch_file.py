@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from shared.errors import InputError, PlanError, quoted
 from shared.models import Query
+from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.parse import parse_plan_with_repairs
 from shared.render.answer import DOMAINS
 
@@ -54,7 +55,8 @@ class LineDefaults:
     batch: str
     mode: str = "rewoo"
     deadline_s: float = 60.0
-    max_steps: int = 20
+    max_steps: int = MAX_STEPS
+    max_plan_chars: int = MAX_PLAN_CHARS
 
 
 @dataclass
@@ -109,7 +111,7 @@ def parse_line(text: str, defaults: LineDefaults) -> Query:
             or (isinstance(deadline, float) and not math.isfinite(deadline)) or deadline <= 0):
         raise LineError(f"field 'deadline' is {quoted(deadline)}; give seconds as a finite "
                         "number above 0")
-    plan, repairs = _plan(raw.get("plan"), mode, domain, defaults.max_steps)
+    plan, repairs = _plan(raw.get("plan"), mode, domain, defaults)
     qid = raw.get("id")
     if qid is None:
         qid = derived_id(defaults.batch, question, mode, domain, raw.get("plan"))
@@ -125,7 +127,7 @@ def parse_line(text: str, defaults: LineDefaults) -> Query:
         raise LineError(f"field {name!r}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
-def _plan(source: object, mode: str, domain: str | None, max_steps: int):
+def _plan(source: object, mode: str, domain: str | None, defaults: LineDefaults):
     if source is None:
         return None, []
     if mode == "react":
@@ -135,7 +137,8 @@ def _plan(source: object, mode: str, domain: str | None, max_steps: int):
         raise LineError(f"field 'plan' is {type(source).__name__}; give a JSON plan object "
                         "or plan text (ReWOO or LLMCompiler)")
     try:
-        plan, repairs = parse_plan_with_repairs(source, max_steps=max_steps)
+        plan, repairs = parse_plan_with_repairs(source, max_steps=defaults.max_steps,
+                                                max_chars=defaults.max_plan_chars)
     except PlanError as e:
         first = e.problems[0] if e.problems else None
         detail = f" ({getattr(first, 'step', None) or 'plan'}: {first.message})" if first else ""

@@ -76,7 +76,8 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
     if not 0 < timeout < math.inf:
         fail(f"--timeout {timeout:g}: give the seconds to wait as a finite number above 0")
     try:
-        parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps)
+        parsed, repairs = (load_plan_file_with_repairs(plan, max_steps=settings.max_steps,
+                                                       max_chars=settings.max_plan_chars)
                            if plan else (None, []))
         query = Query(question=question, deadline_s=timeout, plan=parsed, repairs=repairs,
                       mode=mode)

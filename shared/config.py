@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.search.fit import PUBLICATION_LAG_DAYS
 from shared.urls import mask_url, password_in_userinfo
 
@@ -49,8 +50,13 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(60.0, gt=0)
     """Default deadline of one query, from enqueue to answer."""
 
-    max_steps: int = Field(20, ge=1, le=500)
-    """Plans with more steps than this are rejected before anything runs."""
+    max_steps: int = Field(MAX_STEPS, ge=1, le=500)
+    """Plans with more steps than this, as written or once repaired, are rejected before
+    anything runs."""
+
+    max_plan_chars: int = Field(MAX_PLAN_CHARS, ge=1000, le=10_000_000)
+    """Plans longer than this many characters (in any syntax; a JSON object as compact
+    JSON), given or written by the LLM, are rejected before they are read."""
 
     executor_concurrency: int = Field(8, ge=1)
     """Threads per executor worker (steps are I/O bound)."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 import logging
 
+from celery.signals import after_setup_logger, after_setup_task_logger
+
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.llm.client import LLMClient
+from shared.log_lines import BoundedLines
 from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
 from shared.store import RunStore
@@ -19,6 +22,14 @@ from shared.store import RunStore
 settings = Settings()
 app = make_celery(settings)
 log = logging.getLogger("chordal.workers")
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def _bounded_lines(logger: logging.Logger, **_) -> None:
+    """No log line as long as the plan or source it quotes (shared/log_lines.py)."""
+    for handler in logger.handlers:
+        handler.addFilter(BoundedLines())
 
 
 @functools.cache

@@ -22,11 +22,12 @@ from collections.abc import Callable
 from shared.errors import InputError, LLMError, PlanError
 from shared.llm.client import LLMClient
 from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
+from shared.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem
 from shared.plan.draft import FENCE_RE
 from shared.plan.parse import parse_plan_with_repairs
 from shared.plan.syntax import detect_syntax
-from shared.plan.validate import MAX_STEPS
+from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 
 log = logging.getLogger("chordal.llm")
 REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "steps": [ … ], '
@@ -35,9 +36,11 @@ REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "s
 
 def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
              on_call: Callable[[LLMCall], None] | None = None, documents: list[str] = (),
-             max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+             max_steps: int = MAX_STEPS,
+             max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
     """The plan the model writes for `question` and its repairs; PlanError after
-    `attempts` plans that fail the checks; LLMError when the endpoint fails."""
+    `attempts` plans that fail the checks (a plan of more than `max_chars` characters is
+    one: `too_large`); LLMError when the endpoint fails."""
     record = on_call or (lambda call: None)
     messages = plan_messages(question, list(documents), max_steps)
     problems: list[PlanProblem] = []
@@ -50,13 +53,14 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
             raise
         record(reply.call)
         try:
-            plan, repairs = read_reply(reply.content, max_steps)
+            plan, repairs = read_reply(reply.content, max_steps, max_chars)
         except PlanError as exc:
             problems = [PlanProblem.model_validate(p) if isinstance(p, dict) else p
                         for p in exc.problems]
             log.info("LLM plan attempt %d of %d failed its checks: %s", attempt, attempts,
                      ", ".join(p.code for p in problems))
-            messages = [*messages, {"role": "assistant", "content": reply.content},
+            said = clip_line(reply.content, max_chars)  # a reply too_large is not sent back whole
+            messages = [*messages, {"role": "assistant", "content": said},
                         problems_message(problems, attempt, attempts)]
             continue
         return plan.model_copy(update={"planner": "llm"}), repairs
@@ -65,12 +69,13 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
                     problems)
 
 
-def read_reply(content: str, max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+def read_reply(content: str, max_steps: int = MAX_STEPS,
+               max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
     """The checked plan in a planner reply and its repairs; PlanError naming what is
     wrong (code `bad_json` when the reply is not JSON, `bad_field` when it has no plan)."""
     text = "\n".join("" if FENCE_RE.match(line) else line for line in content.split("\n"))
     if detect_syntax(text) in ("rewoo", "llmcompiler"):
-        return _parse(text, max_steps)
+        return _parse(text, max_steps, max_chars)
     data = _decode(text)
     if isinstance(data, dict) and "plan" in data:
         plan = data["plan"]
@@ -81,7 +86,7 @@ def read_reply(content: str, max_steps: int = MAX_STEPS) -> tuple[Plan, list[str
     if not isinstance(plan, (dict, str)):
         raise _problem("bad_field", f"field 'plan' is a JSON {type(plan).__name__}, not an "
                        "object; send " + REPLY_FORM)
-    return _parse(plan, max_steps)
+    return _parse(plan, max_steps, max_chars)
 
 
 def _decode(text: str) -> object:
@@ -99,9 +104,9 @@ def _decode(text: str) -> object:
                        f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None
 
 
-def _parse(source: str | dict, max_steps: int) -> tuple[Plan, list[str]]:
+def _parse(source: str | dict, max_steps: int, max_chars: int) -> tuple[Plan, list[str]]:
     try:
-        return parse_plan_with_repairs(source, max_steps=max_steps)
+        return parse_plan_with_repairs(source, max_steps=max_steps, max_chars=max_chars)
     except PlanError:
         raise
     except InputError as e:

@@ -2,7 +2,8 @@
 (JSON as in DESIGN.md, ReWOO `#E1 = Tool[input]` text, LLMCompiler `1. tool(args)` text;
 str, bytes or an already-decoded dict), detected by content (syntax.py); produces a
 `Plan` that was repaired (repair.py) and passed the static checks (validate.py), or
-raises `PlanError` carrying every problem at once.
+raises `PlanError` carrying every problem at once. A plan too large, or written with too
+many steps, is rejected first and alone (limits.py), so no work grows past the limits.
 
 Each step is validated on its own, so one bad step does not hide the others: a step
 gets one `PlanProblem` (code `unknown_operation`, `bad_syntax` or `bad_field`) naming all
@@ -24,9 +25,11 @@ from shared.models import OPERATIONS, ComputeStep, GetStep, Plan, PlanProblem, S
 from shared.models.plan import STEP_ID_RE
 from shared.plan.draft import Draft
 from shared.plan.json_plan import EXAMPLE
+from shared.plan.limits import (MAX_PLAN_CHARS, MAX_STEPS, check_size, check_step_count,
+                                too_large)
 from shared.plan.repair import prepare_plan, repair_plan
 from shared.plan.syntax import read_draft
-from shared.plan.validate import MAX_STEPS, plan_invalid, validate_plan
+from shared.plan.validate import plan_invalid, validate_plan
 
 _STEP = TypeAdapter(Step)
 _STEP_MODELS = {get_args(cls.model_fields["operation"].annotation)[0]: cls
@@ -35,19 +38,26 @@ _PLACEHOLDER = ComputeStep(id="E1", operation="COMPUTE", expression="0")
 
 
 def parse_plan(source: str | bytes | dict, *, tools: Mapping[str, str] | None = None,
-               max_steps: int = MAX_STEPS) -> Plan:
+               max_steps: int = MAX_STEPS, max_chars: int = MAX_PLAN_CHARS) -> Plan:
     """The repaired, checked Plan that `source` describes; PlanError listing all its problems.
 
     `tools` maps the tool names of ReWOO/LLMCompiler text to operations (tools_table.py).
+    A source of more than `max_chars` characters, or written with more than `max_steps`
+    steps, is rejected before any step is read (limits.py).
     """
-    return parse_plan_with_repairs(source, tools=tools, max_steps=max_steps)[0]
+    return parse_plan_with_repairs(source, tools=tools, max_steps=max_steps,
+                                   max_chars=max_chars)[0]
 
 
 def parse_plan_with_repairs(source: str | bytes | dict, *,
                             tools: Mapping[str, str] | None = None,
-                            max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
+                            max_steps: int = MAX_STEPS,
+                            max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
     """The Plan `source` describes and the repairs made to it, one sentence each."""
+    check_size(source, max_chars)
     draft = read_draft(source, tools)
+    if isinstance(draft.steps, list):
+        check_step_count(len(draft.steps), max_steps)
     problems = list(draft.problems)
     steps: list[Step] = []
     stand_ins: dict[str, str] = {}  # step id -> variable
@@ -71,26 +81,34 @@ def parse_plan_with_repairs(source: str | bytes | dict, *,
 
 
 def load_plan_file(path: str | Path, *, tools: Mapping[str, str] | None = None,
-                   max_steps: int = MAX_STEPS) -> Plan:
+                   max_steps: int = MAX_STEPS, max_chars: int = MAX_PLAN_CHARS) -> Plan:
     """The checked Plan in the file at `path`, in any of the three syntaxes (detected by
     content); InputError when it cannot be read, PlanError naming the file when invalid."""
-    return load_plan_file_with_repairs(path, tools=tools, max_steps=max_steps)[0]
+    return load_plan_file_with_repairs(path, tools=tools, max_steps=max_steps,
+                                       max_chars=max_chars)[0]
 
 
 def load_plan_file_with_repairs(path: str | Path, *, tools: Mapping[str, str] | None = None,
-                                max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
-    """`load_plan_file`, plus the repairs made while preparing the plan."""
+                                max_steps: int = MAX_STEPS,
+                                max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
+    """`load_plan_file`, plus the repairs made while preparing the plan; a file of more
+    than `max_chars` characters is not read to its end."""
     path = Path(path)
     if not path.exists() or path.is_dir():  # not is_file(): pipes like <(…) are fine
         raise InputError(f"plan file {str(path)!r} does not exist or is not a file; pass the "
                          "path of a plan file (JSON, ReWOO or LLMCompiler text)")
+    cap = 4 * max_chars  # a character is at most 4 UTF-8 bytes
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            data = f.read(cap + 1)
     except OSError as e:
         raise InputError(f"plan file {str(path)!r} cannot be read ({e.strerror}); check "
                          "its permissions") from None
     try:
-        return parse_plan_with_repairs(data, tools=tools, max_steps=max_steps)
+        if len(data) > cap:
+            raise too_large(f"more than {cap:,} bytes", max_chars)
+        return parse_plan_with_repairs(data, tools=tools, max_steps=max_steps,
+                                       max_chars=max_chars)
     except PlanError as e:
         raise PlanError(f"{path}: {e.message}", e.problems) from None
 

@@ -10,20 +10,26 @@ answer template, reads its output; (c) steps that read a later step are moved af
 it, unless steps read each other in a cycle; (d) when `plan.drop_unused` is set and
 there is an answer template, steps that neither the template nor any kept step reads
 are dropped. Repair never raises and is idempotent: repairing a repaired plan changes
-nothing. `prepare_plan` repairs, then runs the static checks.
+nothing. Each repair is one pass over the steps (dicts keyed on variables and on what a
+GET fetches), so repair takes time linear in the plan's size. `prepare_plan` rejects a
+plan written with more than `max_steps` steps (limits.py), repairs, then runs the static
+checks.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from shared.models import ExtractStep, GetStep, Plan
 from shared.models.plan import VAR_RE
 from shared.plan.graph import dependencies, topological_order
-from shared.plan.rename import rename_variable, template_variables
-from shared.plan.validate import MAX_STEPS, check_plan
+from shared.plan.limits import MAX_STEPS, check_step_count
+from shared.plan.rename import rename_variables, template_variables
+from shared.plan.validate import check_plan
 
 _ROUNDS = 5
+_NOT_WORDS_RE = re.compile(r"[^\w$]+")
 
 
 def repair_plan(plan: Plan) -> tuple[Plan, list[str]]:
@@ -40,29 +46,40 @@ def repair_plan(plan: Plan) -> tuple[Plan, list[str]]:
 
 def prepare_plan(plan: Plan, max_steps: int = MAX_STEPS) -> tuple[Plan, list[str]]:
     """The repaired plan, once it passes the static checks, and its repairs; PlanError
-    listing the problems of the repaired plan otherwise."""
+    when the plan as written has more than `max_steps` steps, or listing the problems of
+    the repaired plan."""
+    check_step_count(len(plan.steps), max_steps)
     repaired, repairs = repair_plan(plan)
     return check_plan(repaired, max_steps), repairs
 
 
 def _add_missing_gets(plan: Plan, repairs: list[str]) -> Plan:
+    if not any(isinstance(s, ExtractStep) and not VAR_RE.fullmatch(s.source.strip())
+               for s in plan.steps):
+        return plan
     steps: list = []
     before = len(repairs)
     taken = {s.id for s in plan.steps} | {s.var for s in plan.steps}
+    binding: dict[str, list] = {}  # variable -> the first two steps that bind it
+    documents: dict[str, GetStep] = {}  # words of a source -> the first GET of them
+    for s in plan.steps:
+        if len(first_two := binding.setdefault(s.var, [])) < 2:
+            first_two.append(s)
+        if isinstance(s, GetStep) and s.top_k == 1:
+            documents.setdefault(_words(s.source), s)
     for step in plan.steps:
         literal = step.source.strip() if isinstance(step, ExtractStep) else ""
         if not literal or VAR_RE.fullmatch(literal):
             steps.append(step)
             continue
         name = literal.removeprefix("#")
-        binder = next((s for s in plan.steps if s.var == name and s is not step), None)
+        binder = next((s for s in binding.get(name, ()) if s is not step), None)
         if binder is not None:
             steps.append(step.model_copy(update={"source": f"${name}"}))
             repairs.append(f"EXTRACT step {step.id} read {literal!r}, which is step "
                            f"{binder.id}'s variable written without $: it now reads ${name}")
             continue
-        same = next((s for s in [*plan.steps, *steps] if isinstance(s, GetStep)
-                     and s.top_k == 1 and _words(s.source) == _words(literal)), None)
+        same = documents.get(_words(literal))
         if same is not None:
             steps.append(step.model_copy(update={"source": f"${same.var}"}))
             repairs.append(f"EXTRACT step {step.id} read {literal!r}, a document name rather "
@@ -71,6 +88,7 @@ def _add_missing_gets(plan: Plan, repairs: list[str]) -> Plan:
             continue
         get = GetStep(id=_free_id(step.id, taken), operation="GET", source=literal)
         taken.add(get.id)
+        documents[_words(literal)] = get
         steps += [get, step.model_copy(update={"source": f"${get.var}"})]
         repairs.append(f"EXTRACT step {step.id} read {literal!r}, a document name rather "
                        f"than a step's output: added GET step {get.id} to fetch that "
@@ -87,32 +105,30 @@ def _free_id(extract_id: str, taken: set[str]) -> str:
 
 
 def _merge_same_gets(plan: Plan, repairs: list[str]) -> Plan:
-    merged = True
-    while merged:
-        merged = False
-        binds = [s.var for s in plan.steps]
-        first: dict[tuple, GetStep] = {}
-        for step in plan.steps:
-            if not isinstance(step, GetStep) or binds.count(step.var) != 1:
-                continue
+    binds = Counter(s.var for s in plan.steps)
+    first: dict[tuple, GetStep] = {}
+    same: dict[int, GetStep] = {}  # position of a GET -> the earlier GET it repeats
+    for index, step in enumerate(plan.steps):
+        if isinstance(step, GetStep) and binds[step.var] == 1:
             key = (_words(step.source), (step.temporal_scope or "").strip(), step.top_k)
             kept = first.setdefault(key, step)
-            if kept is step:
-                continue
-            rest = plan.model_copy(update={"steps": [s for s in plan.steps if s is not step]})
-            renamed = rename_variable(rest, step.var, kept.var)
-            if renamed is None:
-                continue
-            repairs.append(f"GET steps {kept.id} and {step.id} fetch the same document "
-                           f"({kept.source!r}): kept {kept.id} and dropped {step.id}; what "
-                           f"read ${step.var} now reads ${kept.var}")
-            plan, merged = renamed, True
-            break
-    return plan
+            if kept is not step:
+                same[index] = kept
+    if not same:
+        return plan
+    renamed, made = rename_variables(plan, {plan.steps[i].var: k.var for i, k in same.items()})
+    dropped = {i for i in same if plan.steps[i].var in made}
+    for index in sorted(dropped):
+        step, kept = plan.steps[index], same[index]
+        repairs.append(f"GET steps {kept.id} and {step.id} fetch the same document "
+                       f"({kept.source!r}): kept {kept.id} and dropped {step.id}; what "
+                       f"read ${step.var} now reads ${kept.var}")
+    return renamed.model_copy(update={"steps": [
+        s for i, s in enumerate(renamed.steps) if i not in dropped]}) if dropped else plan
 
 
 def _words(source: str) -> str:
-    return " ".join(re.sub(r"[^\w$]+", " ", source.casefold()).split())
+    return " ".join(_NOT_WORDS_RE.sub(" ", source.casefold()).split())
 
 
 def _reorder(plan: Plan, repairs: list[str]) -> Plan:

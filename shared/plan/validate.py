@@ -2,11 +2,12 @@
 (empty when the plan can run), each saying what is wrong and how to fix it, worded so
 that it can be fed back to an LLM that wrote the plan.
 
-Codes: too_many_steps, duplicate_id, duplicate_variable, undefined_variable (no step
-binds it), forward_reference (a later step binds it: repair.py reorders such plans),
-cycle (steps read each other in a loop), type_mismatch and not_a_document
-(value_types.py), bad_pattern, capture_groups, bad_expression, bad_scope, bad_rule,
-bad_field (step_checks.py), bad_template. Problems come in step order; those of the
+Codes: too_many_steps (of the repaired plan; limits.py checks the plan as written),
+duplicate_id, duplicate_variable, undefined_variable (no step binds it),
+forward_reference (a later step binds it: repair.py reorders such plans), cycle (steps
+read each other in a loop), type_mismatch and not_a_document (value_types.py),
+bad_pattern, capture_groups, bad_expression, bad_scope, bad_rule, bad_field
+(step_checks.py), bad_template. Problems come in step order; those of the
 whole plan (step None) first, the answer template's last.
 """
 
@@ -21,12 +22,11 @@ from jinja2 import meta
 from shared.errors import PlanError
 from shared.models import ExtractStep, Plan, PlanProblem, Step
 from shared.plan.graph import binders, find_cycles, topological_order
+from shared.plan.limits import MAX_STEPS, too_many_steps
 from shared.plan.step_checks import check_fields
 from shared.plan.value_types import infer_types, type_findings
 from shared.render.sandbox import BudgetedEnvironment
 
-MAX_STEPS = 20
-"""Default limit on a plan's steps (`max_steps` of validate_plan, check_plan, parse_plan)."""
 _ONE_VAR_RE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 RENDER_CONTEXT = frozenset({"question", "values", "missing", "tense", "period", "tenses", "periods"})
 """Names shared/render/ gives every answer template besides the step variables."""
@@ -41,10 +41,7 @@ def validate_plan(plan: Plan, max_steps: int = MAX_STEPS, *,
     """
     problems: list[PlanProblem] = []
     if len(plan.steps) > max_steps:
-        problems.append(PlanProblem(step=None, code="too_many_steps", message=(
-            f"the plan has {len(plan.steps)} steps, more than the {max_steps} allowed; "
-            "combine steps (one GET per document, one COMPUTE per result) or ask a "
-            "narrower question")))
+        problems.append(too_many_steps(len(plan.steps), max_steps))
     cycles = {min(c): c for c in find_cycles(plan)}
     in_cycle = {index for c in cycles.values() for index in c}
     kinds = infer_types(plan, topological_order(plan) or list(range(len(plan.steps))), unknown)

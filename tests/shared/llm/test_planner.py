@@ -86,3 +86,15 @@ def test_llm_plan_gives_up_after_its_attempts_with_the_last_problems(fake_llm, l
     assert "wrote 2 plans and none passed the checks" in caught.value.message
     assert [p.code for p in caught.value.problems] == ["capture_groups"]
     assert len(calls) == 2
+
+
+def test_a_plan_longer_than_the_size_limit_is_sent_back_as_too_large(fake_llm, llm_settings):
+    long = {**GOOD, "plan": {**GOOD["plan"], "answer": "The yield was {{ Y }}%. " * 400}}
+    fake_llm.load([{"content": long}, {"content": GOOD}])
+    plan, _ = llm_plan("What was Tesla's yield?", LLMClient(llm_settings), attempts=2,
+                       max_chars=5_000)
+    assert plan.answer == "The yield was {{ Y }}%."
+    retry = fake_llm.log()[1]["messages"]
+    assert '"code": "too_large"' in retry[3]["content"]
+    assert "CHORDAL_MAX_PLAN_CHARS" in retry[3]["content"]
+    assert len(retry[2]["content"]) < 5_100  # its own reply goes back cut to the limit

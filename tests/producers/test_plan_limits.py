@@ -1,0 +1,65 @@
+"""Every edge where a plan enters holds it to the plan limits before anything is enqueued:
+`POST /queries`, `chordal enqueue` and `chordal ask --plan`, against the real stack
+(`pipeline`: real Redis and worker processes; `api`: `chordal api` in front of it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from producers.batch_file import derived_id
+
+pytestmark = pytest.mark.integration
+TOO_LONG = {"steps": [{"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report"}],
+            "answer": "{{ E1 | length }} " + "x" * 150_000}
+"""A plan of 150,000-odd characters: past the default CHORDAL_MAX_PLAN_CHARS (100,000)."""
+
+
+def identical_gets(lines: int) -> str:
+    return "".join(f"#E{n} = Wikipedia[Tesla Q3 2023 Financial Report]\n"
+                   for n in range(1, lines + 1))
+
+
+def said(result: subprocess.CompletedProcess) -> str:
+    return " ".join((result.stdout + result.stderr).split())  # rich wraps long lines
+
+
+def test_the_api_answers_422_to_a_plan_past_the_size_limit_and_enqueues_nothing(api):
+    status, _, reply = api.request("POST", "/queries", {"id": "too-long-plan",
+                                                        "question": "q", "plan": TOO_LONG})
+    assert status == 422, reply
+    text = json.dumps(reply)
+    assert "too_large" in text and "CHORDAL_MAX_PLAN_CHARS" in text
+    assert len(text) < 10_000  # the plan is not echoed back
+    assert api.pipeline.store.status("too-long-plan") is None
+
+
+def test_enqueue_rejects_thousands_of_identical_gets_by_size_then_by_steps_written(
+        pipeline, tmp_path):
+    path = tmp_path / "gets.jsonl"
+    plan = identical_gets(8_000)
+    path.write_text(json.dumps({"question": "q", "plan": plan}) + "\n")
+    by_size = pipeline.cli("enqueue", str(path), "--batch", "limits")
+    assert by_size.returncode == 2
+    assert "nothing submitted" in said(by_size) and "line 1" in said(by_size)
+    assert "more than the 100,000 characters allowed (CHORDAL_MAX_PLAN_CHARS)" in said(by_size)
+
+    roomy = {**pipeline.env(), "CHORDAL_MAX_PLAN_CHARS": "1000000"}
+    by_steps = subprocess.run([sys.executable, "-m", "producers", "enqueue", str(path),
+                               "--batch", "limits"], env=roomy, capture_output=True,
+                              text=True, timeout=120)
+    assert by_steps.returncode == 2
+    assert "8,000 steps, more than the 20 allowed (CHORDAL_MAX_STEPS)" in said(by_steps)
+    assert pipeline.store.status(derived_id("limits", "q", "rewoo", None, plan)) is None
+
+
+def test_ask_with_a_plan_file_past_the_size_limit_names_the_file_and_the_setting(
+        pipeline, tmp_path):
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(TOO_LONG))
+    asked = pipeline.cli("ask", "q", "--plan", str(path))
+    assert asked.returncode == 2
+    assert str(path) in said(asked) and "CHORDAL_MAX_PLAN_CHARS" in said(asked)
