@@ -54,9 +54,13 @@ def _refs(*texts: str | None) -> list[str]:
     return [v for t in texts if t for v in VAR_RE.findall(t)]
 
 
+MAX_SOURCE_CHARS = 2000
+"""Longest GET source: a title or URL (its NOT_FOUND message quotes it, and is stored)."""
+
+
 class GetStep(_Step):
     operation: Literal["GET"]
-    source: Text = Field(min_length=1)
+    source: Text = Field(min_length=1, max_length=MAX_SOURCE_CHARS)
     """Name, title or URL of the document to fetch."""
     temporal_scope: Text | None = None
     """`2023`, `2023-Q3`, `2023-H1`, `2023-07` or `2023-07-01..2023-09-30`: only documents

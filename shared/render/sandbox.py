@@ -11,9 +11,9 @@ Consumes Jinja2's `SandboxedEnvironment` (no Python internals reachable); adds:
   why the plan checker (shared/plan/validate.py) parses templates here too.
 
 A `SecurityError` is a `TemplateError`: the plan's template counts as failed, the answer
-says so and falls back to the domain template. Not bounded: memory grown without `range`
-or `*` (string doubling with `~` in a short loop); only a separate process with limits
-would close that.
+says so and falls back to the domain template. What this cannot bound in-process (loops
+over strings, memory grown by `~`, `center`, `format`) the render process bounds
+(isolated.py: a memory limit, and a kill at the budget).
 """
 
 from __future__ import annotations

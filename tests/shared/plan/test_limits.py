@@ -119,3 +119,15 @@ def test_a_plan_file_far_past_the_limit_is_rejected_without_reading_it_whole(tmp
         load_plan_file(path, max_chars=10_000)
     assert str(path) in e.value.message and "more than 40,000 bytes" in e.value.message
     assert [p.code for p in e.value.problems] == ["too_large"]
+
+
+def test_a_get_source_longer_than_a_title_or_url_is_refused_naming_the_field():
+    """A 600,000-character source made a NOT_FOUND message (stored, logged) four times
+    as long; a title or URL is far shorter than MAX_SOURCE_CHARS."""
+    from shared.models.plan import MAX_SOURCE_CHARS
+    plan = {"steps": [{"id": "E1", "operation": "GET", "source": "a" * (MAX_SOURCE_CHARS + 1),
+                       "output_var": "$R"}]}
+    with pytest.raises(PlanError, match=r"field 'source': String should have at most 2000"):
+        parse_plan(plan)
+    plan["steps"][0]["source"] = "a" * MAX_SOURCE_CHARS
+    assert parse_plan(plan).steps[0].source == "a" * MAX_SOURCE_CHARS
