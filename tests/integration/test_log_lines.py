@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from shared.log_lines import MAX_LOG_CHARS
+from shared.models.plan import MAX_SOURCE_CHARS
 
 pytestmark = pytest.mark.integration
 
 
-def test_a_get_of_a_source_of_90000_characters_logs_its_failure_in_one_short_line(pipeline):
-    source = "Tesla Q3 2023 " + "zq " * 30_000  # within CHORDAL_MAX_PLAN_CHARS
+def test_a_get_of_the_longest_source_logs_its_failure_in_one_short_line(pipeline):
+    source = ("Tesla Q3 2023 " + "zq " * 1000)[:MAX_SOURCE_CHARS]  # quoted whole, ~3x over
     record = pipeline.ask("q", {"steps": [{"id": "E1", "operation": "GET", "source": source}]})
     assert record.steps[0].error_code == "NOT_FOUND"  # whose message quotes the source
     logged = [line for worker in pipeline.stack.workers if worker.log_path.exists()
