@@ -23,7 +23,7 @@ from shared.store import RunStore
 def finalize_query(store: RunStore, query_id: str,
                    continue_with: Callable[[Query], object] | None = None,
                    render_budget_s: float = RENDER_BUDGET_S,
-                   renderer: Renderer | None = None) -> Answer | None:
+                   renderer: Renderer | None = None, task_id: str = "") -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
     record = store.record(query_id)
@@ -41,9 +41,10 @@ def finalize_query(store: RunStore, query_id: str,
                                renderer=renderer)
     finally:
         # Counted once a run is past rendering (or ended early, or raised) and before the
-        # answer is stored: a run killed mid-render, whose message is given back and runs
-        # again, is not counted; a second chord callback would be.
-        store.count_finalizer_run(query_id)
+        # answer is stored, once per finalize task (`task_id`): a run killed mid-render or
+        # whose ack a Redis crash lost, given back and run again, is not counted twice; a
+        # second chord callback would be.
+        store.count_finalizer_run(query_id, task_id)
     if record.mode == "auto" and not answer.complete and continue_with is not None:
         query = store.query(query_id)
         if query is not None:

@@ -54,6 +54,14 @@ def step_order(step_id: str) -> tuple:
     return (head, int(tail) if tail else -1, step_id)
 
 
+_COUNT_ONCE = """
+if ARGV[1] == '' or redis.call('HSETNX', KEYS[1], ARGV[1], 1) == 1 then
+  return redis.call('HINCRBY', KEYS[1], 'finalizer_runs', 1)
+end
+return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
+"""
+
+
 class RunStore:
     def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
         self.r = client
@@ -223,8 +231,12 @@ class RunStore:
         return sorted((ReactIteration.model_validate_json(v) for v in raw.values()),
                       key=lambda it: it.n)
 
-    def count_finalizer_run(self, query_id: str) -> int:
-        return int(self.r.hincrby(queues.run_key(query_id), "finalizer_runs", 1))
+    def count_finalizer_run(self, query_id: str, task_id: str = "") -> int:
+        """Count a finalizer run once per finalize task: a redelivery of the same task
+        (its worker died, or a Redis crash lost its acknowledgement) is not a second
+        chord callback; one with another task id is."""
+        return int(self.r.eval(_COUNT_ONCE, 1, queues.run_key(query_id),
+                               f"finalizer_task:{task_id}" if task_id else ""))
 
     def stored_steps(self, query_id: str) -> set[str]:
         """Ids of the steps that have a stored result."""

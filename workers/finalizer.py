@@ -11,9 +11,9 @@ from workers.app import app, llm_client, log, run_store, settings
 from workers.react import start_loop
 
 
-@app.task(name=queues.TASK_FINALIZE, ignore_result=True)
+@app.task(name=queues.TASK_FINALIZE, bind=True, ignore_result=True)
 @rides_out(lambda: settings.redis_outage_s)
-def finalize(*chord_results, task: dict) -> None:
+def finalize(self, *chord_results, task: dict) -> None:
     """`chord_results` are the step references; the answer is built from the run store."""
     t = FinalizeTask.model_validate(task)
     try:
@@ -21,7 +21,8 @@ def finalize(*chord_results, task: dict) -> None:
         answer = finalize_query(run_store(), t.query_id,
                                 continue_with=start_loop if llm_client() is not None else None,
                                 render_budget_s=settings.render_budget_s,
-                                renderer=renderer(settings.render_memory_mb))
+                                renderer=renderer(settings.render_memory_mb),
+                                task_id=self.request.id or "")
     except REDIS_DOWN:
         raise  # rides_out runs the task again once Redis answers
     except Exception as exc:  # the query must end, whatever broke
