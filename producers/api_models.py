@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from shared.models import Answer, PlanProblem
+from shared.models import Answer, Mode, PlanProblem
 from shared.models.fields import Text
 
 MAX_BATCH = 1000
@@ -41,7 +41,7 @@ class QueryIn(BaseModel):
     """The plan to run: a JSON plan object, or ReWOO (`#E1 = Tool[...]`) or LLMCompiler
     (`1. tool(...)`) text. It is repaired and checked before anything is enqueued;
     without one the planner writes it."""
-    mode: Literal["rewoo", "react", "auto"] = "rewoo"
+    mode: Mode = "rewoo"
     """`rewoo` (plan, then run the steps), `react` (Thought/Action/Observation loop; needs
     an LLM) or `auto` (rewoo, continued by react when the answer is incomplete)."""
     domain: Text | None = None

@@ -25,7 +25,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
                            TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 
 from producers.batch_export import export_results
-from producers.batch_file import MODES, LineDefaults, check_file, read_queries
+from producers.batch_file import LineDefaults, check_file, read_queries
 from producers.batch_follow import STATES, BatchStatus, batch_status, wait_batches
 from producers.batch_send import enqueue as send_batch
 from shared import queues
@@ -33,6 +33,7 @@ from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
+from shared.models import MODES
 from shared.recovery import Census, census
 from shared.stack.embedded import is_stack_running
 from shared.store import RunStore

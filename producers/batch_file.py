@@ -32,14 +32,13 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shared.errors import InputError, PlanError, quoted
-from shared.models import Query
+from shared.models import MODES, Query
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.parse import parse_plan_with_repairs
 from shared.render.answer import DOMAINS
 
 ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 FIELDS = ("question", "id", "mode", "domain", "plan", "deadline")
-MODES = ("rewoo", "react", "auto")
 MAX_REPORTED = 10
 """How many bad lines one error message lists before summarizing the rest."""
 

@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from shared.batch_store import BatchStore
+from shared.models import STATUSES
 from shared.store import RunStore
 
-STATES = ("queued", "planning", "executing", "finalizing", "done", "failed", "missing")
+STATES = (*STATUSES, "missing")
 FIELDS = ("status", "t_queued", "t_done", "t_failed")
 WAIT_POLL_S = 0.5
 

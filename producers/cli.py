@@ -26,7 +26,7 @@ from shared.broker import make_celery
 from shared.config import Settings
 from shared.debug import explain
 from shared.errors import ChordalError, InputError
-from shared.models import Query
+from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import BACKENDS, default_backend, open_backend
 from shared.search.corpus import load_jsonl
@@ -35,7 +35,6 @@ from shared.stack.supervise import Supervisor
 from shared.store import RunStore
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
-MODES = ("rewoo", "react", "auto")
 cli = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chordal: LLM agents as Celery chords on Redis.")
 out = Console(soft_wrap=True)
@@ -62,12 +61,14 @@ def stack_for(settings: Settings):
 def ask(question: str = typer.Argument(..., help="The question to answer."),
         plan: Optional[Path] = typer.Option(None, "--plan", help="Plan file (JSON) to run."),
         as_json: bool = typer.Option(False, "--json", help="Print the RunRecord as JSON."),
-        timeout: float = typer.Option(60.0, "--timeout", help="Seconds to wait for the answer."),
+        timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds to wait for "
+                                                "the answer (default CHORDAL_QUERY_TIMEOUT_S)."),
         mode: str = typer.Option("rewoo", "--mode", help="rewoo (plan, then run the steps), "
                                  "react (Thought/Action/Observation loop; needs an LLM) or auto "
                                  "(rewoo, continued by react when the answer is incomplete).")):
     """Answer one question and print the answer with its evidence footnotes."""
     settings = Settings()
+    timeout = settings.query_timeout_s if timeout is None else timeout
     if mode not in MODES:
         fail(f"--mode {mode!r} is not one of {', '.join(MODES)}")
     if mode == "react" and plan:
@@ -89,7 +90,7 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         submit(query, store, make_celery(settings))
         record = store.wait(query.id, timeout)
-        if record.status not in ("done", "failed"):
+        if record.status not in TERMINAL:
             store.fail(query.id, f"no answer within --timeout {timeout:g}s "
                                  f"(last status: {record.status})")
             record = store.record(query.id)
@@ -149,7 +150,7 @@ def periods_summary(docs: list) -> str:
 def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
     """Print the record of a query: plan, steps with action_ids and timings, answer."""
     settings = Settings()
-    store = RunStore.from_url(settings.effective_redis_url)
+    store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     try:
         store.ping()
     except ChordalError as exc:  # Redis down, or the password in the URL refused
@@ -168,7 +169,7 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
 def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
     """Explain each failed or empty step of a query: likely cause and a fix."""
     settings = Settings()
-    store = RunStore.from_url(settings.effective_redis_url)
+    store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     store.ping()
     record = store.record(query_id)
     if record is None:
@@ -227,15 +228,18 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
 
 
 @cli.command()
-def demo(timeout: float = typer.Option(60.0, "--timeout")):
+def demo(timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds each "
+                                                  "query may take (default CHORDAL_QUERY_TIMEOUT_S).")):
     """Index the bundled corpus, answer the bundled questions and plans, stop."""
     settings = Settings()
+    timeout = settings.query_timeout_s if timeout is None else timeout
     docs = load_jsonl(DATA / "corpus.jsonl")
     open_backend(settings).add(docs)
     questions = [q for q in (DATA / "questions.txt").read_text().splitlines() if q.strip()]
     queries = [Query(question=q, deadline_s=timeout) for q in questions]
     for name in sorted((DATA / "plans").iterdir()):
-        plan, repairs = load_plan_file_with_repairs(name, max_steps=settings.max_steps)
+        plan, repairs = load_plan_file_with_repairs(name, max_steps=settings.max_steps,
+                                                    max_chars=settings.max_plan_chars)
         queries.append(Query(question=f"(plan {name.name})", plan=plan, repairs=repairs,
                              deadline_s=timeout))
     failed = 0

@@ -21,7 +21,6 @@ import redis
 
 from shared import queues
 from shared.models import Query
-from shared.store import DEADLINES_KEY
 
 CHUNK = 1000
 """Queries per pipelined round trip."""
@@ -49,13 +48,13 @@ that stopped before sending it: send it), `running` or `finished` (submitted bef
 
 
 class BatchStore:
-    def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
+    def __init__(self, client: redis.Redis, ttl_s: int):
         self.r = client
         self.ttl_s = ttl_s
         self._create = client.register_script(CREATE_LUA)
 
     @classmethod
-    def from_url(cls, url: str, ttl_s: int = 7 * 24 * 3600) -> BatchStore:
+    def from_url(cls, url: str, ttl_s: int) -> BatchStore:
         return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=30), ttl_s)
 
     # -- writes -------------------------------------------------------------------------
@@ -67,7 +66,7 @@ class BatchStore:
         with self.r.pipeline(transaction=False) as p:
             for line, q in rows:
                 created = q.created_at or now
-                self._create(keys=[queues.run_key(q.id), DEADLINES_KEY, key],
+                self._create(keys=[queues.run_key(q.id), queues.deadlines_key(), key],
                              args=[q.model_dump_json(), created, created + q.deadline_s,
                                    self.ttl_s, q.id, batch, line], client=p)
             p.expire(key, self.ttl_s)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from shared.models import Answer, Query
+from shared.models import TERMINAL, Answer, Query
 from shared.render import render_answer
 from shared.render.isolated import Renderer
 from shared.render.sandbox import RENDER_BUDGET_S
@@ -30,7 +30,7 @@ def finalize_query(store: RunStore, query_id: str,
     if record is None:
         return None
     try:
-        if record.status in ("done", "failed") or record.iterations:
+        if record.status in TERMINAL or record.iterations:
             return None  # terminal, or an auto-mode query the ReAct loop already took over
         if record.plan is None:
             store.fail(query_id, "finalizer found no plan for this query")

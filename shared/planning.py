@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from shared import queues
 from shared.errors import StoreError
 from shared.llm.client import LLMClient
 from shared.llm.heuristic import heuristic_plan
@@ -82,4 +83,4 @@ def next_steps(store: RunStore, plan: Plan, query_id: str, finished: str,
     """The dependents of `finished` that are now ready and that `owner` may dispatch."""
     ready = ready_after(plan, finished, store.stored_steps(query_id))
     return [step_task(query_id, plan, d) for d in ready
-            if store.claim(query_id, f"dispatch:{d}", owner)]
+            if store.claim(query_id, queues.dispatch_claim(d), owner)]

@@ -56,6 +56,12 @@ def done_key(query_id: str) -> str:
     return f"{KEY_PREFIX}:done:{query_id}"
 
 
+def deadlines_key() -> str:
+    """Sorted set of the query ids not yet terminal, scored by their deadline (the sweeper
+    fails those past it)."""
+    return f"{KEY_PREFIX}:deadlines"
+
+
 def deliveries_key(action_id: str) -> str:
     """Counter of deliveries of one task, for the redelivery cap."""
     return f"{KEY_PREFIX}:deliveries:{action_id}"
@@ -119,4 +125,27 @@ def batches_key() -> str:
 
 
 def action_id(query_id: str, step_id: str) -> str:
+    """The id of one step's task and result (`q-17:E2`; a ReAct action is `q-17:R3`)."""
     return f"{query_id}:{step_id}"
+
+
+def plan_action_id(query_id: str) -> str:
+    """The id whose deliveries the planner counts (`deliveries_key`)."""
+    return f"{query_id}:plan"
+
+
+def react_action_id(query_id: str, n: int) -> str:
+    """The id whose deliveries ReAct iteration `n` counts (`deliveries_key`)."""
+    return f"{query_id}:react:{n}"
+
+
+# Claim names: a field `claimed_{name}` of the run hash (RunStore.claim), set once.
+
+def dispatch_claim(step_id: str | None = None) -> str:
+    """Claim to send a query's canvas (no `step_id`), or one join step once it is ready."""
+    return "dispatch" if step_id is None else f"dispatch:{step_id}"
+
+
+def react_claim(n: int) -> str:
+    """Claim to send ReAct iteration `n`."""
+    return f"react:{n}"

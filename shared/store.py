@@ -10,7 +10,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
 
-Every write refreshes the TTL, so a record lives `ttl_s` after its last change.
+Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
+last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered or
 failed exactly once, however often a task is redelivered.
 """
@@ -26,8 +27,6 @@ from shared import queues
 from shared.errors import StoreError
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
-
-DEADLINES_KEY = f"{queues.KEY_PREFIX}:deadlines"
 
 
 TERMINATE_LUA = """
@@ -63,14 +62,14 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 
 
 class RunStore:
-    def __init__(self, client: redis.Redis, ttl_s: int = 7 * 24 * 3600):
+    def __init__(self, client: redis.Redis, ttl_s: int):
         self.r = client
         self.ttl_s = ttl_s
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._status_script = client.register_script(STATUS_LUA)
 
     @classmethod
-    def from_url(cls, url: str, ttl_s: int = 7 * 24 * 3600) -> "RunStore":
+    def from_url(cls, url: str, ttl_s: int) -> "RunStore":
         return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=10), ttl_s)
 
     def ping(self) -> None:
@@ -97,7 +96,7 @@ class RunStore:
         with self.r.pipeline() as p:
             p.hset(key, mapping={"status": "queued", "t_queued": now})
             p.expire(key, self.ttl_s)
-            p.zadd(DEADLINES_KEY, {query.id: now + query.deadline_s})
+            p.zadd(queues.deadlines_key(), {query.id: now + query.deadline_s})
             p.execute()
         return True
 
@@ -111,7 +110,7 @@ class RunStore:
                 return False
             p.multi()
             p.delete(key)
-            p.zrem(DEADLINES_KEY, query_id)
+            p.zrem(queues.deadlines_key(), query_id)
             try:
                 p.execute()
             except redis.WatchError:
@@ -160,7 +159,7 @@ class RunStore:
         # One script, so a waiter never sees `terminal` before the answer and status.
         flat = [str(x) for kv in {**fields, "status": status, f"t_{status}": time.time()}
                 .items() for x in kv]
-        keys = [queues.run_key(query_id), queues.done_key(query_id), DEADLINES_KEY]
+        keys = [queues.run_key(query_id), queues.done_key(query_id), queues.deadlines_key()]
         return bool(self._terminate_script(keys=keys, args=[status, self.ttl_s, query_id, *flat]))
 
     def finish(self, query_id: str, answer: Answer) -> bool:
@@ -178,13 +177,13 @@ class RunStore:
         """Fail every query past its deadline; return their ids."""
         now = time.time() if now is None else now
         swept = []
-        for qid in self.r.zrangebyscore(DEADLINES_KEY, "-inf", now):
+        for qid in self.r.zrangebyscore(queues.deadlines_key(), "-inf", now):
             status = self.r.hget(queues.run_key(qid), "status") or "expired"
             if self.fail(qid, f"deadline exceeded while {status}: the query did not finish "
                               "in time (are the workers running?)"):
                 swept.append(qid)
             else:
-                self.r.zrem(DEADLINES_KEY, qid)
+                self.r.zrem(queues.deadlines_key(), qid)
         return swept
 
     # -- reads --------------------------------------------------------------------------

@@ -18,11 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from producers.settings_report import env_name
 from shared import queues
+from shared.config import Settings
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker" / "compose.yaml"
 PROFILES = ["--profile", "search", "--profile", "cli"]
 ROLES = ("planner", "executor", "finalizer", "react")
+CHORDAL_SERVICES = ("api", "flower", "cli", *ROLES)
+#: settings compose fixes (home, Redis), that do not apply to it (the embedded Redis's
+#: port, a search store path outside /data), or that are one service's secret.
+NOT_PASSED = {"home", "redis_url", "redis_port", "search_db", "api_token", "flower_auth"}
 
 
 def compose_version(command: list[str]) -> int | None:
@@ -63,9 +69,10 @@ needs_v2 = pytest.mark.skipif(
 AUTH, TOKEN = "admin:secret", "api-secret"
 
 
-def compose(*args: str, flower_auth: str | None = AUTH,
-            api_token: str | None = TOKEN) -> subprocess.CompletedProcess:
+def compose(*args: str, flower_auth: str | None = AUTH, api_token: str | None = TOKEN,
+            shell: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CHORDAL_", "COMPOSE_"))}
+    env.update(shell or {})
     if flower_auth is not None:
         env["CHORDAL_FLOWER_AUTH"] = flower_auth
     if api_token is not None:
@@ -74,8 +81,8 @@ def compose(*args: str, flower_auth: str | None = AUTH,
                           env=env, capture_output=True, text=True, timeout=120)
 
 
-def resolved() -> dict:
-    result = compose("config", "--format", "json")
+def resolved(shell: dict[str, str] | None = None) -> dict:
+    result = compose("config", "--format", "json", shell=shell)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["services"]
 
@@ -135,3 +142,15 @@ def test_flower_and_the_api_get_their_credentials_and_elasticsearch_runs_one_nod
     assert services["api"]["command"][:2] == ["chordal", "api"]
     assert services["api"]["environment"]["CHORDAL_API_TOKEN"] == TOKEN
     assert services["elasticsearch"]["environment"]["discovery.type"] == "single-node"
+
+
+@needs_v2
+def test_every_chordal_service_gets_every_setting_so_the_api_accepts_only_what_planners_run():
+    shell = {env_name(name): f"value-of-{name}" for name in Settings.model_fields
+             if name not in NOT_PASSED}
+    services = resolved(shell)
+    for service in CHORDAL_SERVICES:
+        environment = services[service]["environment"]
+        missing = {v for v in shell if environment.get(v) != shell[v]}
+        assert not missing, f"{service} does not pass {sorted(missing)}"
+        assert environment["CHORDAL_HOME"] == "/data"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from shared import queues
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.llm.heuristic import abstention
-from shared.models import Query
+from shared.models import TERMINAL, Query
 from shared.outage import REDIS_DOWN, rides_out
 from shared.planning import make_plan
 from workers.app import app, llm_client, log, run_store, search_backend, settings
@@ -24,10 +24,10 @@ from workers.react import start_loop
 def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
-    if store.count_delivery(f"{q.id}:plan") > settings.max_deliveries:
+    if store.count_delivery(queues.plan_action_id(q.id)) > settings.max_deliveries:
         store.fail(q.id, "planner delivered too often without finishing (redelivery cap)")
         return
-    if store.status(q.id) in ("done", "failed"):
+    if store.status(q.id) in TERMINAL:
         return
     if q.mode == "react":
         start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
@@ -59,7 +59,7 @@ def plan(self, query: dict) -> None:
         return
     store.save_plan(q.id, p, repairs)
     # owned by this delivery: run again after a Redis outage, it may send what it claimed
-    if not store.claim(q.id, "dispatch", self.request.id or ""):
+    if not store.claim(q.id, queues.dispatch_claim(), self.request.id or ""):
         return  # a redelivered planner: the canvas is already out
     store.set_status(q.id, "executing")
     build_canvas(q.id, p).apply_async()

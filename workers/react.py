@@ -47,7 +47,7 @@ def send(query: Query, n: int) -> None:
 def start_loop(query: Query) -> bool:
     """Send iteration 1 unless it was sent before; the lease covers a crash meanwhile."""
     with leases().held(query.id, 0, "start"):
-        if not run_store().claim(query.id, "react:1"):
+        if not run_store().claim(query.id, queues.react_claim(1)):
             return False
         run_store().set_status(query.id, "executing")
         send(query, 1)
@@ -63,7 +63,7 @@ def react_step(self, task: dict) -> None:
     t = ReactTask.model_validate(task)
     q, n, store = t.query, t.n, run_store()
     with leases().held(q.id, n, self.request.id or "local"):
-        if store.count_delivery(f"{q.id}:react:{n}") > settings.max_deliveries:
+        if store.count_delivery(queues.react_action_id(q.id, n)) > settings.max_deliveries:
             store.fail(q.id, f"ReAct iteration {n} was delivered more than "
                              f"{settings.max_deliveries} times without finishing (redelivery "
                              "cap); the worker running it keeps dying")
@@ -83,7 +83,7 @@ def react_step(self, task: dict) -> None:
             log.exception("ReAct iteration %s of %s crashed", n, q.id)
             store.fail(q.id, f"ReAct iteration {n} crashed: {type(exc).__name__}: {exc}")
             return
-        if outcome == "continue" and store.claim(q.id, f"react:{n + 1}"):
+        if outcome == "continue" and store.claim(q.id, queues.react_claim(n + 1)):
             send(q, n + 1)
 
 

@@ -16,7 +16,7 @@ Diagnosis per failed or empty step: what went wrong, why, and what to change.
 from __future__ import annotations
 
 from shared.errors import InputError, StoreError
-from shared.models import Plan, RunRecord, StepResult
+from shared.models import TERMINAL, Plan, RunRecord, StepResult
 from shared.render.chain import PASSED_ON, document_texts, read_by, root_failure
 from shared.search import SearchBackend, format_scope, parse_scope, year_in
 from shared.search.dates import ACCEPTED_FORMS
@@ -39,7 +39,7 @@ def explain(record: RunRecord, backend: SearchBackend | None = None) -> list[Dia
     for step in plan.steps:
         r = results.get(step.id)
         if r is None:
-            if record.status in ("done", "failed"):
+            if record.status in TERMINAL:
                 found.append(Diagnosis(step=step.id, code="NO_RESULT", cause=(
                     f"step {step.id} never reported a result"
                     + (f"; the query failed: {record.error}" if record.error else "")),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from shared.models import OPERATIONS, PlanProblem
+from shared.plan.limits import MAX_STEPS
 
 DOMAINS = ("generic", "finance", "legal", "medical")
 _GET = {"source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3"}
@@ -123,7 +124,7 @@ REPLY_SCHEMA: dict = {
 """JSON schema of the planner's reply, for `response_format` json_schema."""
 
 
-def system_prompt(max_steps: int = 20) -> str:
+def system_prompt(max_steps: int = MAX_STEPS) -> str:
     operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. {json.dumps(_example(op))}"
                            for op in OPERATIONS)
     checklist = "\n".join(f"{n}. {item.replace('{max_steps}', str(max_steps))}"
@@ -136,7 +137,7 @@ def _example(op: str) -> dict:
     return next(s for s in EXAMPLE_STEPS if s["operation"] == op)
 
 
-def plan_messages(question: str, documents: list[str] = (), max_steps: int = 20) -> list[dict]:
+def plan_messages(question: str, documents: list[str] = (), max_steps: int = MAX_STEPS) -> list[dict]:
     """The opening messages that ask for a plan answering `question`."""
     user = f"Question: {question}"
     if documents:

@@ -4,14 +4,14 @@ from .answer import Answer, Footnote
 from .plan import (OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterStep, GetStep,
                    IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
 from .llm import LLMCall, ReactIteration
-from .query import Query, new_query_id
+from .query import MODES, Mode, Query, new_query_id
 from .result import Candidate, Evidence, StepResult
-from .run import TERMINAL, PlanProblem, RunRecord, Status
+from .run import STATUSES, TERMINAL, PlanProblem, RunRecord, Status
 from .task import FinalizeTask, ReactTask, StepTask
 
 __all__ = [
     "Answer", "ArbitrateStep", "Candidate", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
-    "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
-    "StepResult", "StepTask", "FinalizeTask", "ReactTask", "TERMINAL", "new_query_id",
+    "MODES", "Mode", "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
+    "StepResult", "StepTask", "FinalizeTask", "ReactTask", "STATUSES", "TERMINAL", "new_query_id",
 ]

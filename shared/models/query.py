@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .fields import Text
 from .plan import Plan
+
+
+Mode = Literal["rewoo", "react", "auto"]
+"""How a query is answered (see `Query.mode`)."""
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 
 def new_query_id() -> str:
@@ -28,7 +33,7 @@ class Query(BaseModel):
     whoever writes it; None keeps the plan's own (a batch line's `domain` sets it)."""
     repairs: list[Text] = []
     """Repairs already made to `plan` while a producer parsed it (text syntaxes)."""
-    mode: Literal["rewoo", "react", "auto"] = "rewoo"
+    mode: Mode = "rewoo"
     """`rewoo`: plan once, run the steps, finalize; `react`: Thought/Action/Observation
     loop; `auto`: ReWOO, continued by ReAct when the answer is incomplete."""
     deadline_s: float = Field(60.0, gt=0)

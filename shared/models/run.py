@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -11,8 +11,11 @@ from .llm import LLMCall, ReactIteration
 from .plan import Plan
 from .result import StepResult
 
-Status = Literal["queued", "planning", "executing", "finalizing", "done", "failed"]
-TERMINAL: tuple[Status, ...] = ("done", "failed")
+Terminal = Literal["done", "failed"]
+"""The states a query ends in; no task moves it on from them."""
+Status = Literal["queued", "planning", "executing", "finalizing", Terminal]
+STATUSES: tuple[Status, ...] = get_args(Status)
+TERMINAL: tuple[Terminal, ...] = get_args(Terminal)
 
 
 class PlanProblem(BaseModel):

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
+from shared import queues
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
@@ -53,7 +54,7 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
     """Run tool `tool` on the model's input; never raises (failures are error results).
     `results` are the earlier results by step id (R1…, and ReWOO steps in auto mode)."""
     step_id = f"R{n}"
-    base = dict(action_id=f"{query_id}:{step_id}", step_id=step_id, started_at=time.time())
+    base = dict(action_id=queues.action_id(query_id, step_id), step_id=step_id, started_at=time.time())
     started = time.perf_counter()
     spec = TOOLS.get(tool)
     operation = tool.upper()

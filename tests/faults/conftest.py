@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from shared import queues
 from shared.config import Settings
-from shared.models import RunRecord
+from shared.models import TERMINAL, RunRecord
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
@@ -76,14 +77,14 @@ def assert_one_outcome(store: RunStore, records: dict[str, RunRecord]) -> None:
     """Each query is terminal with exactly one outcome: an answer and one finalizer run
     when done, a reason and no answer when failed; waiters were told exactly once."""
     for qid, record in records.items():
-        assert record.status in ("done", "failed"), (qid, record.status)
-        assert store.r.hget(f"chordal:run:{qid}", "terminal") == record.status
+        assert record.status in TERMINAL, (qid, record.status)
+        assert store.r.hget(queues.run_key(qid), "terminal") == record.status
         if record.status == "done":
             assert record.answer is not None and record.error is None
             assert record.finalizer_runs == 1, (qid, record.finalizer_runs)
         else:
             assert record.answer is None and record.error, qid
-        assert store.r.zscore("chordal:deadlines", qid) is None
+        assert store.r.zscore(queues.deadlines_key(), qid) is None
 
 
 @pytest.fixture

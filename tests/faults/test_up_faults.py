@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from shared import queues
+from shared.models import TERMINAL
 from shared.store import RunStore
 from shared.stack.embedded import redis_answers
 from shared.stack.redis_server import EmbeddedRedis
@@ -87,7 +89,7 @@ def enqueue(u: Up, url: str, n: int) -> list[str]:
 
 
 def terminal(store: RunStore, ids: list[str]) -> int:
-    return sum(store.r.hget(f"chordal:run:{q}", "status") in ("done", "failed") for q in ids)
+    return sum(store.r.hget(queues.run_key(q), "status") in TERMINAL for q in ids)
 
 
 def test_the_embedded_redis_killed_mid_batch_is_restarted_and_every_query_answered_once(up):

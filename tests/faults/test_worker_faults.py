@@ -17,6 +17,8 @@ import time
 
 import pytest
 
+from shared import queues
+
 from .conftest import (TESLA, assert_one_outcome, kill_worker, plan, start_worker, wait_all,
                        wait_for)
 
@@ -63,7 +65,7 @@ def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_a
     kill_worker(p, "executor")
     held = unacked_steps(p.store)
     assert len(held) == 2
-    owners = {v.split("|")[0] for v in p.store.r.hmget("chordal:held", list(held))}
+    owners = {v.split("|")[0] for v in p.store.r.hmget(queues.held_messages_key(), list(held))}
     assert len(owners) == 1 and owners.pop().startswith("executor")  # recorded as its
     start_worker(p, "executor")
     after = [p.submit(f"yield after {i}?", plan(), deadline_s=60) for i in range(2)]
@@ -78,9 +80,9 @@ def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_a
     # the killed worker's steps ran a second time, on the new executor, and nothing is
     # left parked for the visibility timeout
     for qid in set(held.values()):
-        assert p.store.r.get(f"chordal:deliveries:{qid}:E1") == "2"
+        assert p.store.r.get(queues.deliveries_key(queues.action_id(qid, "E1"))) == "2"
     assert unacked_steps(p.store) == {}
-    assert p.store.r.hlen("chordal:held") == 0
+    assert p.store.r.hlen(queues.held_messages_key()) == 0
 
 
 def test_redis_restarted_mid_batch_loses_no_query(faulty_stack):

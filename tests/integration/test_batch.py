@@ -63,7 +63,7 @@ def test_hundreds_of_lines_are_answered_once_each_and_a_rerun_submits_nothing(pi
         record = pipeline.store.record(qid)
         assert record.status == "done" and record.finalizer_runs == 1
         assert EXPECTED[i % 5] in record.answer.text
-        assert r.get(queues.deliveries_key(f"{qid}:plan")) == "1", "plan sent twice"
+        assert r.get(queues.deliveries_key(queues.plan_action_id(qid))) == "1", "plan sent twice"
 
     status = pipeline.cli("status", "--batch", "it-many", "--json")
     assert status.returncode == 0, status.stderr
@@ -143,7 +143,7 @@ def test_queries_an_interrupted_enqueue_created_but_never_sent_are_sent_by_the_n
     defaults = LineDefaults(batch="it-crashed")
     queries = [parse_line(json.dumps(x), defaults) for x in lines]
     # What a run killed between creating its first chunk and sending it leaves behind:
-    BatchStore(pipeline.store.r).create("it-crashed", list(enumerate(queries[:3], start=1)))
+    BatchStore(pipeline.store.r, pipeline.settings.run_ttl_s).create("it-crashed", list(enumerate(queries[:3], start=1)))
     result = pipeline.cli("enqueue", path, "--batch", "it-crashed")
     assert result.returncode == 0, result.stderr
     assert "submitted 5 queries (3 created by an interrupted run)" in result.stdout

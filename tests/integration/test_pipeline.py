@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from shared import queues
 from shared.models import RunRecord
 
 pytestmark = pytest.mark.integration
@@ -143,6 +146,19 @@ def test_ask_json_prints_a_run_record_whose_steps_carry_action_ids(acme, tmp_pat
     assert record.status == "done"
     assert all(s.action_id == f"{record.query_id}:{s.step_id}" for s in record.steps)
     assert "no running stack" not in result.stderr  # it used the running stack
+
+
+def test_ask_without_timeout_waits_and_gives_the_query_the_configured_deadline(acme, tmp_path):
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(TWO_BRANCHES))
+    env = {**acme.env(), "CHORDAL_QUERY_TIMEOUT_S": "47"}
+    result = subprocess.run([sys.executable, "-m", "producers", "ask", "Who earned more?",
+                             "--plan", str(plan_file), "--json"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    record = RunRecord.model_validate_json(result.stdout)
+    query = json.loads(acme.store.r.hget(queues.run_key(record.query_id), "query"))
+    assert query["deadline_s"] == 47
 
 
 def test_ask_with_an_invalid_plan_file_exits_2_naming_each_bad_step(acme, tmp_path):

@@ -227,7 +227,7 @@ def test_ask_mode_react_prints_the_answer_and_show_prints_the_iterations(react_s
 def side_store(react_stack):
     """A run store in Redis db 1 of the stack: invisible to its workers (and resumer)."""
     url = react_stack.stack.redis_url.rsplit("/", 1)[0] + "/1"
-    store = RunStore.from_url(url)
+    store = RunStore.from_url(url, react_stack.settings.run_ttl_s)
     yield store
     store.r.flushdb()
 

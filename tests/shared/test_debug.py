@@ -288,7 +288,7 @@ def cli(monkeypatch, tmp_path):
                  [ok("E1", "GET", TEXT, document=REPORT), failed("E2", "EXTRACT", "NO_MATCH")])
     monkeypatch.setenv("CHORDAL_HOME", str(tmp_path))
     monkeypatch.setattr(module.RunStore, "from_url",
-                        classmethod(lambda cls, url: FakeStore({"q": run})))
+                        classmethod(lambda cls, url, ttl_s: FakeStore({"q": run})))
     return lambda *args: CliRunner().invoke(module.cli, ["debug", *args])
 
 
