@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 import urllib.request
@@ -20,6 +18,7 @@ from pathlib import Path
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.models import Plan, Query, RunRecord
+from shared.stack.process import ChildProcess, answers_http
 from shared.stack.workers import WorkerProcess
 from shared.store import RunStore
 from producers.submit import submit
@@ -35,27 +34,16 @@ class ReplayLLM:
     def __init__(self, home: Path, port: int, latency: float):
         self.home, self.port, self.latency = home, port, latency
         self.base_url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
+        self.process = ChildProcess(
+            [sys.executable, "-m", "producers", "fake-llm", "--script",
+             str(home / "script.jsonl"), "--port", str(port), "--latency", str(latency)],
+            home / "fake-llm.log", what="fake-llm")
 
     def start(self) -> ReplayLLM:
         self.home.mkdir(parents=True, exist_ok=True)
-        script = self.home / "script.jsonl"
-        script.write_text("")
-        argv = [sys.executable, "-m", "producers", "fake-llm", "--script", str(script),
-                "--port", str(self.port), "--latency", str(self.latency)]
-        with open(self.home / "fake-llm.log", "ab") as log:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=log, start_new_session=True)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                self._request("GET", "/v1/models")
-                return self
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("fake-llm did not start; see "
-                                       f"{self.home / 'fake-llm.log'}") from None
-                time.sleep(0.1)
+        (self.home / "script.jsonl").write_text("")
+        self.process.start_and_wait(lambda: answers_http(self.base_url + "/v1/models"), 20.0)
+        return self
 
     def _request(self, method: str, path: str, body: bytes | None = None):
         req = urllib.request.Request(self.base_url + path, data=body, method=method)
@@ -66,13 +54,7 @@ class ReplayLLM:
         self._request("PUT", "/_script", "\n".join(json.dumps(e) for e in entries).encode())
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)  # our own child, by its PID
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        self.process.stop()
 
 
 class Phase:

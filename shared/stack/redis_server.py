@@ -12,14 +12,10 @@ whoever owns it. Point `CHORDAL_REDIS_URL` at it to share it on purpose.
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
 import shutil
-import signal
 import socket
-import subprocess
-import time
 from pathlib import Path
 
 import redis
@@ -27,6 +23,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from shared.errors import ConfigError, StoreError
+from shared.stack.process import ChildProcess, log_tail  # noqa: F401 - log_tail was public here
 
 START_TIMEOUT_S = 10.0
 
@@ -48,17 +45,9 @@ def find_redis_server() -> str:
     )
 
 
-def log_tail(path: Path, lines: int = 20) -> str:
-    """The last `lines` lines of a log file, or a note that there is none."""
-    try:
-        text = path.read_text(errors="replace")
-    except FileNotFoundError:
-        return f"(no log at {path})"
-    return "\n".join(text.splitlines()[-lines:])
-
-
-class EmbeddedRedis:
-    """A Redis server owned by this process; use as a context manager."""
+class EmbeddedRedis(ChildProcess):
+    """A Redis server owned by this process; use as a context manager. `stop()` asks for
+    SHUTDOWN (which flushes the AOF), then SIGTERMs and SIGKILLs our PID if needed."""
 
     def __init__(self, home: Path, port: int):
         if not 0 < port < 65536:
@@ -66,33 +55,15 @@ class EmbeddedRedis:
         self.home = Path(home).resolve()
         self.port = port
         self.data_dir = self.home / "redis"
-        self.log_path = self.home / "logs" / "redis.log"
         self.config_path = self.data_dir / "redis.conf"
         self.pid_path = self.data_dir / "redis.pid"
-        self._proc: subprocess.Popen | None = None
+        super().__init__([], self.home / "logs" / "redis.log",
+                         what=f"embedded Redis on port {port}", polite=self._shutdown,
+                         stop_timeout=10.0)
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
-
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    @property
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    @property
-    def returncode(self) -> int | None:
-        return self._proc.returncode if self._proc else None
-
-    def __enter__(self) -> EmbeddedRedis:
-        self.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     def client(self, timeout: float = 1.0) -> redis.Redis:
         """A short-lived client without retries (a probe must fail fast)."""
@@ -124,62 +95,29 @@ class EmbeddedRedis:
         self.config_path.write_text("\n".join(lines) + "\n")
         return self.config_path
 
-    def start(self) -> None:
+    def start(self) -> EmbeddedRedis:
         """Start the server and wait until it answers PING (StoreError otherwise)."""
         if self.alive:
-            return
-        binary = find_redis_server()
+            return self
+        self.argv = [find_redis_server(), str(self.config_path)]
         self._refuse_taken_port()
         self.write_config()
-        with open(self.log_path, "ab") as log:  # config errors go to stderr before the log opens
-            self._proc = subprocess.Popen(
-                [binary, str(self.config_path)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,  # Ctrl-C in the terminal reaches us, not Redis
-            )
-        atexit.register(self.stop)
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                atexit.unregister(self.stop)
-                raise StoreError(
-                    f"embedded Redis exited with code {self._proc.returncode} at start-up; "
-                    f"log {self.log_path}:\n{log_tail(self.log_path)}"
-                )
-            if self._answers_ping(timeout=0.2):
-                return
-            time.sleep(0.05)
-        self.stop()
-        raise StoreError(
-            f"embedded Redis on port {self.port} did not answer PING within "
-            f"{START_TIMEOUT_S:.0f} s; log {self.log_path}:\n{log_tail(self.log_path)}"
-        )
+        super().start()
+        try:
+            self.wait_until(lambda: self._answers_ping(timeout=0.2), START_TIMEOUT_S,
+                            awaited="answer PING", error=StoreError, interval=0.05)
+        except StoreError:
+            self.stop()
+            raise
+        return self
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """SHUTDOWN (flushes the AOF), then SIGTERM and SIGKILL of our PID if needed."""
-        proc = self._proc
-        if proc is None:
-            return
-        if proc.poll() is None:
-            asked = True
-            try:
-                with self.client(timeout=2.0) as client:
-                    client.shutdown()  # not NOSAVE: that would skip the AOF flush
-            except redis.RedisError:
-                asked = False  # go straight to signals
-            first_wait = timeout if asked else 0.0
-            for sig, wait in ((None, first_wait), (signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
-                if sig is not None:
-                    try:
-                        os.kill(proc.pid, sig)
-                    except ProcessLookupError:
-                        break
-                try:
-                    proc.wait(wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-        atexit.unregister(self.stop)
+    def _shutdown(self) -> bool:
+        try:
+            with self.client(timeout=2.0) as client:
+                client.shutdown()  # not NOSAVE: that would skip the AOF flush
+        except redis.RedisError:
+            return False  # go straight to signals
+        return True
 
     def _answers_ping(self, timeout: float) -> bool:
         try:

@@ -11,15 +11,11 @@ imports `workers/` (the import direction is `workers -> shared`).
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import json
 import os
-import signal
 import socket
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +25,7 @@ from pydantic import SecretStr
 from shared.config import Settings
 from shared.errors import ConfigError, StoreError
 from shared.queues import ROLE_QUEUES
-from shared.stack.redis_server import log_tail
+from shared.stack.process import ChildProcess
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -111,8 +107,10 @@ def ping_workers(broker: str | Celery, names: list[str], timeout: float = 0.5) -
     return {node for reply in replies or [] for node in reply}
 
 
-class WorkerProcess:
-    """One `celery worker` child process; start(), wait_ready(), stop() or kill()."""
+class WorkerProcess(ChildProcess):
+    """One `celery worker` child process; start(), wait_ready(), stop() (warm: SIGTERM lets
+    running tasks finish, SIGKILL after the timeout) or kill(). A process pool's children
+    go with it."""
 
     def __init__(
         self,
@@ -134,12 +132,12 @@ class WorkerProcess:
         self.extra_env = dict(env or {})
         token = uuid.uuid4().hex[:8]
         self.name = f"{role}-{token}@{socket.gethostname()}"
-        self.log_path = Path(settings.home).resolve() / "logs" / f"{role}-{token}.log"
-        self._proc: subprocess.Popen | None = None
-
-    def argv(self) -> list[str]:
-        return [*worker_argv(self.role, self.name, self.pool, self.concurrency, self.app),
-                "--logfile", str(self.log_path)]
+        log_path = Path(settings.home).resolve() / "logs" / f"{role}-{token}.log"
+        argv = worker_argv(role, self.name, pool, self.concurrency, app)
+        super().__init__(
+            [*argv, "--logfile", str(log_path)], log_path, what=f"{role} worker",
+            stop_timeout=30.0, kill_group=pool in PROCESS_POOLS,
+        )
 
     def environ(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -152,77 +150,14 @@ class WorkerProcess:
         env.update(self.extra_env)
         return env
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc else None
-
-    @property
-    def alive(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    @property
-    def returncode(self) -> int | None:
-        return self._proc.returncode if self._proc else None
-
-    def log_tail(self, lines: int = 30) -> str:
-        return log_tail(self.log_path, lines)
-
-    def start(self) -> None:
-        if self.alive:
-            return
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as log:  # import errors reach stderr before logging starts
-            self._proc = subprocess.Popen(
-                self.argv(), env=self.environ(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,  # Ctrl-C in the terminal reaches us; we stop it warmly
-            )
-        atexit.register(self.stop)
+    def start(self) -> WorkerProcess:
+        if not self.alive:  # the environment as it is now
+            self.env = self.environ()
+        return super().start()
 
     def wait_ready(self, timeout: float = 30.0, broker: str | Celery | None = None) -> None:
         """Return once the worker answers a ping; StoreError if it dies or stays silent."""
         broker = broker or self.settings.effective_redis_url
-        deadline = time.monotonic() + timeout
-        while True:
-            if not self.alive:
-                raise StoreError(
-                    f"{self.role} worker exited with code {self.returncode} before it was ready; "
-                    f"log {self.log_path}:\n{self.log_tail()}"
-                )
-            if self.name in ping_workers(broker, [self.name], timeout=0.5):
-                return
-            if time.monotonic() > deadline:
-                raise StoreError(
-                    f"{self.role} worker {self.name} did not answer a ping within {timeout:.0f} s; "
-                    f"log {self.log_path}:\n{self.log_tail()}"
-                )
-            time.sleep(0.2)
-
-    def stop(self, timeout: float = 30.0) -> None:
-        """Warm shutdown (SIGTERM: running tasks finish), then SIGKILL after `timeout`."""
-        self._signal_and_wait(signal.SIGTERM, timeout)
-
-    def kill(self) -> None:
-        """SIGKILL, as a crashed machine would: unacknowledged tasks get redelivered."""
-        self._signal_and_wait(signal.SIGKILL, 5.0)
-
-    def _signal_and_wait(self, sig: signal.Signals, timeout: float) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        for current, wait in ((sig, timeout), (signal.SIGKILL, 5.0)):
-            if proc.poll() is not None:
-                break
-            try:
-                os.kill(proc.pid, current)
-                proc.wait(wait)
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        if self.pool in PROCESS_POOLS:
-            try:  # pool children left in the session we created for this worker
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if proc.poll() is not None:
-            atexit.unregister(self.stop)
+        self.wait_until(lambda: self.name in ping_workers(broker, [self.name], timeout=0.5),
+                        timeout, awaited=f"answer a ping as {self.name}", error=StoreError,
+                        interval=0.2)

@@ -18,6 +18,7 @@ from shared import queues
 from shared.models import TERMINAL
 from shared.store import RunStore
 from shared.stack.embedded import redis_answers
+from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis
 
 from ..conftest import DATA, free_port
@@ -28,7 +29,7 @@ QUESTIONS = [q.strip() for q in (DATA / "questions.txt").read_text().splitlines(
 
 
 class Up:
-    """`chordal up` in `home`, its output in files, stopped with SIGINT by its PID."""
+    """`chordal up` in `home`, its output in a file, stopped with SIGINT by its PID."""
 
     def __init__(self, home: Path, **env: str):
         self.home = home
@@ -36,31 +37,24 @@ class Up:
         if "CHORDAL_REDIS_URL" not in env:
             self.env.pop("CHORDAL_REDIS_URL", None)
         self.cli("index", str(DATA / "corpus.jsonl"))
-        self.out, self.err = home / "up.out", home / "up.err"
-        with open(self.out, "w") as out, open(self.err, "w") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "producers", "up"],
-                                         env=self.env, stdout=out, stderr=err)
+        self.log_path = home / "up.log"
+        self.process = ChildProcess([sys.executable, "-m", "producers", "up"], self.log_path,
+                                    what="chordal up", env=self.env, stop_signal=signal.SIGINT,
+                                    stop_timeout=60.0).start()
 
     def cli(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "producers", *args], env=self.env,
                               capture_output=True, text=True, timeout=120, check=True)
 
     def wait_up(self) -> None:
-        wait_for(lambda: "chordal stack up" in self.out.read_text() or self.proc.poll() is not None,
-                 90, "chordal up to start")
-        assert self.proc.poll() is None, self.err.read_text()
+        self.process.wait_until(lambda: "chordal stack up" in self.logs(), 90,
+                                "say 'chordal stack up'", AssertionError, interval=0.2)
 
     def logs(self) -> str:
-        return self.out.read_text() + self.err.read_text()
+        return self.log_path.read_text()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.process.stop()
 
 
 @pytest.fixture
@@ -107,7 +101,7 @@ def test_the_embedded_redis_killed_mid_batch_is_restarted_and_every_query_answer
     assert_one_outcome(store, records)
     assert all(r.status == "done" for r in records.values()), {
         q: r.error for q, r in records.items() if r.status != "done"}
-    assert u.proc.poll() is None, u.logs()
+    assert u.process.alive, u.logs()
     assert "the embedded Redis exited (code -9); started again on its AOF" in u.logs()
     assert "Traceback" not in u.logs()
 
@@ -122,7 +116,7 @@ def test_an_external_redis_that_restarts_is_waited_for_and_the_stack_carries_on(
         wait_for(lambda: "Redis does not answer" in u.logs(), 30, "the outage to be logged")
         redis_server.start()
         wait_for(lambda: "Redis answers again after" in u.logs(), 30, "the recovery to be logged")
-        assert u.proc.poll() is None, u.logs()
+        assert u.process.alive, u.logs()
         after = [q.replace("q", "r") for q in before]
         lines = [json.dumps({"id": q, "question": QUESTIONS[0]}) for q in after]
         (u.home / "after.jsonl").write_text("\n".join(lines) + "\n")

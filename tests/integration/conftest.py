@@ -24,11 +24,8 @@ and must not run in parallel with each other.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -39,6 +36,7 @@ from shared.config import Settings
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
+from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import DATA, Pipeline, free_port
 
@@ -54,46 +52,24 @@ class FakeLLM:
         self.latency = latency
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = self.home / "fake-llm.log"
-        self.proc: subprocess.Popen | None = None
+        self.process = ChildProcess(
+            [sys.executable, "-m", "producers", "fake-llm", "--script",
+             str(self.home / "script.jsonl"), "--port", str(self.port),
+             "--latency", str(latency)], self.log_path, what="fake-llm")
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.proc else None
+        return self.process.pid
 
     def start(self, timeout: float = 20.0) -> FakeLLM:
         self.home.mkdir(parents=True, exist_ok=True)
-        script = self.home / "script.jsonl"
-        script.write_text("".join(json.dumps(e) + "\n" for e in self.script))
-        argv = [sys.executable, "-m", "producers", "fake-llm", "--script", str(script),
-                "--port", str(self.port), "--latency", str(self.latency)]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=log, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"fake-llm exited with {self.proc.returncode}:\n"
-                                   f"{self.log_path.read_text()}")
-            try:
-                self.request("GET", "/v1/models")
-                return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"fake-llm did not answer within {timeout:g}s:\n"
-                                       f"{self.log_path.read_text()}") from None
-                time.sleep(0.1)
+        (self.home / "script.jsonl").write_text("".join(json.dumps(e) + "\n" for e in self.script))
+        self.process.start_and_wait(lambda: answers_http(self.base_url + "/v1/models"), timeout)
+        return self
 
     def stop(self, timeout: float = 10.0, sig: int = signal.SIGTERM) -> int | None:
         """`sig` (SIGKILL after `timeout`) by PID; the exit code."""
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        os.kill(self.proc.pid, sig)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            return self.proc.wait(5)
+        return self.process.stop(timeout, sig)
 
     def request(self, method: str, path: str, body: bytes | None = None) -> object:
         req = urllib.request.Request(self.base_url + path, data=body, method=method)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from shared import queues
+from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import DATA, free_port
 
@@ -52,32 +51,18 @@ class Flower:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
-        self.proc: subprocess.Popen | None = None
+        self.process = ChildProcess(
+            [sys.executable, "-m", "producers", "flower", "--port", str(self.port)],
+            log_path, what="chordal flower", env=self.env)
 
     def start(self, timeout: float = 30.0) -> Flower:
-        argv = [sys.executable, "-m", "producers", "flower", "--port", str(self.port)]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=log, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while self.get("/healthcheck", auth=None)[0] != 200:
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"chordal flower did not answer within {timeout:g}s:\n"
-                                   f"{self.log_path.read_text()}")
-            time.sleep(0.2)
+        self.process.start_and_wait(lambda: answers_http(self.base_url + "/healthcheck"),
+                                    timeout, interval=0.2)
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM (SIGKILL after `timeout`) by PID."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(5)
+        self.process.stop(timeout)
 
     def get(self, path: str, auth: str | None = AUTH) -> tuple[int, str]:
         """(status, body); a connection that fails is status 0."""

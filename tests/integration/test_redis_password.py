@@ -15,12 +15,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import redis
 
+from shared.stack.process import ChildProcess
 from shared.stack.redis_server import find_redis_server
 
 from ..conftest import free_port
@@ -40,24 +40,22 @@ def locked_redis(tmp_path_factory) -> int:
     conf = where / "redis.conf"
     conf.write_text(f'bind 127.0.0.1\nport {port}\nrequirepass "{PASSWORD}"\nsave ""\n'
                     f'appendonly no\ndir "{where}"\nlogfile "{where / "redis.log"}"\n')
-    proc = subprocess.Popen([find_redis_server(), str(conf)], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    server = ChildProcess([find_redis_server(), str(conf)], where / "redis.log",
+                          what="the locked Redis")
     client = redis.Redis(port=port, password=PASSWORD, socket_timeout=1)
+
+    def pings() -> bool:
+        try:
+            return bool(client.ping())
+        except redis.ConnectionError:
+            return False
+
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                assert proc.poll() is None and time.monotonic() < deadline, "redis did not start"
-                time.sleep(0.05)
+        server.start_and_wait(pings, 10, "answer PING", interval=0.05)
         yield port
     finally:
         client.close()
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(10)
+        server.stop()
 
 
 class Session:
@@ -78,32 +76,20 @@ class Session:
         self.printed[" ".join(args)] = result.stdout + result.stderr
         return result
 
-    def start_up(self, timeout: float = 60) -> subprocess.Popen:
+    def start_up(self, timeout: float = 60) -> ChildProcess:
         """`chordal up` in the background, once it says the stack is up."""
         out = self.tmp / "up.out"
-        with open(out, "wb") as sink:
-            proc = subprocess.Popen([sys.executable, "-m", "producers", "up"], env=self.env,
-                                    cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=sink,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while "chordal stack up" not in out.read_text():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                self.stop_up(proc)
-                pytest.fail(f"chordal up did not come up:\n{out.read_text()}")
-            time.sleep(0.2)
-        return proc
+        up = ChildProcess([sys.executable, "-m", "producers", "up"], out, what="chordal up",
+                          env=self.env, cwd=self.tmp, polite=signal.SIGINT, stop_timeout=45.0)
+        return up.start_and_wait(lambda: "chordal stack up" in out.read_text(), timeout,
+                                 "say 'chordal stack up'", AssertionError, interval=0.2)
 
-    def stop_up(self, proc: subprocess.Popen) -> int:
-        """Ctrl-C (SIGINT) by PID, as a user would; SIGTERM if it does not stop."""
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if proc.poll() is None:
-                os.kill(proc.pid, sig)
-                try:
-                    proc.wait(45)
-                except subprocess.TimeoutExpired:
-                    continue
-        self.printed["up"] = (self.tmp / "up.out").read_text()
-        return proc.wait(15)
+    def stop_up(self, up: ChildProcess) -> int | None:
+        """Ctrl-C (SIGINT) by PID, as a user would; SIGTERM, then SIGKILL, if it does not
+        stop; the exit code."""
+        code = up.stop()
+        self.printed["up"] = up.log_path.read_text()
+        return code
 
     def leaks(self, *secrets: str) -> list[str]:
         """The commands and files under CHORDAL_HOME that show any of `secrets`."""

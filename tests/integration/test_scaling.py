@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from shared.config import Settings
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
+from shared.stack.process import ChildProcess
 from shared.stack.workers import control_app, settings_env, worker_argv
 
 from ..conftest import DATA, Pipeline, free_port
@@ -36,31 +36,25 @@ class CliWorker:
         env = {**os.environ}
         for key, value in settings_env(settings).items():
             env.pop(key, None) if value is None else env.__setitem__(key, value)
-        self.log_path = settings.home / f"cli-worker-{time.time_ns()}.log"
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "producers", "worker", *args],
-                                         env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=log, start_new_session=True)
+        self.process = ChildProcess(
+            [sys.executable, "-m", "producers", "worker", *args],
+            settings.home / f"cli-worker-{time.time_ns()}.log", what="chordal worker",
+            env=env, stop_timeout=30.0).start()
 
     def node_name(self, app, timeout: float = 30.0) -> str:
         """The worker's node name (`ROLE-PID@host`) once it answers a ping."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log_path.read_text()
-            for reply in app.control.ping(timeout=0.5) or []:
-                for name in reply:
-                    if f"-{self.proc.pid}@" in name:
-                        return name
-        raise AssertionError(f"no answer within {timeout:g}s:\n{self.log_path.read_text()}")
+        found: list[str] = []
+
+        def answered() -> bool:
+            found.extend(name for reply in app.control.ping(timeout=0.5) or [] for name in reply
+                         if f"-{self.process.pid}@" in name)
+            return bool(found)
+
+        self.process.wait_until(answered, timeout, "answer a ping", AssertionError, interval=0)
+        return found[0]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        self.process.stop()
 
 
 def test_every_task_is_routed_to_a_queue_that_only_its_role_consumes():

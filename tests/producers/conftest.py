@@ -10,16 +10,14 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import free_port
 
@@ -36,39 +34,18 @@ class ApiServer:
         self.token = token
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self.argv = [sys.executable, "-m", "producers", "api", "--port", str(self.port), *args]
         self.log_path = log_path
-        self.proc: subprocess.Popen | None = None
+        self.process = ChildProcess(
+            [sys.executable, "-m", "producers", "api", "--port", str(self.port), *args],
+            log_path, what="chordal api", env=self.env)
 
     def start(self, timeout: float = 20.0) -> ApiServer:
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(self.argv, env=self.env, stdin=subprocess.DEVNULL,
-                                         stdout=log, stderr=log, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chordal api exited with {self.proc.returncode}:\n"
-                                   f"{self.log_path.read_text()}")
-            try:
-                urllib.request.urlopen(self.base_url + "/openapi.json", timeout=2).close()
-                return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"chordal api did not answer within {timeout:g}s:\n"
-                                       f"{self.log_path.read_text()}") from None
-                time.sleep(0.1)
+        self.process.start_and_wait(lambda: answers_http(self.base_url + "/openapi.json"), timeout)
+        return self
 
     def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM (SIGKILL after `timeout`) by PID; the exit code."""
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            return self.proc.wait(5)
+        return self.process.stop(timeout)
 
     def _req(self, method: str, path: str, body: object, token: str | None,
              raw: bytes | None = None) -> urllib.request.Request:
