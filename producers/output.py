@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import json
+from typing import NoReturn
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 
 from shared.models import RunRecord
+
+_stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `message` as one error line on stderr (markup in it is printed as written)
+    and end the command with exit code `code`."""
+    _stderr.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
 
 
 def print_record(console: Console, record: RunRecord, details: bool = False) -> None:

@@ -66,4 +66,5 @@ def _register(name: str):
     return step
 
 
-TASKS = {operation: _register(name) for operation, name in queues.STEP_TASKS.items()}
+for _name in queues.STEP_TASKS.values():
+    _register(_name)

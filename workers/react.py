@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 
 from celery.signals import worker_ready
 
@@ -87,9 +88,11 @@ def react_step(self, task: dict) -> None:
             send(q, n + 1)
 
 
-def resume_forever(stop: threading.Event) -> None:
-    """Re-send stalled loops until `stop` is set (a react worker's background thread)."""
-    while not stop.wait(settings.react_lease_s / 2):
+def resume_forever() -> None:
+    """Re-send stalled loops for as long as the worker process lives (a react worker's
+    daemon thread)."""
+    while True:
+        time.sleep(settings.react_lease_s / 2)
         try:
             for query_id, n in resume_stalled(run_store(), leases(), send,
                                               settings.react_max_iterations):
@@ -103,5 +106,4 @@ def resume_forever(stop: threading.Event) -> None:
 def _start_resumer(sender=None, **kwargs) -> None:
     if queues.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
         return
-    threading.Thread(target=resume_forever, args=(threading.Event(),),
-                     name="react-resumer", daemon=True).start()
+    threading.Thread(target=resume_forever, name="react-resumer", daemon=True).start()
