@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from shared.errors import ToolError
+from shared.errors import ToolError, ToolFailure
 from shared.models import StepResult
 from shared.search import SearchBackend
 from shared.tools import registry
@@ -80,7 +80,7 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
                           documents=out.documents, note=out.note, inputs=out.inputs,
                           duration_ms=(time.perf_counter() - started) * 1000,
                           result_length=len(text), finished_at=time.time())
-    except ToolError as exc:
+    except ToolFailure as exc:  # permanent or transient: either is an observation
         code, message = exc.code, exc.message
     except Exception as exc:  # a tool bug is an observation, not a crashed loop
         code, message = "TOOL_CRASHED", f"{type(exc).__name__}: {exc}"

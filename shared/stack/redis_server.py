@@ -26,7 +26,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 
 START_TIMEOUT_S = 10.0
 
@@ -125,7 +125,7 @@ class EmbeddedRedis:
         return self.config_path
 
     def start(self) -> None:
-        """Start the server and wait until it answers PING (StoreError otherwise)."""
+        """Start the server and wait until it answers PING (StackError otherwise)."""
         if self.alive:
             return
         binary = find_redis_server()
@@ -142,7 +142,7 @@ class EmbeddedRedis:
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
                 atexit.unregister(self.stop)
-                raise StoreError(
+                raise StackError(
                     f"embedded Redis exited with code {self._proc.returncode} at start-up; "
                     f"log {self.log_path}:\n{log_tail(self.log_path)}"
                 )
@@ -150,7 +150,7 @@ class EmbeddedRedis:
                 return
             time.sleep(0.05)
         self.stop()
-        raise StoreError(
+        raise StackError(
             f"embedded Redis on port {self.port} did not answer PING within "
             f"{START_TIMEOUT_S:.0f} s; log {self.log_path}:\n{log_tail(self.log_path)}"
         )
@@ -194,7 +194,7 @@ class EmbeddedRedis:
             if probe.connect_ex(("127.0.0.1", self.port)) != 0:
                 return
         if not self._answers_ping(timeout=0.3):
-            raise StoreError(
+            raise StackError(
                 f"port {self.port} is taken by a program that is not Redis; "
                 "set CHORDAL_REDIS_PORT to a free port"
             )
@@ -206,7 +206,7 @@ class EmbeddedRedis:
                 leftover = f" It is a Chordal Redis left from an earlier run (pid {server_pid})."
         except (redis.RedisError, OSError):
             pass
-        raise StoreError(
+        raise StackError(
             f"a Redis already answers on port {self.port}.{leftover} Stop it "
             f"(`redis-cli -p {self.port} shutdown`), set CHORDAL_REDIS_PORT to a free port, "
             f"or set CHORDAL_REDIS_URL=redis://127.0.0.1:{self.port}/0 to use it"

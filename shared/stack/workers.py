@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from shared.config import Settings
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 from shared.queues import ROLE_QUEUES
 from shared.stack.redis_server import log_tail
 
@@ -179,19 +179,19 @@ class WorkerProcess:
         atexit.register(self.stop)
 
     def wait_ready(self, timeout: float = 30.0, broker: str | Celery | None = None) -> None:
-        """Return once the worker answers a ping; StoreError if it dies or stays silent."""
+        """Return once the worker answers a ping; StackError if it dies or stays silent."""
         broker = broker or self.settings.effective_redis_url
         deadline = time.monotonic() + timeout
         while True:
             if not self.alive:
-                raise StoreError(
+                raise StackError(
                     f"{self.role} worker exited with code {self.returncode} before it was ready; "
                     f"log {self.log_path}:\n{self.log_tail()}"
                 )
             if self.name in ping_workers(broker, [self.name], timeout=0.5):
                 return
             if time.monotonic() > deadline:
-                raise StoreError(
+                raise StackError(
                     f"{self.role} worker {self.name} did not answer a ping within {timeout:.0f} s; "
                     f"log {self.log_path}:\n{self.log_tail()}"
                 )
