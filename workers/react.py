@@ -23,11 +23,11 @@ from celery.signals import worker_ready
 from shared import queues
 from shared.errors import ChordalError, StoreError
 from shared.models import Query, ReactTask
-from shared.outage import REDIS_DOWN, rides_out
 from shared.react.leases import Leases, resume_stalled
 from shared.react.loop import react_step as run_iteration
 from shared.react.tools import load_tool_modules
 from workers.app import app, llm_client, log, run_store, search_backend, settings
+from workers.boundary import chordal_task, ends_query, past_cap
 
 load_tool_modules(settings.tool_modules)
 NO_LLM = ("a ReAct loop needs an LLM: set CHORDAL_LLM_BASE_URL (an OpenAI-compatible "
@@ -57,35 +57,28 @@ def start_loop(query: Query) -> bool:
 
 # No shadow name (see workers/executor.py): the ReactTask payload leads with its
 # action_id `QUERY_ID:R3`, which Flower shows and searches.
-@app.task(name=queues.TASK_REACT, bind=True, ignore_result=True,
-          autoretry_for=(StoreError,), retry_backoff=True, retry_backoff_max=30, max_retries=5)
-@rides_out(lambda: settings.redis_outage_s)
+@chordal_task(queues.TASK_REACT, retries=True, ignore_result=True)
 def react_step(self, task: dict) -> None:
     t = ReactTask.model_validate(task)
     q, n, store = t.query, t.n, run_store()
     with leases().held(q.id, n, self.request.id or "local"):
-        if store.count_delivery(f"{q.id}:react:{n}") > settings.max_deliveries:
-            store.fail(q.id, f"ReAct iteration {n} was delivered more than "
-                             f"{settings.max_deliveries} times without finishing (redelivery "
-                             "cap); the worker running it keeps dying")
+        if past_cap(store, f"{q.id}:react:{n}", q.id, f"ReAct iteration {n}"):
             return
         client = llm_client()
         if client is None:
             store.fail(q.id, NO_LLM)
             return
-        try:
-            outcome = run_iteration(q, n, store, client, search_backend(), settings)
-        except (*REDIS_DOWN, StoreError):
-            raise  # waited out / retried; the iteration's state is in the run store
-        except ChordalError as exc:
-            store.fail(q.id, f"ReAct iteration {n}: {exc}")
-            return
-        except Exception as exc:  # the query must end, whatever broke
-            log.exception("ReAct iteration %s of %s crashed", n, q.id)
-            store.fail(q.id, f"ReAct iteration {n} crashed: {type(exc).__name__}: {exc}")
-            return
-        if outcome == "continue" and store.claim(q.id, f"react:{n + 1}"):
-            send(q, n + 1)
+        # the iteration's state is in the run store: a retried or re-run task moves on
+        with ends_query(self, q.id, f"ReAct iteration {n} crashed"):
+            try:
+                outcome = run_iteration(q, n, store, client, search_backend(), settings)
+            except StoreError:
+                raise  # retried by Celery
+            except ChordalError as exc:
+                store.fail(q.id, f"ReAct iteration {n}: {exc}")
+                return
+            if outcome == "continue" and store.claim(q.id, f"react:{n + 1}"):
+                send(q, n + 1)
 
 
 def resume_forever() -> None:
