@@ -28,16 +28,16 @@ RETRIES = dict(autoretry_for=(StoreError,), retry_backoff=True, retry_backoff_ma
 def chordal_task(name: str, *, retries: bool = False, **options):
     """Register the decorated `fn(self, …)` as task `name` (see the module docstring)."""
     def register(fn):
-        body = rides_out(lambda: settings.redis_outage_s)(fn)
+        body = rides_out(lambda: settings().redis_outage_s)(fn)
         return app.task(name=name, bind=True, **(RETRIES if retries else {}), **options)(body)
     return register
 
 
 def past_cap(store: RunStore, key: str, query_id: str, what: str) -> bool:
     """Count one more delivery of `key`; past the cap, fail the query and say so."""
-    if store.count_delivery(key) <= settings.max_deliveries:
+    if store.count_delivery(key) <= settings().max_deliveries:
         return False
-    store.fail(query_id, f"{what} was delivered more than {settings.max_deliveries} times "
+    store.fail(query_id, f"{what} was delivered more than {settings().max_deliveries} times "
                          "without finishing (redelivery cap); the worker running it keeps dying")
     return True
 

@@ -36,11 +36,11 @@ def _run(task, payload: dict) -> dict:
     step_task = StepTask.model_validate(payload)
     store = run_store()
     try:
-        result = run_step(step_task, store, search_backend(), settings.max_deliveries)
+        result = run_step(step_task, store, search_backend(), settings().max_deliveries)
     except SoftTimeLimitExceeded:
         result = store.put_step(step_task.query_id, error_result(
             step_base(step_task), "TIME_LIMIT",
-            f"step exceeded the {settings.task_time_limit_s}s task time limit"))
+            f"step exceeded the {settings().task_time_limit_s}s task time limit"))
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)

@@ -19,7 +19,7 @@ def finalize(self, *chord_results, task: dict) -> None:
         # auto mode continues an incomplete answer with ReAct when an LLM is configured
         answer = finalize_query(run_store(), t.query_id,
                                 continue_with=start_loop if llm_client() is not None else None,
-                                render_budget_s=settings.render_budget_s,
-                                renderer=renderer(settings.render_memory_mb))
+                                render_budget_s=settings().render_budget_s,
+                                renderer=renderer(settings().render_memory_mb))
         if answer is not None:
             log.info("query %s done (complete=%s)", t.query_id, answer.complete)

@@ -33,9 +33,9 @@ def plan(self, query: dict) -> None:
     with ends_query(self, q.id, "planner failed"):
         store.set_status(q.id, "planning")
         try:
-            p, repairs = make_plan(q, search_backend(), settings.max_steps, llm=llm_client(),
-                                   plan_attempts=settings.plan_attempts,
-                                   max_plan_chars=settings.max_plan_chars,
+            p, repairs = make_plan(q, search_backend(), settings().max_steps, llm=llm_client(),
+                                   plan_attempts=settings().plan_attempts,
+                                   max_plan_chars=settings().max_plan_chars,
                                    on_call=lambda call: store.add_llm_call(q.id, call))
         except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
             store.finish(q.id, abstention(exc))

@@ -34,7 +34,7 @@ def _register(sender=None, **kwargs) -> None:
     global _presence
     consumes = list(sender.app.amqp.queues.consume_from or ())
     _presence = Presence(run_store().r, instance_name(sender.hostname, consumes),
-                         settings.worker_dead_after_s)
+                         settings().worker_dead_after_s)
 
 
 @task_received.connect
@@ -61,9 +61,9 @@ def _release(sender=None, task=None, **kwargs) -> None:
 
 def keep_alive(presence: Presence, store: RunStore) -> None:
     """Beat, recover dead workers' messages and sweep expired queries for as long as the
-    worker process lives (a daemon thread). Recovery waits until this worker has beaten for a whole `dead_after_s`: after a
-    Redis outage every live worker's heartbeat is stale, and each gets that long to beat
-    again."""
+    worker process lives (a daemon thread). Recovery waits until this worker has beaten
+    for a whole `dead_after_s`: after a Redis outage every live worker's heartbeat is
+    stale, and each gets that long to beat again."""
     healthy_since: float | None = None
     conn = None
     while True:

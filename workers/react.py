@@ -29,14 +29,14 @@ from shared.react.tools import load_tool_modules
 from workers.app import app, llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query, past_cap
 
-load_tool_modules(settings.tool_modules)
+load_tool_modules(settings().tool_modules)
 NO_LLM = ("a ReAct loop needs an LLM: set CHORDAL_LLM_BASE_URL (an OpenAI-compatible "
           "endpoint) and CHORDAL_LLM_MODEL for the workers")
 
 
 @functools.cache
 def leases() -> Leases:
-    return Leases(run_store().r, settings.react_lease_s)
+    return Leases(run_store().r, settings().react_lease_s)
 
 
 def send(query: Query, n: int) -> None:
@@ -71,7 +71,7 @@ def react_step(self, task: dict) -> None:
         # the iteration's state is in the run store: a retried or re-run task moves on
         with ends_query(self, q.id, f"ReAct iteration {n} crashed"):
             try:
-                outcome = run_iteration(q, n, store, client, search_backend(), settings)
+                outcome = run_iteration(q, n, store, client, search_backend(), settings())
             except StoreError:
                 raise  # retried by Celery
             except ChordalError as exc:
@@ -85,10 +85,10 @@ def resume_forever() -> None:
     """Re-send stalled loops for as long as the worker process lives (a react worker's
     daemon thread)."""
     while True:
-        time.sleep(settings.react_lease_s / 2)
+        time.sleep(settings().react_lease_s / 2)
         try:
             for query_id, n in resume_stalled(run_store(), leases(), send,
-                                              settings.react_max_iterations):
+                                              settings().react_max_iterations):
                 log.warning("ReAct loop of %s stalled (its worker died?): sent iteration %s "
                             "again", query_id, n)
         except Exception:  # a Redis hiccup must not end the resumer
