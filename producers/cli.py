@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers.output import fail, print_record
+from producers import api_cli, batch, config_cli, ops
+from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
 from shared.broker import make_celery
@@ -264,19 +265,13 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
         fail(str(exc))
 
 
-# Commands that live in their own modules (one module per area) are registered here.
-# batch: enqueue, status, wait, results
-from producers import batch  # noqa: E402
+# The commands that live in modules of their own (one module per area) are registered here.
 cli.command("enqueue")(batch.enqueue)
 cli.command("status")(batch.status)
 cli.command("wait")(batch.wait)
 cli.command("results")(batch.results)
-# api: api, config
-from producers import api_cli, config_cli  # noqa: E402 - registered here, one area each
 cli.command("api")(api_cli.api)
 cli.command("config")(config_cli.config)
-# ops: flower
-from producers import ops  # noqa: E402
 cli.command("flower")(ops.flower)
 
 
@@ -284,8 +279,8 @@ def main() -> None:
     try:
         cli()
     except InputError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_error(str(exc))
         sys.exit(2)
     except ChordalError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_error(str(exc))
         sys.exit(1)

@@ -14,10 +14,14 @@ from shared.models import RunRecord
 _stderr = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print `message` as one error line on stderr (markup in it is printed as written)
-    and end the command with exit code `code`."""
+def print_error(message: str) -> None:
+    """`error: message` on stderr; markup in `message` is printed as written."""
     _stderr.print(f"[bold red]error:[/] {escape(message)}")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `message` as an error and end the command with exit code `code`."""
+    print_error(message)
     raise typer.Exit(code)
 
 
