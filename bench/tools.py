@@ -32,7 +32,7 @@ def _slow_get(step, inputs, backend):
 
 registry.register("GET", _slow_get)
 
-from workers.app import app  # noqa: E402 - defined before workers.app loads tool modules
+from workers.app import app  # noqa: E402 - GET is re-registered first
 
 
 @app.task(name=NOOP_TASK, acks_late=False)

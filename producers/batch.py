@@ -28,6 +28,7 @@ from producers.batch_export import export_results
 from producers.batch_file import LineDefaults, check_file, read_queries
 from producers.batch_follow import STATES, BatchStatus, batch_status, wait_batches
 from producers.batch_send import enqueue as send_batch
+from producers.output import fail
 from shared import queues
 from shared.batch_store import BatchStore
 from shared.broker import make_celery
@@ -42,11 +43,6 @@ BATCH_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT_MAX_IN_FLIGHT = 1000
 out = Console(soft_wrap=True, highlight=False)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
-
-
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
 
 
 @contextmanager

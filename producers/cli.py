@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers.output import print_record
+from producers import api_cli, batch, config_cli, ops
+from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
 from shared.broker import make_celery
@@ -39,11 +40,6 @@ cli = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chordal: LLM agents as Celery chords on Redis.")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-
-
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 @contextlib.contextmanager
@@ -154,8 +150,8 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
     try:
         store.ping()
     except ChordalError as exc:  # Redis down, or the password in the URL refused
-        fail(escape(f"{str(exc).rstrip('.')}; start the stack with `chordal up`, or check "
-                    "CHORDAL_REDIS_URL (host, port, password)"), 1)
+        fail(f"{str(exc).rstrip('.')}; start the stack with `chordal up`, or check "
+             "CHORDAL_REDIS_URL (host, port, password)", 1)
     record = store.record(query_id)
     if record is None:
         fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}", 1)
@@ -220,7 +216,7 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
     try:
         check_pool(pool)
     except ChordalError as exc:
-        fail(escape(str(exc)))  # the hint has brackets: chordal[gevent]
+        fail(str(exc))
     settings = Settings()
     n = concurrency or default_concurrency(role, settings)
     argv = worker_argv(role, f"{role}-{os.getpid()}@%h", pool, n)
@@ -273,29 +269,22 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
         fail(str(exc))
 
 
-# Commands that live in their own modules (one module per area) are registered here.
-# batch: enqueue, status, wait, results
-from producers import batch  # noqa: E402
+# The commands that live in modules of their own (one module per area) are registered here.
 cli.command("enqueue")(batch.enqueue)
 cli.command("status")(batch.status)
 cli.command("wait")(batch.wait)
 cli.command("results")(batch.results)
-# api: api, config
-from producers import api_cli, config_cli  # noqa: E402 - registered here, one area each
 cli.command("api")(api_cli.api)
 cli.command("config")(config_cli.config)
-# ops: flower
-from producers import ops  # noqa: E402
 cli.command("flower")(ops.flower)
-# search: (index --backend is in `index` above)
 
 
 def main() -> None:
     try:
         cli()
     except InputError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_error(str(exc))
         sys.exit(2)
     except ChordalError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_error(str(exc))
         sys.exit(1)

@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 import json
+from typing import NoReturn
 
+import typer
 from rich.console import Console
 from rich.markup import escape
 
 from shared.models import RunRecord
+
+_stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def print_error(message: str) -> None:
+    """`error: message` on stderr; markup in `message` is printed as written."""
+    _stderr.print(f"[bold red]error:[/] {escape(message)}")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print `message` as an error and end the command with exit code `code`."""
+    print_error(message)
+    raise typer.Exit(code)
 
 
 def print_record(console: Console, record: RunRecord, details: bool = False) -> None:

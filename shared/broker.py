@@ -1,12 +1,14 @@
 """The Celery configuration every Chordal process shares (workers and producers).
 
 Consumes `Settings`; produces a configured `Celery` app that knows the queues and task
-names but no task code: workers register tasks on it (workers/app.py), producers send
-tasks to it by name. Each setting below closes a known way to lose or duplicate work;
-see "Reliability rules built in" in README.md.
+names but no task code: a worker's app names the task modules it imports as it starts
+(workers/app.py), producers send tasks to it by name. Each setting below closes a known
+way to lose or duplicate work; see "Reliability rules built in" in README.md.
 """
 
 from __future__ import annotations
+
+from typing import Callable, Sequence
 
 from celery import Celery
 from kombu import Queue
@@ -61,7 +63,14 @@ def celery_config(settings: Settings) -> dict:
     }
 
 
-def make_celery(settings: Settings, main: str = "chordal") -> Celery:
-    app = Celery(main)
-    app.conf.update(celery_config(settings))
+def make_celery(settings: Settings | Callable[[], Settings], main: str = "chordal",
+                include: Sequence[str] = ()) -> Celery:
+    """The app configured from `settings`; given a callable instead, the configuration
+    is built when the app first needs it (a worker's app, workers/app.py). `include`
+    names the task modules a worker imports as it starts."""
+    app = Celery(main, include=list(include))
+    if callable(settings):
+        app.add_defaults(lambda: celery_config(settings()))
+    else:
+        app.conf.update(celery_config(settings))
     return app

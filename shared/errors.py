@@ -7,9 +7,14 @@
     ├── NoAnswer             the heuristic planner found nothing that supports an answer
     ├── StoreError           the run store or the search store cannot be reached
     │   └── SearchUnavailable    the search store is down or slow right now (retry)
-    ├── ToolError            a step's tool failed permanently (bad input, nothing found)
-    │   └── TransientToolError   a tool failed in a way that may pass (timeout, outage)
+    ├── StackError           a process of the embedded stack (Redis, a worker) would not start
+    ├── ToolFailure          a step's tool failed (code, message, candidates)
+    │   ├── ToolError            permanently (bad input, nothing found): report it
+    │   └── TransientToolError   in a way that may pass (timeout, outage): retry it
     └── LLMError             the model endpoint failed or answered nonsense
+
+`except ToolError` catches only permanent failures, so a search outage is never taken
+for "nothing found"; `except ToolFailure` catches both.
 
 Every constructor passes all its arguments to `super().__init__` so the exceptions
 survive a JSON round trip through Celery. `quoted(value)` is how a message about bad
@@ -83,9 +88,15 @@ class SearchUnavailable(StoreError):
     transient step error `SEARCH_UNAVAILABLE`, which the executor retries."""
 
 
-class ToolError(ChordalError):
-    """Raised when a tool fails permanently; `code` becomes the step's error code and
-    `candidates` (a GET's documents considered and why each was refused) the step's."""
+class StackError(ChordalError):
+    """Raised when a process of the embedded stack (the embedded Redis, a worker) exits
+    or stays silent at start-up; the message quotes the end of its log."""
+
+
+class ToolFailure(ChordalError):
+    """The base of a tool's failures, never raised itself; `code` becomes the step's
+    error code and `candidates` (a GET's documents considered and why each was refused)
+    the step's."""
 
     def __init__(self, code: str, message: str, candidates: list | None = None):
         super().__init__(code, message, candidates)
@@ -97,7 +108,11 @@ class ToolError(ChordalError):
         return f"{self.code}: {self.message}"
 
 
-class TransientToolError(ToolError):
+class ToolError(ToolFailure):
+    """Raised when a tool fails permanently (bad input, nothing found)."""
+
+
+class TransientToolError(ToolFailure):
     """Raised when a tool fails in a way that may pass on retry (timeout, outage)."""
 
 

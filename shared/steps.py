@@ -1,10 +1,14 @@
 """Run one plan step: StepTask in, StepResult out, stored under its action_id.
 
-The executor tasks are thin wrappers around `run_step`. It never raises: a tool that
-fails, an input that is missing and an unexpected crash all become a StepResult with
+The executor tasks are thin wrappers around `run_step`. It never raises (but for
+Celery's soft time limit, which the task records as TIME_LIMIT): a tool that fails, an
+input that is missing and an unexpected crash all become a StepResult with
 `status="error"` and an error code, so the chord always reaches the finalizer. A step
 that already has a stored result (a redelivered task) returns that result unchanged,
 which keeps the value returned into the chord deterministic.
+
+`tool_result`, `error_result` and `failure_result` are the one way Chordal makes a
+StepResult from a tool's output or an error, ReAct actions (shared/react/act.py) included.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ import logging
 import time
 from typing import Callable
 
+from celery.exceptions import SoftTimeLimitExceeded
+
 from shared import queues
-from shared.errors import ToolError, TransientToolError
+from shared.errors import ToolError, ToolFailure, TransientToolError
 from shared.models import StepResult, StepTask
 from shared.search import SearchBackend
 from shared.store import RunStore
+from shared.tools.base import ToolOutput
 from shared.tools.registry import TOLERATES_FAILED_INPUTS, run_tool
 
 log = logging.getLogger(__name__)
@@ -41,39 +48,62 @@ def _inputs(store: RunStore, task: StepTask) -> dict[str, StepResult]:
     return results
 
 
+def step_base(task: StepTask, **fields) -> dict:
+    """The fields every StepResult of `task` starts from (action_id, step_id, operation)."""
+    return dict(action_id=queues.action_id(task.query_id, task.step.id), step_id=task.step.id,
+                operation=task.step.operation, **fields)
+
+
+def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
+    """The `ok` StepResult of a tool's output; `started` is the `time.perf_counter()`
+    reading when the tool started."""
+    text = "" if out.value is None else str(out.value)
+    return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
+                      document=out.document, documents=out.documents, note=out.note,
+                      inputs=out.inputs, candidates=out.candidates,
+                      duration_ms=(time.perf_counter() - started) * 1000,
+                      result_length=len(text), finished_at=time.time())
+
+
+def error_result(base: dict, code: str, message: str, started: float | None = None,
+                 candidates: list | None = None) -> StepResult:
+    """The `error` StepResult with `code` and `message`; `started` as in `tool_result`
+    (none: the step never ran, its duration is 0)."""
+    duration_ms = 0.0 if started is None else (time.perf_counter() - started) * 1000
+    return StepResult(**base, status="error", error_code=code, error_message=message,
+                      candidates=candidates or [], duration_ms=duration_ms,
+                      finished_at=time.time())
+
+
+def failure_result(base: dict, exc: Exception, started: float | None = None) -> StepResult:
+    """The `error` StepResult of what a tool raised: a ToolFailure's own code, message
+    and candidates, TOOL_CRASHED for anything else (a tool bug)."""
+    if isinstance(exc, ToolFailure):
+        return error_result(base, exc.code, exc.message, started, exc.candidates)
+    return error_result(base, "TOOL_CRASHED", f"{type(exc).__name__}: {exc}", started)
+
+
 def execute(task: StepTask, store: RunStore, backend: SearchBackend,
             attempt: int = 1, sleep: Callable[[float], None] = time.sleep) -> StepResult:
-    """Run the step's tool and turn whatever happens into a StepResult (not stored)."""
-    step = task.step
-    aid = queues.action_id(task.query_id, step.id)
-    base = dict(action_id=aid, step_id=step.id, operation=step.operation, attempt=attempt,
-                started_at=time.time())
+    """Run the step's tool and turn whatever happens into a StepResult (not stored). A
+    soft time limit propagates: the executor task reports it as TIME_LIMIT."""
+    base = step_base(task, attempt=attempt, started_at=time.time())
     started = time.perf_counter()
     for retry in range(TRANSIENT_RETRIES + 1):
         try:
-            out = run_tool(task.step, _inputs(store, task), backend)
-            text = "" if out.value is None else str(out.value)
-            return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
-                              document=out.document, documents=out.documents, note=out.note,
-                              inputs=out.inputs, candidates=out.candidates,
-                              duration_ms=(time.perf_counter() - started) * 1000,
-                              result_length=len(text), finished_at=time.time())
+            return tool_result(base, run_tool(task.step, _inputs(store, task), backend), started)
+        except SoftTimeLimitExceeded:
+            raise
         except TransientToolError as exc:
-            if retry == TRANSIENT_RETRIES:
-                code, message = exc.code, f"{exc.message} (after {retry + 1} attempts)"
-                candidates = exc.candidates
-            else:
+            if retry < TRANSIENT_RETRIES:
                 sleep(0.2 * 2 ** retry)
                 continue
-        except ToolError as exc:
-            code, message, candidates = exc.code, exc.message, exc.candidates
+            return error_result(base, exc.code, f"{exc.message} (after {retry + 1} attempts)",
+                                started, exc.candidates)
         except Exception as exc:  # a tool bug must not crash the chord
-            log.exception("step %s crashed", aid)
-            code, message, candidates = "TOOL_CRASHED", f"{type(exc).__name__}: {exc}", []
-        return StepResult(**base, status="error", error_code=code, error_message=message,
-                          candidates=candidates,
-                          duration_ms=(time.perf_counter() - started) * 1000,
-                          finished_at=time.time())
+            if not isinstance(exc, ToolError):
+                log.exception("step %s crashed", base["action_id"])
+            return failure_result(base, exc, started)
     raise AssertionError("unreachable")
 
 
@@ -83,14 +113,11 @@ def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
     existing = store.step(task.query_id, task.step.id)
     if existing is not None:
         return existing
-    aid = queues.action_id(task.query_id, task.step.id)
-    delivery = store.count_delivery(aid)
+    delivery = store.count_delivery(queues.action_id(task.query_id, task.step.id))
     if delivery > max_deliveries:
-        result = StepResult(action_id=aid, step_id=task.step.id, operation=task.step.operation,
-                            status="error", error_code="REDELIVERY_CAP", attempt=delivery,
-                            error_message=f"delivered {delivery} times without finishing "
-                            f"(cap {max_deliveries}); the worker running it keeps dying",
-                            finished_at=time.time())
+        result = error_result(step_base(task, attempt=delivery), "REDELIVERY_CAP",
+                              f"delivered {delivery} times without finishing (cap "
+                              f"{max_deliveries}); the worker running it keeps dying")
     else:
         result = execute(task, store, backend, attempt=delivery)
     return store.put_step(task.query_id, result)

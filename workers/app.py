@@ -1,7 +1,10 @@
 """The Celery app of the workers: shared configuration plus the task modules.
 
 Start a worker with `chordal worker --role ROLE` (or `celery -A workers.app:app worker
--Q QUEUES`). Each worker process builds its Settings once, here, from `CHORDAL_*`.
+-Q QUEUES`). Importing this module builds nothing: the worker imports the task modules
+(`TASK_MODULES`, the app's `include`) as it starts, and the process's Settings are
+built once, from `CHORDAL_*`, by the first call of `settings()` (the app's
+configuration is the first). Every role registers every task and connects every signal.
 """
 
 from __future__ import annotations
@@ -19,9 +22,19 @@ from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
 from shared.store import RunStore
 
-settings = Settings()
-app = make_celery(settings)
+TASK_MODULES = ("workers.planner", "workers.executor", "workers.finalizer", "workers.react",
+                "workers.presence")
+"""Imported by the worker as it starts; each registers its tasks or signals on `app`."""
 log = logging.getLogger("chordal.workers")
+
+
+@functools.cache
+def settings() -> Settings:
+    """The worker process's Settings, built once."""
+    return Settings()
+
+
+app = make_celery(settings, include=TASK_MODULES)
 
 
 @after_setup_logger.connect
@@ -34,22 +47,18 @@ def _bounded_lines(logger: logging.Logger, **_) -> None:
 
 @functools.cache
 def run_store() -> RunStore:
-    return RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+    return RunStore.from_url(settings().effective_redis_url, settings().run_ttl_s)
 
 
 @functools.cache
 def search_backend() -> SearchBackend:
     """The process's search backend, behind the shared GET cache in Redis unless
     CHORDAL_GET_CACHE_S is 0."""
-    return with_get_cache(open_backend(settings), run_store().r, settings.get_cache_s)
+    return with_get_cache(open_backend(settings()), run_store().r, settings().get_cache_s)
 
 
 @functools.cache
 def llm_client() -> LLMClient | None:
     """The process's LLM client (its calls share the cluster-wide concurrency cap in the
     run store's Redis); None when no LLM is configured."""
-    return LLMClient(settings, run_store().r) if settings.llm_enabled else None
-
-
-# Register the tasks and the worker signals (imported for their side effect on `app`).
-from workers import executor, finalizer, planner, presence, react  # noqa: E402,F401
+    return LLMClient(settings(), run_store().r) if settings().llm_enabled else None

@@ -15,11 +15,11 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
 from shared.errors import StoreError
-from shared.models import Plan, StepResult, StepTask
-from shared.outage import rides_out
+from shared.models import Plan, StepTask
 from shared.planning import next_steps
-from shared.steps import run_step
-from workers.app import app, log, run_store, search_backend, settings
+from shared.steps import error_result, run_step, step_base
+from workers.app import log, run_store, search_backend, settings
+from workers.boundary import chordal_task
 from workers.canvas import step_signature
 
 
@@ -36,13 +36,11 @@ def _run(task, payload: dict) -> dict:
     step_task = StepTask.model_validate(payload)
     store = run_store()
     try:
-        result = run_step(step_task, store, search_backend(), settings.max_deliveries)
+        result = run_step(step_task, store, search_backend(), settings().max_deliveries)
     except SoftTimeLimitExceeded:
-        aid = queues.action_id(step_task.query_id, step_task.step.id)
-        result = store.put_step(step_task.query_id, StepResult(
-            action_id=aid, step_id=step_task.step.id, operation=step_task.step.operation,
-            status="error", error_code="TIME_LIMIT",
-            error_message=f"step exceeded the {settings.task_time_limit_s}s task time limit"))
+        result = store.put_step(step_task.query_id, error_result(
+            step_base(step_task), "TIME_LIMIT",
+            f"step exceeded the {settings().task_time_limit_s}s task time limit"))
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
@@ -58,12 +56,11 @@ def _register(name: str):
     # payload instead, which Flower shows and searches (README, "Monitoring").
     # Redis errors are waited out in the task (a Celery retry cannot be sent while Redis
     # is down); StoreError (no plan stored yet) is retried by Celery.
-    @app.task(name=name, bind=True, autoretry_for=(StoreError,),
-              retry_backoff=True, retry_backoff_max=30, max_retries=5)
-    @rides_out(lambda: settings.redis_outage_s)
+    @chordal_task(name, retries=True)
     def step(self, task: dict) -> dict:
         return _run(self, task)
     return step
 
 
-TASKS = {operation: _register(name) for operation, name in queues.STEP_TASKS.items()}
+for _name in queues.STEP_TASKS.values():
+    _register(_name)

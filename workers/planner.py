@@ -12,54 +12,47 @@ from shared import queues
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.llm.heuristic import abstention
 from shared.models import TERMINAL, Query
-from shared.outage import REDIS_DOWN, rides_out
 from shared.planning import make_plan
-from workers.app import app, llm_client, log, run_store, search_backend, settings
+from workers.app import llm_client, log, run_store, search_backend, settings
+from workers.boundary import chordal_task, ends_query, past_cap
 from workers.canvas import build_canvas
 from workers.react import start_loop
 
 
-@app.task(name=queues.TASK_PLAN, bind=True, ignore_result=True)
-@rides_out(lambda: settings.redis_outage_s)
+@chordal_task(queues.TASK_PLAN, ignore_result=True)
 def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
-    if store.count_delivery(queues.plan_action_id(q.id)) > settings.max_deliveries:
-        store.fail(q.id, "planner delivered too often without finishing (redelivery cap)")
+    if past_cap(store, queues.plan_action_id(q.id), q.id, "the planner"):
         return
     if store.status(q.id) in TERMINAL:
         return
     if q.mode == "react":
         start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
         return
-    store.set_status(q.id, "planning")
-    try:
-        p, repairs = make_plan(q, search_backend(), settings.max_steps, llm=llm_client(),
-                               plan_attempts=settings.plan_attempts,
-                               max_plan_chars=settings.max_plan_chars,
-                               on_call=lambda call: store.add_llm_call(q.id, call))
-    except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
-        store.finish(q.id, abstention(exc))
-        return
-    except PlanError as exc:
-        store.fail(q.id, exc.message, problems=exc.problems)
-        return
-    except InputError as exc:
-        store.fail(q.id, str(exc))
-        return
-    except LLMError as exc:
-        log.warning("LLM planning of %s failed: %s", q.id, exc.message)
-        store.fail(q.id, f"LLM planning failed: {exc.message}")
-        return
-    except REDIS_DOWN:
-        raise  # rides_out runs the task again once Redis answers
-    except Exception as exc:
-        log.exception("planning %s failed", q.id)
-        store.fail(q.id, f"planner failed: {type(exc).__name__}: {exc}")
-        return
-    store.save_plan(q.id, p, repairs)
-    # owned by this delivery: run again after a Redis outage, it may send what it claimed
-    if not store.claim(q.id, queues.dispatch_claim(), self.request.id or ""):
-        return  # a redelivered planner: the canvas is already out
-    store.set_status(q.id, "executing")
-    build_canvas(q.id, p).apply_async()
+    with ends_query(self, q.id, "planner failed"):
+        store.set_status(q.id, "planning")
+        try:
+            p, repairs = make_plan(q, search_backend(), settings().max_steps, llm=llm_client(),
+                                   plan_attempts=settings().plan_attempts,
+                                   max_plan_chars=settings().max_plan_chars,
+                                   on_call=lambda call: store.add_llm_call(q.id, call))
+        except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
+            store.finish(q.id, abstention(exc))
+            return
+        except PlanError as exc:
+            store.fail(q.id, exc.message, problems=exc.problems)
+            return
+        except InputError as exc:
+            store.fail(q.id, str(exc))
+            return
+        except LLMError as exc:
+            log.warning("LLM planning of %s failed: %s", q.id, exc.message)
+            store.fail(q.id, f"LLM planning failed: {exc.message}")
+            return
+        store.save_plan(q.id, p, repairs)
+        # owned by this delivery: run again after a Redis outage, it may send what it claimed
+        if not store.claim(q.id, queues.dispatch_claim(), self.request.id or ""):
+            return  # a redelivered planner: the canvas is already out
+        store.set_status(q.id, "executing")
+        build_canvas(q.id, p).apply_async()

@@ -34,7 +34,7 @@ def _register(sender=None, **kwargs) -> None:
     global _presence
     consumes = list(sender.app.amqp.queues.consume_from or ())
     _presence = Presence(run_store().r, instance_name(sender.hostname, consumes),
-                         settings.worker_dead_after_s)
+                         settings().worker_dead_after_s)
 
 
 @task_received.connect
@@ -59,11 +59,11 @@ def _release(sender=None, task=None, **kwargs) -> None:
         log.warning("could not forget held message %s: %s", tag, exc)
 
 
-def keep_alive(presence: Presence, store: RunStore, stop: threading.Event) -> None:
-    """Beat, recover dead workers' messages and sweep expired queries until `stop` is
-    set. Recovery waits until this worker has beaten for a whole `dead_after_s`: after a
-    Redis outage every live worker's heartbeat is stale, and each gets that long to beat
-    again."""
+def keep_alive(presence: Presence, store: RunStore) -> None:
+    """Beat, recover dead workers' messages and sweep expired queries for as long as the
+    worker process lives (a daemon thread). Recovery waits until this worker has beaten
+    for a whole `dead_after_s`: after a Redis outage every live worker's heartbeat is
+    stale, and each gets that long to beat again."""
     healthy_since: float | None = None
     conn = None
     while True:
@@ -83,12 +83,11 @@ def keep_alive(presence: Presence, store: RunStore, stop: threading.Event) -> No
             if conn is not None:
                 conn.release()
                 conn = None
-        if stop.wait(presence.beat_every_s):
-            return
+        time.sleep(presence.beat_every_s)
 
 
 @worker_ready.connect
 def _start(sender=None, **kwargs) -> None:
     if _presence is not None:
-        threading.Thread(target=keep_alive, args=(_presence, run_store(), threading.Event()),
+        threading.Thread(target=keep_alive, args=(_presence, run_store()),
                          name="chordal-presence", daemon=True).start()

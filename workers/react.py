@@ -16,26 +16,27 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 
 from celery.signals import worker_ready
 
 from shared import queues
 from shared.errors import ChordalError, StoreError
 from shared.models import Query, ReactTask
-from shared.outage import REDIS_DOWN, rides_out
 from shared.react.leases import Leases, resume_stalled
 from shared.react.loop import react_step as run_iteration
 from shared.react.tools import load_tool_modules
 from workers.app import app, llm_client, log, run_store, search_backend, settings
+from workers.boundary import chordal_task, ends_query, past_cap
 
-load_tool_modules(settings.tool_modules)
+load_tool_modules(settings().tool_modules)
 NO_LLM = ("a ReAct loop needs an LLM: set CHORDAL_LLM_BASE_URL (an OpenAI-compatible "
           "endpoint) and CHORDAL_LLM_MODEL for the workers")
 
 
 @functools.cache
 def leases() -> Leases:
-    return Leases(run_store().r, settings.react_lease_s)
+    return Leases(run_store().r, settings().react_lease_s)
 
 
 def send(query: Query, n: int) -> None:
@@ -56,43 +57,38 @@ def start_loop(query: Query) -> bool:
 
 # No shadow name (see workers/executor.py): the ReactTask payload leads with its
 # action_id `QUERY_ID:R3`, which Flower shows and searches.
-@app.task(name=queues.TASK_REACT, bind=True, ignore_result=True,
-          autoretry_for=(StoreError,), retry_backoff=True, retry_backoff_max=30, max_retries=5)
-@rides_out(lambda: settings.redis_outage_s)
+@chordal_task(queues.TASK_REACT, retries=True, ignore_result=True)
 def react_step(self, task: dict) -> None:
     t = ReactTask.model_validate(task)
     q, n, store = t.query, t.n, run_store()
     with leases().held(q.id, n, self.request.id or "local"):
-        if store.count_delivery(queues.react_action_id(q.id, n)) > settings.max_deliveries:
-            store.fail(q.id, f"ReAct iteration {n} was delivered more than "
-                             f"{settings.max_deliveries} times without finishing (redelivery "
-                             "cap); the worker running it keeps dying")
+        if past_cap(store, queues.react_action_id(q.id, n), q.id, f"ReAct iteration {n}"):
             return
         client = llm_client()
         if client is None:
             store.fail(q.id, NO_LLM)
             return
-        try:
-            outcome = run_iteration(q, n, store, client, search_backend(), settings)
-        except (*REDIS_DOWN, StoreError):
-            raise  # waited out / retried; the iteration's state is in the run store
-        except ChordalError as exc:
-            store.fail(q.id, f"ReAct iteration {n}: {exc}")
-            return
-        except Exception as exc:  # the query must end, whatever broke
-            log.exception("ReAct iteration %s of %s crashed", n, q.id)
-            store.fail(q.id, f"ReAct iteration {n} crashed: {type(exc).__name__}: {exc}")
-            return
-        if outcome == "continue" and store.claim(q.id, queues.react_claim(n + 1)):
-            send(q, n + 1)
+        # the iteration's state is in the run store: a retried or re-run task moves on
+        with ends_query(self, q.id, f"ReAct iteration {n} crashed"):
+            try:
+                outcome = run_iteration(q, n, store, client, search_backend(), settings())
+            except StoreError:
+                raise  # retried by Celery
+            except ChordalError as exc:
+                store.fail(q.id, f"ReAct iteration {n}: {exc}")
+                return
+            if outcome == "continue" and store.claim(q.id, queues.react_claim(n + 1)):
+                send(q, n + 1)
 
 
-def resume_forever(stop: threading.Event) -> None:
-    """Re-send stalled loops until `stop` is set (a react worker's background thread)."""
-    while not stop.wait(settings.react_lease_s / 2):
+def resume_forever() -> None:
+    """Re-send stalled loops for as long as the worker process lives (a react worker's
+    daemon thread)."""
+    while True:
+        time.sleep(settings().react_lease_s / 2)
         try:
             for query_id, n in resume_stalled(run_store(), leases(), send,
-                                              settings.react_max_iterations):
+                                              settings().react_max_iterations):
                 log.warning("ReAct loop of %s stalled (its worker died?): sent iteration %s "
                             "again", query_id, n)
         except Exception:  # a Redis hiccup must not end the resumer
@@ -103,5 +99,4 @@ def resume_forever(stop: threading.Event) -> None:
 def _start_resumer(sender=None, **kwargs) -> None:
     if queues.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
         return
-    threading.Thread(target=resume_forever, args=(threading.Event(),),
-                     name="react-resumer", daemon=True).start()
+    threading.Thread(target=resume_forever, name="react-resumer", daemon=True).start()

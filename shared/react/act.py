@@ -21,6 +21,7 @@ from shared import queues
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
+from shared.steps import failure_result, tool_result
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -75,19 +76,9 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
                             f"(results so far: {known})")
         inputs = {r: results[r] for r in step.references()}
         out = call_with_timeout(lambda: registry.run_tool(step, inputs, backend), timeout_s, tool)
-        text = "" if out.value is None else str(out.value)
-        return StepResult(**base, operation=operation, status="ok", value=out.value,
-                          confidence=out.confidence, document=out.document,
-                          documents=out.documents, note=out.note, inputs=out.inputs,
-                          duration_ms=(time.perf_counter() - started) * 1000,
-                          result_length=len(text), finished_at=time.time())
-    except ToolError as exc:
-        code, message = exc.code, exc.message
-    except Exception as exc:  # a tool bug is an observation, not a crashed loop
-        code, message = "TOOL_CRASHED", f"{type(exc).__name__}: {exc}"
-    return StepResult(**base, operation=operation, status="error", error_code=code,
-                      error_message=message, duration_ms=(time.perf_counter() - started) * 1000,
-                      finished_at=time.time())
+        return tool_result({**base, "operation": operation}, out, started)
+    except Exception as exc:  # a failed tool, transient or not, or a tool bug: an observation
+        return failure_result({**base, "operation": operation}, exc, started)
 
 
 def _why(exc: Exception) -> str:

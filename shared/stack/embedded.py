@@ -24,7 +24,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from shared.config import Settings
-from shared.errors import StoreError
+from shared.errors import StackError, StoreError
 from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN, QUEUE_REACT
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
@@ -134,7 +134,7 @@ class Stack:
             raise
 
     def wait_ready(self, timeout: float) -> None:
-        """Return once every worker answers a ping; StoreError naming the first that won't."""
+        """Return once every worker answers a ping; StackError naming the first that won't."""
         pending = {worker.name: worker for worker in self.workers}
         deadline = time.monotonic() + timeout
         app = control_app(self.redis_url)
@@ -142,7 +142,7 @@ class Stack:
             while pending:
                 for worker in pending.values():
                     if not worker.alive:
-                        raise StoreError(
+                        raise StackError(
                             f"{worker.role} worker exited with code {worker.returncode} at "
                             f"start-up; log {worker.log_path}:\n{worker.log_tail()}"
                         )
@@ -152,7 +152,7 @@ class Stack:
                         pending.pop(name, None)
                 if pending and time.monotonic() > deadline:
                     worker = next(iter(pending.values()))
-                    raise StoreError(
+                    raise StackError(
                         f"{worker.role} worker {worker.name} did not answer a ping within "
                         f"{timeout:.0f} s; log {worker.log_path}:\n{worker.log_tail()}"
                     )

@@ -22,7 +22,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 from shared.stack.process import ChildProcess, log_tail  # noqa: F401 - log_tail was public here
 
 START_TIMEOUT_S = 10.0
@@ -96,7 +96,7 @@ class EmbeddedRedis(ChildProcess):
         return self.config_path
 
     def start(self) -> EmbeddedRedis:
-        """Start the server and wait until it answers PING (StoreError otherwise)."""
+        """Start the server and wait until it answers PING (StackError otherwise)."""
         if self.alive:
             return self
         self.argv = [find_redis_server(), str(self.config_path)]
@@ -105,8 +105,8 @@ class EmbeddedRedis(ChildProcess):
         super().start()
         try:
             self.wait_until(lambda: self._answers_ping(timeout=0.2), START_TIMEOUT_S,
-                            awaited="answer PING", error=StoreError, interval=0.05)
-        except StoreError:
+                            awaited="answer PING", error=StackError, interval=0.05)
+        except StackError:
             self.stop()
             raise
         return self
@@ -132,7 +132,7 @@ class EmbeddedRedis(ChildProcess):
             if probe.connect_ex(("127.0.0.1", self.port)) != 0:
                 return
         if not self._answers_ping(timeout=0.3):
-            raise StoreError(
+            raise StackError(
                 f"port {self.port} is taken by a program that is not Redis; "
                 "set CHORDAL_REDIS_PORT to a free port"
             )
@@ -144,7 +144,7 @@ class EmbeddedRedis(ChildProcess):
                 leftover = f" It is a Chordal Redis left from an earlier run (pid {server_pid})."
         except (redis.RedisError, OSError):
             pass
-        raise StoreError(
+        raise StackError(
             f"a Redis already answers on port {self.port}.{leftover} Stop it "
             f"(`redis-cli -p {self.port} shutdown`), set CHORDAL_REDIS_PORT to a free port, "
             f"or set CHORDAL_REDIS_URL=redis://127.0.0.1:{self.port}/0 to use it"

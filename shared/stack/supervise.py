@@ -25,7 +25,7 @@ from typing import Callable
 
 import redis
 
-from shared.errors import StoreError
+from shared.errors import StackError
 from shared.outage import REDIS_DOWN
 from shared.stack.embedded import Stack
 from shared.recovery import restore_unacked_before
@@ -80,7 +80,7 @@ class Supervisor:
         started = time.monotonic()
         try:
             embedded.start()
-        except StoreError as exc:
+        except StackError as exc:
             self.warn(f"the embedded Redis exited (code {code}) and could not be started "
                       f"again: {exc}; trying again shortly")
             return

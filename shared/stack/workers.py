@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from shared.config import Settings
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 from shared.queues import ROLE_QUEUES
 from shared.stack.process import ChildProcess
 
@@ -156,8 +156,8 @@ class WorkerProcess(ChildProcess):
         return super().start()
 
     def wait_ready(self, timeout: float = 30.0, broker: str | Celery | None = None) -> None:
-        """Return once the worker answers a ping; StoreError if it dies or stays silent."""
+        """Return once the worker answers a ping; StackError if it dies or stays silent."""
         broker = broker or self.settings.effective_redis_url
         self.wait_until(lambda: self.name in ping_workers(broker, [self.name], timeout=0.5),
-                        timeout, awaited=f"answer a ping as {self.name}", error=StoreError,
+                        timeout, awaited=f"answer a ping as {self.name}", error=StackError,
                         interval=0.2)

@@ -93,3 +93,9 @@ def test_show_reads_a_record_an_earlier_version_stored_with_a_null_deadline(pipe
     result = pipeline.cli("show", query.id)
     assert result.returncode == 0, result.stderr
     assert "stored by an earlier version" in result.stdout
+
+
+def test_an_error_naming_a_file_with_brackets_shows_the_name_as_written(tmp_path):
+    result = chordal(tmp_path, "index", "[red]docs[/red].jsonl")
+    assert result.returncode == 2, result.stderr
+    assert "[red]docs[/red].jsonl" in result.stderr

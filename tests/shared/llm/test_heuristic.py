@@ -5,7 +5,7 @@ import jinja2
 import pytest
 
 import shared
-from shared.errors import InputError, NoAnswer
+from shared.errors import InputError, NoAnswer, SearchUnavailable, TransientToolError
 from shared.llm.heuristic import abstention, heuristic_plan
 from shared.search import Document, SqliteSearch, load_jsonl
 from shared.plan.validate import validate_plan
@@ -350,3 +350,17 @@ def test_a_code_the_question_names_must_be_in_the_document(tmp_path):
         with pytest.raises(NoAnswer):
             heuristic_plan("How many patients were randomised in the Veralimab KESTREL-2 "
                            "trial?", s)
+
+
+class SearchDownAtGet(SqliteSearch):
+    """Finds documents, but every GET meets a search outage."""
+
+    def best(self, *args, **kwargs):
+        raise SearchUnavailable("the search store timed out")
+
+
+def test_a_search_outage_while_fetching_is_not_taken_for_nothing_found(tmp_path):
+    with SearchDownAtGet(tmp_path / "s.db") as store:
+        store.add(load_jsonl(DATA / "corpus.jsonl"))
+        with pytest.raises(TransientToolError, match="SEARCH_UNAVAILABLE"):
+            heuristic_plan("What was Tesla's battery yield rate in Q3 2023?", store)

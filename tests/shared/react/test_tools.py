@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from shared.errors import ConfigError, ToolError
+from shared.errors import ConfigError, ToolError, TransientToolError
 from shared.react import tools
 from shared.react.act import run_action
 from shared.react.observe import observe
@@ -122,3 +122,17 @@ def test_a_tool_name_must_be_an_identifier_and_not_finish():
 def test_a_tool_module_that_cannot_be_imported_is_named():
     with pytest.raises(ConfigError, match="no_such_tools_module"):
         tools.load_tool_modules(["no_such_tools_module"])
+
+
+def test_a_search_outage_is_an_observation_with_its_own_code_not_a_crash():
+    def flaky(step, inputs, backend):
+        raise TransientToolError("SEARCH_UNAVAILABLE", "the search store timed out")
+
+    tools.register_tool("flaky", "a tool whose backend is down", "x", flaky)
+    try:
+        r = act("flaky", "x")
+        assert (r.status, r.error_code) == ("error", "SEARCH_UNAVAILABLE")
+        assert r.error_message == "the search store timed out"
+    finally:
+        tools.TOOLS.pop("flaky")
+        registry.RUNNERS.pop("FLAKY")

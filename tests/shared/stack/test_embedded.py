@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from shared.errors import StoreError
+from shared.errors import StackError, StoreError
 from shared.stack.embedded import Stack, is_stack_running
 
 from .conftest import free_port, pid_exists
@@ -47,7 +47,7 @@ def test_an_unreachable_redis_url_is_named_in_the_error(settings):
 
 def test_a_worker_that_cannot_start_stops_the_stack_and_shows_its_log(settings, no_leftovers):
     stack = Stack(settings, roles=("all",), app="no_such_module:app")
-    with pytest.raises(StoreError, match="no_such_module"):
+    with pytest.raises(StackError, match="no_such_module"):
         with stack:
             pass
     no_leftovers.extend([stack.redis.pid, stack.workers[0].pid])

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 from shared.stack import redis_server
 from shared.stack.redis_server import EmbeddedRedis, find_redis_server
 
@@ -46,7 +46,7 @@ def test_a_port_taken_by_another_redis_is_refused_with_the_ways_out(tmp_path, no
     port = free_port()
     with EmbeddedRedis(tmp_path / "one", port) as first:
         no_leftovers.append(first.pid)
-        with pytest.raises(StoreError, match=f"already answers on port {port}") as caught:
+        with pytest.raises(StackError, match=f"already answers on port {port}") as caught:
             EmbeddedRedis(tmp_path / "two", port).start()
         assert "CHORDAL_REDIS_URL" in str(caught.value)
         with first.client() as client:
@@ -56,7 +56,7 @@ def test_a_port_taken_by_another_redis_is_refused_with_the_ways_out(tmp_path, no
 def test_a_corrupt_aof_stops_the_start_with_the_redis_log_in_the_error(tmp_path):
     (tmp_path / "redis").mkdir()
     (tmp_path / "redis" / "appendonly.aof").write_text("this is not an append only file\n")
-    with pytest.raises(StoreError, match="exited with code") as caught:
+    with pytest.raises(StackError, match="exited with code") as caught:
         EmbeddedRedis(tmp_path, free_port()).start()
     assert "append only file" in str(caught.value).lower()
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from celery import Celery
 
-from shared.errors import ConfigError, StoreError
+from shared.errors import ConfigError, StackError
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import WorkerProcess, ping_workers
 
@@ -67,7 +67,7 @@ def test_a_killed_worker_no_longer_answers_and_says_so_when_waited_for(worker, s
     worker.kill()
     assert not worker.alive and not pid_exists(worker.pid)
     assert ping_workers(settings.effective_redis_url, [worker.name]) == set()
-    with pytest.raises(StoreError, match="exited with code"):
+    with pytest.raises(StackError, match="exited with code"):
         worker.wait_ready(timeout=1)
 
 
@@ -77,7 +77,7 @@ def test_a_worker_whose_app_cannot_be_imported_fails_readiness_with_its_log(
     process = WorkerProcess("planner", settings, app="no_such_module:app")
     process.start()
     no_leftovers.append(process.pid)
-    with pytest.raises(StoreError, match="planner worker exited") as caught:
+    with pytest.raises(StackError, match="planner worker exited") as caught:
         process.wait_ready(timeout=30)
     assert "no_such_module" in str(caught.value)
 
