@@ -14,10 +14,10 @@ import functools
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
+from shared.dispatch import next_steps
 from shared.errors import StoreError
 from shared.models import Plan, StepResult, StepTask
 from shared.outage import rides_out
-from shared.planning import next_steps
 from shared.steps import run_step
 from workers.app import app, log, run_store, search_backend, settings
 from workers.canvas import step_signature
