@@ -12,8 +12,8 @@ Consumes a `RunStore` and a query id; produces SSE frames (`event: NAME`, `data:
 
 Why polling and not pub/sub: every writer (planner, executors, finalizer, react steps)
 already writes the run store, and nothing there publishes; one poll is one
-MULTI/EXEC (HMGET of the status fields, HKEYS of the steps and iterations) plus an
-HMGET of what is new, so it costs the same whether ten or a thousand steps ran. A stream
+`RunStore.progress`: a MULTI/EXEC (HMGET of the status and end fields, HKEYS of the
+steps and iterations) plus an HMGET of what is new, so it costs the same whether ten or a thousand steps ran. A stream
 opened late (or reopened) replays what has happened so far, then continues live.
 """
 
@@ -31,13 +31,14 @@ import anyio.to_thread
 import redis
 
 from producers.api_models import StreamEnd
-from shared import queues
 from shared.models import TERMINAL, Answer, PlanProblem, ReactIteration, Status, StepResult
-from shared.store import RunStore, step_order
+from shared.store import RunStore
 
 log = logging.getLogger("chordal.api")
 STATUSES: tuple[str, ...] = get_args(Status)
 HEAD = ["status", "terminal", *(f"t_{s}" for s in STATUSES)]
+END = ["answer", "error", "problems"]
+"""Set once, with `terminal`: absent (and free to read) until then."""
 
 
 @dataclass
@@ -57,14 +58,10 @@ def frame(event: str, data: str) -> bytes:
 
 def poll(store: RunStore, query_id: str, cursor: Cursor) -> tuple[list[bytes], bool]:
     """The frames for what happened since `cursor`, and whether the stream is over."""
-    run, steps_key, its_key = (queues.run_key(query_id), queues.steps_key(query_id),
-                               queues.iterations_key(query_id))
-    with store.r.pipeline() as p:  # MULTI/EXEC: status, steps and iterations agree
-        p.hmget(run, HEAD)
-        p.hkeys(steps_key)
-        p.hkeys(its_key)
-        head, step_ids, iteration_ns = p.execute()
-    status, terminal, times = head[0], head[1], dict(zip(STATUSES, head[2:]))
+    head, steps, iterations = store.progress(query_id, [*HEAD, *END], cursor.steps,
+                                             cursor.iterations)
+    status, terminal = head["status"], head["terminal"]
+    times = {s: head[f"t_{s}"] for s in STATUSES}
     if status is None:  # expired (or deleted) since the stream began
         end = StreamEnd(query_id=query_id, status=None,
                         error="the query is no longer in the run store (its record expired)")
@@ -79,21 +76,11 @@ def poll(store: RunStore, query_id: str, cursor: Cursor) -> tuple[list[bytes], b
     if status != cursor.status and status not in TERMINAL:
         cursor.status = status
         timed.append((float(times.get(status) or 0), 0, _status(status, times.get(status))))
-    new_steps = sorted(set(step_ids) - cursor.steps, key=step_order)
-    if new_steps:
-        cursor.steps.update(new_steps)
-        for raw in store.r.hmget(steps_key, new_steps):
-            result = StepResult.model_validate_json(raw)
-            timed.append((result.finished_at, 1, frame("step", raw)))
-    new_its = sorted(set(iteration_ns) - cursor.iterations, key=int)
-    if new_its:
-        cursor.iterations.update(new_its)
-        for raw in store.r.hmget(its_key, new_its):
-            it = ReactIteration.model_validate_json(raw)
-            timed.append((it.finished_at, 1, frame("iteration", raw)))
+    timed += _stored("step", steps, StepResult, cursor.steps)
+    timed += _stored("iteration", iterations, ReactIteration, cursor.iterations)
     frames = [f for _, _, f in sorted(timed, key=lambda t: (t[1] == 2, t[0], t[1]))]
     if terminal:
-        frames.append(frame("end", _end(store, query_id, status).model_dump_json()))
+        frames.append(frame("end", _end(query_id, status, head).model_dump_json()))
     return frames, bool(terminal)
 
 
@@ -102,13 +89,20 @@ def _status(status: str, at: str | None) -> bytes:
                                        "at": float(at) if at is not None else None}))
 
 
-def _end(store: RunStore, query_id: str, status: str) -> StreamEnd:
-    answer, error, problems = store.r.hmget(queues.run_key(query_id),
-                                            ["answer", "error", "problems"])
+def _stored(event: str, new: dict[str, str], model: type[StepResult] | type[ReactIteration],
+            seen: set[str]) -> list[tuple[float, int, bytes]]:
+    """(finished_at, 1, frame) for each newly stored step or iteration, now marked seen."""
+    seen.update(new)
+    return [(model.model_validate_json(raw).finished_at, 1, frame(event, raw))
+            for raw in new.values()]
+
+
+def _end(query_id: str, status: str, head: dict) -> StreamEnd:
+    # Read with `terminal`: the run store sets the answer, error and problems with it.
     return StreamEnd(
-        query_id=query_id, status=status, error=error,
-        answer=Answer.model_validate_json(answer) if answer else None,
-        problems=[PlanProblem.model_validate(p) for p in json.loads(problems or "[]")])
+        query_id=query_id, status=status, error=head["error"],
+        answer=Answer.model_validate_json(head["answer"]) if head["answer"] else None,
+        problems=[PlanProblem.model_validate(p) for p in json.loads(head["problems"] or "[]")])
 
 
 async def stream(store: RunStore, query_id: str, poll_s: float = 0.25,

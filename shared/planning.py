@@ -5,24 +5,21 @@ writes it when an `LLMClient` is passed (shared/llm/planner.py: up to `plan_atte
 plans, the problems of each failed one sent back), else the heuristic planner builds one
 from the search store. The plan records which planner ran (`user`, `llm`, `heuristic`).
 Raises PlanError (with per-step problems), InputError, or LLMError when the model
-endpoint fails after its retries.
+endpoint fails after its retries. Turning the plan into executor work is dispatch.py's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from shared import queues
 from shared.errors import StoreError
 from shared.llm.client import LLMClient
 from shared.llm.heuristic import heuristic_plan
 from shared.llm.planner import llm_plan
-from shared.models import LLMCall, Plan, Query, StepTask
-from shared.plan.compile import ready_after
+from shared.models import LLMCall, Plan, Query
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.repair import prepare_plan
 from shared.search import SearchBackend
-from shared.store import RunStore
 
 PROMPT_DOCUMENTS = 8
 """Titles of the best-matching documents listed to the LLM planner."""
@@ -64,23 +61,3 @@ def candidate_documents(question: str, backend: SearchBackend,
     return [f"{h.document.title} (period {h.document.period or 'none'}, published "
             f"{h.document.date or 'on an unknown date'})" for h in hits]
 
-
-def step_task(query_id: str, plan: Plan, step_id: str) -> StepTask:
-    """The StepTask an executor receives for one step of the plan."""
-    producers = plan.producers()
-    step = plan.step(step_id)
-    return StepTask(query_id=query_id, step=step,
-                    inputs={v: producers[v] for v in step.references() if v in producers})
-
-
-def step_tasks(query_id: str, plan: Plan) -> dict[str, StepTask]:
-    """step id -> the StepTask an executor receives for it."""
-    return {s.id: step_task(query_id, plan, s.id) for s in plan.steps}
-
-
-def next_steps(store: RunStore, plan: Plan, query_id: str, finished: str,
-               owner: str) -> list[StepTask]:
-    """The dependents of `finished` that are now ready and that `owner` may dispatch."""
-    ready = ready_after(plan, finished, store.stored_steps(query_id))
-    return [step_task(query_id, plan, d) for d in ready
-            if store.claim(query_id, queues.dispatch_claim(d), owner)]

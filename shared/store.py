@@ -241,6 +241,25 @@ class RunStore:
         """Ids of the steps that have a stored result."""
         return set(self.r.hkeys(queues.steps_key(query_id)))
 
+    def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
+                 iterations_seen: set[str]) -> tuple[dict, dict[str, str], dict[str, str]]:
+        """What a watcher has not seen yet: `fields` of the run hash (None where unset),
+        and the JSON of every stored step and iteration not in `steps_seen` and
+        `iterations_seen`, in step order and by number. The fields and which steps and
+        iterations exist are read in one MULTI/EXEC, so they agree."""
+        run, steps, its = (queues.run_key(query_id), queues.steps_key(query_id),
+                           queues.iterations_key(query_id))
+        with self.r.pipeline() as p:
+            p.hmget(run, fields)
+            p.hkeys(steps)
+            p.hkeys(its)
+            head, step_ids, iteration_ns = p.execute()
+        new_steps = sorted(set(step_ids) - steps_seen, key=step_order)
+        new_its = sorted(set(iteration_ns) - iterations_seen, key=int)
+        return (dict(zip(fields, head)),
+                dict(zip(new_steps, self.r.hmget(steps, new_steps))) if new_steps else {},
+                dict(zip(new_its, self.r.hmget(its, new_its))) if new_its else {})
+
     def query(self, query_id: str) -> Query | None:
         """The query as its producer submitted it."""
         raw = self.r.hget(queues.run_key(query_id), "query")

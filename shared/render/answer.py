@@ -132,50 +132,98 @@ def render_answer(plan: Plan, results: dict[str, StepResult], question: str = ""
     isolated.py) for at most `budget_s` seconds."""
     today = today or date.today()
     mask = mask_identifiers if plan.domain == "medical" else None
-    env = environment(mask, budget_s=budget_s)
-    used = _used_vars(env, plan)
-    producer = plan.producers()
-    evidence = chain.evidence(plan, results)
-    spans = period.periods(plan, results)
+    used = _used_vars(environment(mask, budget_s=budget_s), plan)
     notes = _Footnotes(mask)
+    spans = _spans(plan, results, used)
+    values, items, missing = _found(plan, results, used, spans, notes, today)
+    context = _context(question, items, missing, spans, today)
+    text = None
+    if plan.answer is not None and not missing:
+        text = _plan_text(plan, {**context, **values}, mask, budget_s, renderer, missing)
+    if text is None:
+        text = _domain_text(plan, context, mask, budget_s)
+    gaps = [mask(g) for g in missing] if mask else missing
+    return Answer(text=text.strip(), footnotes=list(notes.by_doc.values()),
+                  missing=gaps, complete=not missing)
+
+
+def _spans(plan: Plan, results: dict[str, StepResult], used: list[str]) -> dict[str, list]:
+    """variable -> the periods its value is about, for each variable the answer uses."""
+    producer, spans = plan.producers(), period.periods(plan, results)
+    return {var: spans[producer[var]] for var in used}
+
+
+def _labels(plan: Plan) -> dict[str, str]:
+    """variable -> its label; a COMPUTE names its inputs by their labels where unambiguous."""
     names: dict[str, str] = {}
-    for s in plan.steps:  # a COMPUTE names its inputs by their labels where unambiguous
+    for s in plan.steps:
         unique = {v: n for v, n in names.items() if list(names.values()).count(n) == 1}
         names[s.var] = labels.label(s, unique)
+    return names
+
+
+def _found(plan: Plan, results: dict[str, StepResult], used: list[str],
+           spans: dict[str, list], notes: _Footnotes,
+           today: date) -> tuple[dict[str, object], list[dict], list[str]]:
+    """The cited value of each used variable that was obtained, one domain-template item
+    per value, and one gap line per variable that was not."""
+    producer, evidence, names = plan.producers(), chain.evidence(plan, results), _labels(plan)
     values: dict[str, object] = {}
     items: list[dict] = []
     missing: list[str] = []
     for var in used:
-        sid, step = producer[var], plan.step(producer[var])
+        sid = producer[var]
         r = results.get(sid)
         if r is None or r.status != "ok":
             missing.append(_gap(plan, results, sid, var))
             continue
         values[var] = value = _cited(r, evidence[sid], notes, var)
-        texts = chain.document_texts(plan, results, sid) if kind(value) != "list" else []
-        where = labels.provision(str(r.value), texts) if kind(value) in ("number", "text") else None
-        items.append({
-            "var": var, "step": sid, "value": value, "shown": _shown(step, value),
-            "kind": kind(value), "label": names[var],
-            "tense": period.tense(spans[sid], today), "period": period.describe(spans[sid]),
-            "title": "; ".join(dict.fromkeys(e.title for e in evidence[sid])),
-            "provision": cite(where, getattr(value, "footnotes", ())) if where else None,
-        })
-    every = sorted({r for v in used for r in spans[producer[v]]})
-    context = {"question": question, "values": items, "missing": missing,
-               "tense": period.tense(every, today), "period": period.describe(every),
-               "tenses": {v: period.tense(spans[producer[v]], today) for v in used},
-               "periods": {v: period.describe(spans[producer[v]]) for v in used}}
-    text = None
-    if plan.answer is not None and not missing:
-        try:
-            text = (renderer or isolated.renderer()).render(
-                plan.answer, {**context, **values}, medical=mask is not None, budget_s=budget_s)
-        except TemplateError as exc:
-            missing.append(f"the plan's answer template failed: {exc}")
-    if text is None:
-        domain = environment(mask, yes_no=True, budget_s=budget_s)
-        text = domain.get_template(template_name(plan.domain)).render(**context)
-    gaps = [mask(g) for g in missing] if mask else missing
-    return Answer(text=text.strip(), footnotes=list(notes.by_doc.values()),
-                  missing=gaps, complete=not missing)
+        items.append(_item(plan, results, sid, var, value, names[var], evidence[sid],
+                           spans[var], today))
+    return values, items, missing
+
+
+def _item(plan: Plan, results: dict[str, StepResult], sid: str, var: str, value: object,
+          label: str, docs: list[Evidence], span: list, today: date) -> dict:
+    """What a domain template prints of one value: shown form, kind, label, tense, period,
+    the documents' titles and the provision it was found in."""
+    r = results[sid]
+    texts = chain.document_texts(plan, results, sid) if kind(value) != "list" else []
+    where = labels.provision(str(r.value), texts) if kind(value) in ("number", "text") else None
+    return {
+        "var": var, "step": sid, "value": value, "shown": _shown(plan.step(sid), value),
+        "kind": kind(value), "label": label,
+        "tense": period.tense(span, today), "period": period.describe(span),
+        "title": "; ".join(dict.fromkeys(e.title for e in docs)),
+        "provision": cite(where, getattr(value, "footnotes", ())) if where else None,
+    }
+
+
+def _context(question: str, items: list[dict], missing: list[str],
+             spans: dict[str, list], today: date) -> dict:
+    """What every template sees besides the values themselves."""
+    every = sorted({r for span in spans.values() for r in span})
+    return {"question": question, "values": items, "missing": missing,
+            "tense": period.tense(every, today), "period": period.describe(every),
+            "tenses": {v: period.tense(span, today) for v, span in spans.items()},
+            "periods": {v: period.describe(span) for v, span in spans.items()}}
+
+
+def _plan_text(plan: Plan, context: dict, mask: Callable[[str], str] | None,
+               budget_s: float, renderer: isolated.Renderer | None,
+               missing: list[str]) -> str | None:
+    """The plan's own template rendered in a render process; None (and a gap line in
+    `missing`) when it fails."""
+    try:
+        return (renderer or isolated.renderer()).render(
+            plan.answer, context, medical=mask is not None, budget_s=budget_s)
+    except TemplateError as exc:
+        missing.append(f"the plan's answer template failed: {exc}")
+        return None
+
+
+def _domain_text(plan: Plan, context: dict, mask: Callable[[str], str] | None,
+                 budget_s: float) -> str:
+    """The domain template: gaps first, then every value found."""
+    domain = environment(mask, yes_no=True, budget_s=budget_s)
+    return domain.get_template(template_name(plan.domain)).render(**context)

@@ -17,6 +17,8 @@ from shared.stack.redis_server import EmbeddedRedis
 from ..conftest import free_port
 from .test_cli_index import chordal
 
+pytestmark = pytest.mark.integration  # each test runs the CLI or a Redis of its own
+
 PLAN = {"steps": [{"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report"}],
         "answer": "{{ E1 }}"}
 
@@ -60,7 +62,6 @@ def test_enqueue_with_a_deadline_of_infinity_exits_2_and_submits_nothing(
         tmp_path, redis_server, bare_store, args, line, says):
     path = tmp_path / "q.jsonl"
     path.write_text((line if isinstance(line, str) else json.dumps(line)) + "\n")
-    bare_store.r.flushdb()
     result = chordal(tmp_path, "enqueue", str(path), *args, CHORDAL_REDIS_URL=redis_server.url)
     assert result.returncode == 2, result.stderr
     assert says in result.stderr and "Traceback" not in result.stderr

@@ -18,6 +18,8 @@ from shared.stack.redis_server import EmbeddedRedis
 
 from ..conftest import free_port
 
+pytestmark = pytest.mark.integration  # each test runs the CLI or a Redis of its own
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [{"id": "tsla-q3", "title": "Tesla Q3 2023 Financial Report", "date": "2023-09-30",
          "content": "Battery yield rate of 91.7%."},

@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from shared.config import Settings
 
 SECRETS = {"CHORDAL_API_TOKEN": "tok-3f9a", "OPENAI_API_KEY": "sk-live-77c1",
@@ -29,6 +31,7 @@ def chordal_config(cwd, env: dict, *args: str) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.integration  # starts a process
 def test_config_prints_every_setting_with_secrets_and_url_passwords_masked(tmp_path):
     env = clean_env(**SECRETS)
     table = chordal_config(tmp_path, env)
@@ -46,6 +49,7 @@ def test_config_prints_every_setting_with_secrets_and_url_passwords_masked(tmp_p
     assert "cache.internal" in table.stdout and "CHORDAL_MAX_STEPS" in table.stdout
 
 
+@pytest.mark.integration  # starts a process
 def test_config_masks_a_password_given_in_the_query_of_the_redis_url(tmp_path):
     url = "redis://cache.internal:6379/0?password=redis-pw-91&socket_timeout=5"
     result = chordal_config(tmp_path, clean_env(CHORDAL_REDIS_URL=url), "--json")
@@ -55,6 +59,7 @@ def test_config_masks_a_password_given_in_the_query_of_the_redis_url(tmp_path):
         "redis://cache.internal:6379/0?password=***&socket_timeout=5"
 
 
+@pytest.mark.integration  # starts a process
 def test_unset_settings_show_their_default_and_what_they_amount_to(tmp_path):
     result = chordal_config(tmp_path, clean_env(CHORDAL_HOME=str(tmp_path / "h")), "--json")
     shown = json.loads(result.stdout)
@@ -64,6 +69,7 @@ def test_unset_settings_show_their_default_and_what_they_amount_to(tmp_path):
     assert shown["CHORDAL_MAX_STEPS"] == {"value": 20, "source": "default", "effective": None}
 
 
+@pytest.mark.integration  # starts a process
 def test_a_dotenv_file_in_the_working_directory_is_honoured_and_the_environment_wins(tmp_path):
     (tmp_path / ".env").write_text("CHORDAL_MAX_STEPS=7\nCHORDAL_QUERY_TIMEOUT_S=9\n"
                                    "CHORDAL_API_TOKEN=dotenv-secret-c4\n")
@@ -88,12 +94,14 @@ def test_settings_built_in_a_directory_with_a_dotenv_file_read_it(tmp_path, monk
     assert settings.api_token.get_secret_value() == "from-dotenv"
 
 
+@pytest.mark.integration  # starts a process
 def test_an_invalid_setting_is_named_by_its_variable_without_echoing_its_value(tmp_path):
     result = chordal_config(tmp_path, clean_env(CHORDAL_MAX_STEPS="lots-of-them"))
     assert result.returncode == 1
     assert "CHORDAL_MAX_STEPS" in result.stderr and "lots-of-them" not in result.stderr
 
 
+@pytest.mark.integration  # starts a process
 def test_the_help_lists_the_api_and_config_commands(tmp_path):
     result = subprocess.run([sys.executable, "-m", "producers", "--help"], cwd=tmp_path,
                             env=clean_env(), capture_output=True, text=True, timeout=60)

@@ -21,7 +21,6 @@ def broker(redis_server):
     `execute` queue and take them unacknowledged, as a worker would."""
     with Connection(redis_server.url) as conn:
         channel = conn.default_channel
-        channel.client.flushdb()
         queue = Queue("execute")(channel)
         queue.declare()
 

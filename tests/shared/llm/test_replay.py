@@ -112,6 +112,7 @@ def test_models_lists_the_replay_model_to_the_official_client(fake_llm):
     assert [m.id for m in client.models.list()] == ["replay"]
 
 
+@pytest.mark.integration  # starts a process
 def test_the_command_refuses_a_bad_script_file_with_exit_code_2(tmp_path):
     script = tmp_path / "bad.jsonl"
     script.write_text('{"content": "fine"}\nnot json\n')
@@ -122,6 +123,7 @@ def test_the_command_refuses_a_bad_script_file_with_exit_code_2(tmp_path):
     assert f"{script} line 2: not JSON" in result.stderr
 
 
+@pytest.mark.integration  # starts a process
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_the_server_serves_its_script_file_and_exits_cleanly_on_a_stop_signal(tmp_path, sig):
     server = FakeLLM(tmp_path, script=[{"content": "from the file"}]).start()

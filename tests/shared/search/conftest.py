@@ -1,5 +1,5 @@
 """Fixtures for the search tests: a client of the session's bare Redis (for the GET
-cache), emptied before each test, and the Elasticsearch URL when one is configured."""
+cache), empty at the start of each test, and the Elasticsearch URL when one is configured."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ NO_ES = "CHORDAL_ES_URL not set: no Elasticsearch server on this machine"
 
 @pytest.fixture
 def r(redis_server: EmbeddedRedis) -> redis.Redis:
-    """A client of the session's Redis, emptied before each test."""
+    """A client of the session's Redis (emptied before each test by `clean_redis`)."""
     client = redis.Redis.from_url(redis_server.url)
-    client.flushdb()
     yield client
     client.close()
 

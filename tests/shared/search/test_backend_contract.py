@@ -104,7 +104,8 @@ GET_TABLE = [
 ]
 
 
-@pytest.fixture(params=["sqlite", "sqlite+get-cache", "elasticsearch"])
+@pytest.fixture(params=["sqlite", pytest.param("sqlite+get-cache", marks=pytest.mark.integration),
+                        "elasticsearch"])
 def backend(request, tmp_path):
     """An empty backend of each kind."""
     if request.param == "elasticsearch":

@@ -122,6 +122,7 @@ def test_concurrent_reads_from_threads_all_get_the_same_answer(corpus):
     assert len(results) == 1
 
 
+@pytest.mark.integration  # starts a process
 def test_readers_see_the_previous_documents_while_a_writer_is_indexing(tmp_path):
     path = tmp_path / "search.db"
     writer, reader = SqliteSearch(path), SqliteSearch(path)

@@ -14,6 +14,7 @@ from shared.stack.redis_server import EmbeddedRedis, find_redis_server
 from .conftest import free_port, pid_exists
 
 
+@pytest.mark.integration  # starts a process
 def test_embedded_redis_stores_values_and_leaves_an_aof_but_no_process_behind(
     tmp_path, no_leftovers
 ):
@@ -28,6 +29,7 @@ def test_embedded_redis_stores_values_and_leaves_an_aof_but_no_process_behind(
     assert (tmp_path / "logs" / "redis.log").is_file()
 
 
+@pytest.mark.integration  # starts a process
 def test_data_written_before_a_stop_is_still_there_after_a_restart_on_the_same_home(
     tmp_path, no_leftovers
 ):
@@ -42,6 +44,7 @@ def test_data_written_before_a_stop_is_still_there_after_a_restart_on_the_same_h
             assert client.lrange("chordal:test", 0, -1) == [b"a", b"b"]
 
 
+@pytest.mark.integration  # starts a process
 def test_a_port_taken_by_another_redis_is_refused_with_the_ways_out(tmp_path, no_leftovers):
     port = free_port()
     with EmbeddedRedis(tmp_path / "one", port) as first:
@@ -53,6 +56,7 @@ def test_a_port_taken_by_another_redis_is_refused_with_the_ways_out(tmp_path, no
             assert client.ping()
 
 
+@pytest.mark.integration  # starts a process
 def test_a_corrupt_aof_stops_the_start_with_the_redis_log_in_the_error(tmp_path):
     (tmp_path / "redis").mkdir()
     (tmp_path / "redis" / "appendonly.aof").write_text("this is not an append only file\n")
