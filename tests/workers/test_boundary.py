@@ -48,6 +48,7 @@ def test_a_redis_outage_or_a_retried_error_passes_through_and_fails_nothing(stor
     assert store.failed == []
 
 
+@pytest.mark.integration  # a fresh interpreter
 def test_importing_the_app_builds_no_settings_and_imports_no_task_module():
     code = ("import sys, workers.app as a; "
             "assert a.settings.cache_info().currsize == 0; "

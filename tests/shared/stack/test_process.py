@@ -15,6 +15,8 @@ from shared.stack.process import ChildProcess
 
 from .conftest import pid_exists
 
+pytestmark = pytest.mark.integration  # every test starts a child process
+
 #: A child that says it is ready, then ignores SIGTERM until it is killed.
 STUBBORN = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
             "print('ready', flush=True); time.sleep(60)")
