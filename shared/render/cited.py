@@ -40,9 +40,6 @@ class CitedStr(str):
 class CitedDecimal(Decimal):
     footnotes: tuple[int, ...] = ()
 
-    def __reduce__(self):  # Decimal's own drops the footnotes (answers render in a child)
-        return _decimal, (str(self), self.footnotes)
-
 
 class CitedList(list):
     footnotes: tuple[int, ...] = ()
@@ -69,10 +66,6 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 def _with(value, notes: tuple[int, ...]):
     value.footnotes = notes
     return value
-
-
-def _decimal(text: str, notes: tuple[int, ...]) -> CitedDecimal:
-    return _with(CitedDecimal(text), notes)
 
 
 def cite(value: object, notes: tuple[int, ...],

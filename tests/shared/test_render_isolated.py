@@ -85,7 +85,7 @@ def test_a_child_outlives_no_dead_worker(renderer):
     after the budget instead of burning a core for good."""
     renderer.render("warm", {})
     child = renderer.idle.pop()
-    child.conn.send(Job(BURN_CPU["string loops"], {}, False, 0.5))
+    child.send(Job(BURN_CPU["string loops"], {}, False, 0.5))
     child.conn.close()
     child.process.wait(10)  # TimeoutExpired if it burned on
     assert child.process.returncode == -signal.SIGALRM
