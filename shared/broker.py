@@ -16,6 +16,7 @@ from kombu import Queue
 from shared import queues
 from shared.config import Settings
 from shared.errors import ConfigError
+from shared.transport import install as install_transport
 
 
 def celery_config(settings: Settings) -> dict:
@@ -68,6 +69,7 @@ def make_celery(settings: Settings | Callable[[], Settings], main: str = "chorda
     """The app configured from `settings`; given a callable instead, the configuration
     is built when the app first needs it (a worker's app, workers/app.py). `include`
     names the task modules a worker imports as it starts."""
+    install_transport()  # kombu's Redis transport, one upstream defect closed
     app = Celery(main, include=list(include))
     if callable(settings):
         app.add_defaults(lambda: celery_config(settings()))

@@ -134,6 +134,12 @@ def plan_action_id(query_id: str) -> str:
     return f"{query_id}:plan"
 
 
+def finalize_task_id(query_id: str) -> str:
+    """The task id of a query's one `chordal.finalize` task: sent again (a redelivered
+    step that claimed the join), it is still the same task (`RunStore.count_finalizer_run`)."""
+    return f"{query_id}:finalize"
+
+
 def react_action_id(query_id: str, n: int) -> str:
     """The id whose deliveries ReAct iteration `n` counts (`deliveries_key`)."""
     return f"{query_id}:react:{n}"
@@ -144,6 +150,11 @@ def react_action_id(query_id: str, n: int) -> str:
 def dispatch_claim(step_id: str | None = None) -> str:
     """Claim to send a query's canvas (no `step_id`), or one join step once it is ready."""
     return "dispatch" if step_id is None else f"dispatch:{step_id}"
+
+
+def finalize_claim() -> str:
+    """Claim to send a query's finalize task, by the step that stored the plan's last result."""
+    return "finalize"
 
 
 def react_claim(n: int) -> str:

@@ -19,8 +19,7 @@ message from `unacked` back to the head of its queue: kombu's own restore, done 
 One Redis transaction watches both hashes, so a message is restored only while the dead
 instance still holds it, once, however many workers recover at the same time, and never
 after a live worker took it. Re-running a restored task is safe (DESIGN: steps store
-first-write-wins, the finalizer's terminal guard); the chord counts it once, because
-the killed run never returned.
+first-write-wins, the finalizer's terminal guard, the join counts stored steps).
 
 Not covered: a worker killed between kombu parking a message and the `task_received`
 signal (microseconds) leaves it to the visibility timeout; ReAct iterations have their
@@ -173,6 +172,20 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
         restored = [h for h in held if h.instance in dead and restore_held(channel, h)]
         client.zrem(WORKERS, *dead)
     return restored
+
+
+def give_back_unstarted(channel, instance: str, running: set[str]) -> list[Held]:
+    """Restore every message `instance` holds but is not running (delivery tags in
+    `running`), and return them. For a worker whose broker connection dropped: Celery
+    then forgets the messages it had received and not started, expecting the broker to
+    deliver them again, which the Redis transport does only after the visibility
+    timeout. A message restored while its task still starts after all (a thread pool's
+    backlog) runs twice, which every task allows (first write wins, claims)."""
+    with channel.conn_or_acquire() as client:
+        held = [Held.parse(bytes_to_str(tag), bytes_to_str(value))
+                for tag, value in client.hgetall(HELD).items()]
+    return [h for h in held if h.instance == instance and h.tag not in running
+            and restore_held(channel, h)]
 
 
 def restore_unacked_before(channel, before: float) -> int:

@@ -3,9 +3,9 @@
 The executor tasks are thin wrappers around `run_step`. It never raises (but for
 Celery's soft time limit, which the task records as TIME_LIMIT): a tool that fails, an
 input that is missing and an unexpected crash all become a StepResult with
-`status="error"` and an error code, so the chord always reaches the finalizer. A step
+`status="error"` and an error code, so the join always reaches the finalizer. A step
 that already has a stored result (a redelivered task) returns that result unchanged,
-which keeps the value returned into the chord deterministic.
+which keeps what the task returns deterministic.
 
 `tool_result`, `error_result` and `failure_result` are the one way Chordal makes a
 StepResult from a tool's output or an error, ReAct actions (shared/react/act.py) included.
@@ -100,7 +100,7 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
                 continue
             return error_result(base, exc.code, f"{exc.message} (after {retry + 1} attempts)",
                                 started, exc.candidates)
-        except Exception as exc:  # a tool bug must not crash the chord
+        except Exception as exc:  # a tool bug must not stall the query
             if not isinstance(exc, ToolError):
                 log.exception("step %s crashed", base["action_id"])
             return failure_result(base, exc, started)

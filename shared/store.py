@@ -233,7 +233,7 @@ class RunStore:
     def count_finalizer_run(self, query_id: str, task_id: str = "") -> int:
         """Count a finalizer run once per finalize task: a redelivery of the same task
         (its worker died, or a Redis crash lost its acknowledgement) is not a second
-        chord callback; one with another task id is."""
+        finalizer run; one with another task id is."""
         return int(self.r.eval(_COUNT_ONCE, 1, queues.run_key(query_id),
                                f"finalizer_task:{task_id}" if task_id else ""))
 

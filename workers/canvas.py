@@ -1,29 +1,35 @@
-"""Signatures of Chordal's tasks and the canvas of one query (see shared/plan/compile.py).
+"""Send the tasks of one query: its root steps, each step that gets ready, the finalizer
+(see shared/plan/compile.py for the flow, shared/dispatch.py for the claims).
 
-All step signatures are immutable: a step reads its inputs from the run store by
-action_id, never from the return value of another task.
+Every message carries everything its task needs: a step reads its inputs from the run
+store by action_id, never from the return value of another task, and no task's result
+is stored in Celery's result backend.
 """
 
 from __future__ import annotations
 
-from celery import chord, group
-
 from shared import queues
-from shared.dispatch import step_tasks
+from shared.dispatch import root_tasks
 from shared.models import FinalizeTask, Plan, StepTask
-from shared.plan.compile import roots
 from workers.app import app
 
 
-def step_signature(task: StepTask):
-    return app.signature(queues.STEP_TASKS[task.step.operation],
-                         args=(task.model_dump(mode="json"),), immutable=True)
+def send_step(task: StepTask) -> None:
+    app.send_task(queues.STEP_TASKS[task.step.operation], args=(task.model_dump(mode="json"),))
 
 
-def build_canvas(query_id: str, plan: Plan):
-    """chord(group(root steps), finalize): later steps join the chord as they get ready."""
-    tasks = step_tasks(query_id, plan)
-    header = group(*[step_signature(tasks[s]) for s in roots(plan)])
-    finalize = app.signature(queues.TASK_FINALIZE, immutable=True,
-                             kwargs={"task": FinalizeTask(query_id=query_id).model_dump()})
-    return chord(header, finalize)
+def send_finalize(query_id: str) -> None:
+    """The query's one finalize task (its id is the query's, so a second send is the
+    same task run again, never a second finalizer run)."""
+    app.send_task(queues.TASK_FINALIZE, task_id=queues.finalize_task_id(query_id),
+                  kwargs={"task": FinalizeTask(query_id=query_id).model_dump()})
+
+
+def send_plan(query_id: str, plan: Plan) -> None:
+    """What the planner sends once the plan is recorded: the steps that read nothing,
+    or the finalizer at once for a plan without steps."""
+    roots = root_tasks(query_id, plan)
+    for task in roots:
+        send_step(task)
+    if not plan.steps:
+        send_finalize(query_id)

@@ -2,9 +2,10 @@
 shared/queues.py), all on the `execute` queue.
 
 Each takes a StepTask, runs it through `shared.steps.run_step` (which stores the full
-StepResult under the action_id and never raises), adds the dependents that are now
-ready to the query's chord, and returns the small deterministic reference
-`{"action_id", "status"}`.
+StepResult under the action_id and never raises), sends the dependents that are now
+ready, sends the finalizer when it stored the plan's last result (the join,
+shared/dispatch.py), and returns the small reference `{"action_id", "status"}` (shown
+by Flower; not stored).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import functools
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
-from shared.dispatch import next_steps
+from shared.dispatch import joined, next_steps
 from shared.errors import StoreError
 from shared.models import Plan, StepTask
 from shared.steps import error_result, run_step, step_base
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
-from workers.canvas import step_signature
+from workers.canvas import send_finalize, send_step
 
 
 @functools.lru_cache(maxsize=1024)
@@ -44,9 +45,11 @@ def _run(task, payload: dict) -> dict:
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
-    plan = _plan(step_task.query_id)
-    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, task.request.id):
-        task.add_to_chord(step_signature(ready))
+    plan, owner = _plan(step_task.query_id), task.request.id or ""
+    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, owner):
+        send_step(ready)
+    if joined(store, plan, step_task.query_id, owner):
+        send_finalize(step_task.query_id)
     return result.reference()
 
 
@@ -56,7 +59,7 @@ def _register(name: str):
     # payload instead, which Flower shows and searches (README, "Monitoring").
     # Redis errors are waited out in the task (a Celery retry cannot be sent while Redis
     # is down); StoreError (no plan stored yet) is retried by Celery.
-    @chordal_task(name, retries=True)
+    @chordal_task(name, retries=True, ignore_result=True)
     def step(self, task: dict) -> dict:
         return _run(self, task)
     return step

@@ -1,4 +1,5 @@
-"""Finalizer task `chordal.finalize`: the chord callback that renders the answer."""
+"""Finalizer task `chordal.finalize`: renders the answer once every step of the plan has
+stored its result (sent by the step that stored the last, shared/dispatch.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from workers.react import start_loop
 
 
 @chordal_task(queues.TASK_FINALIZE, ignore_result=True)
-def finalize(self, *chord_results, task: dict) -> None:
-    """`chord_results` are the step references; the answer is built from the run store."""
+def finalize(self, *_legacy, task: dict) -> None:
+    """The answer is built from the run store. (`_legacy`: the step references Celery's
+    chord passed, in messages sent before the join moved to the run store.)"""
     t = FinalizeTask.model_validate(task)
     with ends_query(self, t.query_id, "finalizer failed"):
         # auto mode continues an incomplete answer with ReAct when an LLM is configured

@@ -1,5 +1,5 @@
-"""Planner task `chordal.plan`: Query in; plan checked, recorded and dispatched as one
-chord (see shared/plan/compile.py for how the plan DAG maps onto it).
+"""Planner task `chordal.plan`: Query in; plan checked, recorded, and its root steps sent
+(see shared/plan/compile.py for how the plan DAG runs and joins).
 
 With an LLM configured the plan comes from the model (every call is recorded in the run
 store); a model that fails after its retries fails the query with the reason. Without
@@ -15,7 +15,7 @@ from shared.models import TERMINAL, Query
 from shared.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query, past_cap
-from workers.canvas import build_canvas
+from workers.canvas import send_plan
 from workers.react import start_loop
 
 
@@ -53,6 +53,6 @@ def plan(self, query: dict) -> None:
         store.save_plan(q.id, p, repairs)
         # owned by this delivery: run again after a Redis outage, it may send what it claimed
         if not store.claim(q.id, queues.dispatch_claim(), self.request.id or ""):
-            return  # a redelivered planner: the canvas is already out
+            return  # another delivery of the query: its steps are already out
         store.set_status(q.id, "executing")
-        build_canvas(q.id, p).apply_async()
+        send_plan(q.id, p)

@@ -11,6 +11,10 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
   queries past their deadline (the run store's sweeper; failing is atomic, so many
   workers sweeping at once fail each query once), so no query outlives its deadline
   for want of a `chordal up` or an API process.
+- every reconnection to the broker (a consumer bootstep, `GiveBackOnReconnect`): push
+  back the message the connection dropped under as it arrived (shared/transport.py),
+  and give back the messages this worker had received and not started, which Celery
+  forgets when the connection drops (shared/recovery.py, `give_back_unstarted`).
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ import threading
 import time
 
 import redis
+from celery import bootsteps
 from celery.signals import task_postrun, task_received, worker_init, worker_ready
+from celery.worker.state import active_requests
 
 from shared import queues
-from shared.recovery import Presence, instance_name, recover_dead_workers, release
+from shared.recovery import (Presence, give_back_unstarted, instance_name,
+                             recover_dead_workers, release)
 from shared.store import RunStore
+from shared.transport import restore_orphans
 from workers.app import app, log, run_store, settings
 
 _presence: Presence | None = None
@@ -91,3 +99,35 @@ def _start(sender=None, **kwargs) -> None:
     if _presence is not None:
         threading.Thread(target=keep_alive, args=(_presence, run_store()),
                          name="chordal-presence", daemon=True).start()
+
+
+class GiveBackOnReconnect(bootsteps.StartStopStep):
+    """Started with the consumer, and again each time it reconnects to the broker."""
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def __init__(self, parent, **kwargs):
+        super().__init__(parent, **kwargs)
+        self.starts = 0
+
+    def start(self, parent) -> None:
+        self.starts += 1
+        if self.starts == 1 or _presence is None:
+            return
+        running = {r.message.delivery_tag for r in tuple(active_requests)}
+        try:
+            with app.connection_for_write() as conn:
+                if pushed := restore_orphans(conn.default_channel):
+                    log.warning("reconnected: pushed back %d message(s) received as the "
+                                "connection dropped", pushed)
+                given = give_back_unstarted(conn.default_channel, _presence.instance, running)
+        except redis.RedisError as exc:  # left for the visibility timeout, or `chordal up`
+            log.warning("reconnected, but could not give back unstarted messages: %s", exc)
+            return
+        for held in given:
+            log.warning("reconnected: gave back %s %s, received before the connection "
+                        "dropped and not started, to queue %s", held.task, held.task_id,
+                        held.queue)
+
+
+app.steps["consumer"].add(GiveBackOnReconnect)

@@ -80,5 +80,5 @@ class StepResult(BaseModel):
     finished_at: float = 0.0
 
     def reference(self) -> dict:
-        """The small deterministic value the task returns into the chord."""
+        """The small deterministic value a step task returns (Flower shows it)."""
         return {"action_id": self.action_id, "status": self.status}

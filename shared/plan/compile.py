@@ -1,18 +1,24 @@
 """Compile a plan's step DAG for dependency-driven dispatch (used by the workers).
 
-How a plan becomes one Celery canvas:
+How a plan runs, fan-out and join (workers/canvas.py sends, shared/dispatch.py claims):
 
-    chord( group(root steps) , finalize )       root steps: those that read no variable
-      └─ each step task, once its StepResult is stored, adds every dependent step whose
-         inputs are now all stored to the same chord (`Task.add_to_chord`)
+    planner ── sends every root step (those that read no variable)
+      └─ each step task, once its StepResult is stored, sends every dependent step whose
+         inputs are now all stored; the task that stores the plan's last result sends
+         the finalizer
 
 So a step starts as soon as the steps it reads have finished, whatever the shape of the
 DAG: independent branches of different lengths never wait for each other, and a join
 (a COMPUTE over two EXTRACTs, or a join in the middle of the plan followed by more
-steps) starts the moment its last input is stored. `add_to_chord` grows the chord's
-expected size before the adding task reports, so the chord cannot complete early; the
-finalizer runs once, when every step of the plan has reported. Of two inputs finishing
-together, both may see the join ready: a claim in the run store lets one dispatch it.
+steps) starts the moment its last input is stored. Of two inputs finishing together,
+both may see the join ready: a claim in the run store lets one dispatch it. The
+finalizer is sent once every step of the plan has a stored result, which the run store
+counts per step (first write wins), so a step that ran twice (redelivered after a crash)
+is counted once; a claim lets one task send it.
+
+Why not Celery's chord: its counter lives beside the run store and is advanced by each
+run of a part; a Redis restarted from its AOF mid-batch, with acknowledgements lost and
+tasks run again, left chords that never called their finalizer.
 
 Plans are checked before they are compiled (acyclic, every reference bound).
 """
@@ -41,7 +47,7 @@ def dependents(plan: Plan) -> dict[str, list[str]]:
 
 
 def roots(plan: Plan) -> list[str]:
-    """Steps that read no variable: the chord's header."""
+    """Steps that read no variable: what the planner sends."""
     return [step_id for step_id, deps in dependencies(plan).items() if not deps]
 
 

@@ -9,8 +9,8 @@ import time
 import pytest
 from kombu import Connection, Queue
 
-from shared.recovery import (HELD, WORKERS, Census, Presence, census, instance_name,
-                             recover_dead_workers, release)
+from shared.recovery import (HELD, WORKERS, Census, Presence, census, give_back_unstarted,
+                             instance_name, recover_dead_workers, release)
 
 DEAD_AFTER = 5.0
 
@@ -60,6 +60,26 @@ def test_messages_held_by_a_dead_worker_go_back_to_the_head_of_their_queue(broke
     again = [broker.queue.get(no_ack=True).payload["n"] for _ in range(3)]
     assert sorted(again[:2]) == [0, 1] and again[2] == 9  # before the one that waited
     assert broker.queue.get(no_ack=True) is None
+
+
+def test_a_reconnected_worker_gives_back_what_it_received_and_did_not_start(broker):
+    """After a dropped connection Celery forgets the messages it had not started; the
+    worker, alive, gives those back and keeps the one it is running."""
+    channel, r = broker.default_channel, broker.default_channel.client
+    me = Presence(r, instance_name("planner@a", ["plan"]), DEAD_AFTER)
+    other = Presence(r, instance_name("planner@b", ["plan"]), DEAD_AFTER)
+    running, forgotten, elsewhere = broker.take(3)
+    for presence, message in ((me, running), (me, forgotten), (other, elsewhere)):
+        hold(presence, message)
+
+    given = give_back_unstarted(channel, me.instance, {running.delivery_tag})
+
+    assert [h.task_id for h in given] == ["task-1"]
+    assert set(r.hkeys("unacked")) == {running.delivery_tag.encode(),
+                                       elsewhere.delivery_tag.encode()}
+    assert set(r.hkeys(HELD)) == {running.delivery_tag.encode(), elsewhere.delivery_tag.encode()}
+    assert broker.queue.get(no_ack=True).payload["n"] == 1
+    assert give_back_unstarted(channel, me.instance, {running.delivery_tag}) == []
 
 
 def test_a_second_recovery_restores_nothing_so_no_message_is_queued_twice(broker):

@@ -1,0 +1,130 @@
+"""The Redis transport's one change (shared/transport.py), against a real Redis: a channel
+Celery detached from its connection (what the consumer does when the broker connection
+drops) raises a connection error, which Celery survives, where kombu's raises an
+AttributeError, which ends the worker; the messages it held stay in `unacked`."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+import redis
+from kombu import Connection, Queue
+from kombu.common import ignore_errors
+
+from shared import transport
+
+
+def detached(url: str, transport_cls: str):
+    """A connection holding a message unacknowledged, detached as Celery's consumer
+    leaves it on connection loss (`collect()`); returns both."""
+    conn = Connection(url, transport=transport_cls)
+    channel = conn.default_channel
+    queue = Queue("execute")(channel)
+    queue.declare()
+    conn.Producer(channel).publish({"n": 1}, routing_key="execute", serializer="json")
+    message = queue.get(no_ack=False)
+    channel.client.connection_pool.disconnect()
+    channel._pool = None
+    conn.transport.client = None
+    return conn, message
+
+
+def test_kombus_own_transport_still_has_the_defect(redis_server):
+    """When this fails, kombu fixed it upstream and shared/transport.py can go."""
+    conn, message = detached(redis_server.url, "kombu.transport.redis:Transport")
+    with pytest.raises(AttributeError, match="hostname"):
+        message.ack()
+    with pytest.raises(AttributeError, match="hostname"):
+        ignore_errors(conn, conn.default_channel.close)
+
+
+def test_a_detached_channel_fails_as_a_lost_connection_and_keeps_its_messages(redis_server):
+    conn, message = detached(redis_server.url, "shared.transport:Transport")
+    with pytest.raises(redis.ConnectionError):
+        message.ack()
+    assert isinstance(redis.ConnectionError(), conn.connection_errors)
+    ignore_errors(conn, conn.default_channel.close)  # what Celery does: no error escapes
+    with Connection(redis_server.url) as conn:
+        held = conn.default_channel.client.hkeys("unacked")
+    assert held == [message.delivery_tag.encode()]
+
+
+def test_install_maps_both_redis_schemes_and_keeps_rediss_tls(redis_server):
+    transport.install()
+    for scheme in ("redis", "rediss"):
+        conn = Connection(f"{scheme}://127.0.0.1:1/0")
+        assert conn.transport_cls == scheme  # the name kombu's TLS handling keys on
+        assert type(conn.transport) is transport.Transport
+    assert Connection("rediss://127.0.0.1:1/0").ssl  # kombu still turns TLS on
+
+
+class CuttingProxy:
+    """A TCP proxy to Redis that drops every connection, and refuses new ones, once a
+    reply carrying `marker` has gone to the client: the broker connection lost just
+    after a message was taken off its queue."""
+
+    def __init__(self, port: int, marker: bytes):
+        self.target, self.marker = port, marker
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.cut = threading.Event()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut.is_set():
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, watch: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+                if watch and self.marker in data:
+                    self.cut.set()
+                    for s in self.sockets:
+                        s.shutdown(socket.SHUT_RDWR)
+                    return
+        except OSError:
+            return
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_message_taken_as_the_connection_drops_goes_back_to_its_queue(redis_server):
+    proxy = CuttingProxy(redis_server.port, b"orphan-marker")
+    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.transport:Transport")
+    try:
+        channel = conn.default_channel
+        queue = Queue("execute")(channel)
+        queue.declare()
+        conn.Producer(channel).publish({"n": 1}, routing_key="execute", serializer="json",
+                                       headers={"test": "orphan-marker"})  # plain in the reply
+        received = []
+        consumer = conn.Consumer(queue, callbacks=[lambda body, m: received.append(body)])
+        with consumer, pytest.raises(conn.connection_errors):
+            conn.drain_events(timeout=5)
+        assert received == [] and transport.orphans() == 1
+        with Connection(redis_server.url) as direct:
+            r = direct.default_channel.client
+            assert r.llen("execute") == 0  # taken off: kombu alone would have lost it
+            assert transport.restore_orphans(direct.default_channel) == 1
+            assert transport.orphans() == 0
+            assert r.hlen("unacked") == 0 and r.llen("execute") == 1  # once
+            again = Queue("execute")(direct.default_channel).get(no_ack=True)
+            assert again.payload == {"n": 1}
+    finally:
+        proxy.close()
+        ignore_errors(conn, conn.release)
