@@ -77,7 +77,7 @@ def tokens(record: RunRecord) -> int:
 def fanout(phase: Phase, llm: ReplayLLM, ks: list[int], get_latency_s: float,
            extra_llm_s: float, reps: int) -> list[dict]:
     """Per k: end-to-end seconds (median, min, max of `reps` repeats) and tokens of ReWOO
-    (LLM plan, steps as a chord) and of ReAct (one GET per iteration), both through the
+    (LLM plan, steps fanned out) and of ReAct (one GET per iteration), both through the
     replay server with every reply `extra_llm_s` slower than its base latency."""
     rows = []
     for k in ks:

@@ -26,10 +26,7 @@ def send_finalize(query_id: str) -> None:
 
 
 def send_plan(query_id: str, plan: Plan) -> None:
-    """What the planner sends once the plan is recorded: the steps that read nothing,
-    or the finalizer at once for a plan without steps."""
-    roots = root_tasks(query_id, plan)
-    for task in roots:
+    """What the planner sends once the plan is recorded: the steps that read nothing (a
+    plan has at least one step, so the join always has a step to report)."""
+    for task in root_tasks(query_id, plan):
         send_step(task)
-    if not plan.steps:
-        send_finalize(query_id)

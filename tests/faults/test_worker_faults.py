@@ -41,7 +41,7 @@ def unacked_steps(store) -> dict[str, str]:
     return held
 
 
-def test_a_query_whose_chord_never_completes_is_failed_by_the_workers_sweeper_with_the_reason(
+def test_a_query_whose_steps_never_report_is_failed_by_the_workers_sweeper_with_the_reason(
         faulty_stack):
     p = faulty_stack(roles=("planner", "finalizer"),  # nobody consumes `execute`
                      worker_dead_after_s=2)  # the workers sweep every 0.4 s

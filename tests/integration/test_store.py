@@ -7,8 +7,9 @@ import time
 import pytest
 
 from shared import queues
-from shared.models import GetStep, Query, StepTask
-from shared.steps import run_step
+from shared.dispatch import joined, step_task
+from shared.models import GetStep, Plan, Query, StepTask
+from shared.steps import error_result, run_step, step_base
 
 pytestmark = pytest.mark.integration
 
@@ -68,3 +69,28 @@ def test_a_redelivered_step_returns_the_stored_result_unchanged(pipeline):
     again = run_step(task, store, backend)
     assert first.status == "ok" and again == first
     assert first.reference() == {"action_id": f"{task.query_id}:E1", "status": "ok"}
+
+
+def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_owner(bare_store):
+    """Counting stored results (first write wins) counts a step once however often it
+    ran; one task, and that task's redelivery, may send the finalizer."""
+    store = bare_store
+    plan = Plan.model_validate({"steps": [
+        {"id": s, "operation": "COMPUTE", "expression": "1", "output_var": f"${s}"}
+        for s in ("A", "B", "C")]})
+    query = Query(question="join?", plan=plan)
+    store.create(query)
+    store.save_plan(query.id, plan)
+
+    def store_step(step_id: str) -> None:
+        task = step_task(query.id, plan, step_id)
+        store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
+
+    store_step("A")
+    store_step("A")  # a redelivered A: still one stored step
+    store_step("B")
+    assert not joined(store, plan, query.id, "task-of-B")
+    store_step("C")
+    assert joined(store, plan, query.id, "task-of-C")
+    assert not joined(store, plan, query.id, "task-of-B-again")
+    assert joined(store, plan, query.id, "task-of-C")  # C redelivered: may send it again

@@ -35,7 +35,7 @@ def test_a_tool_that_keeps_failing_transiently_is_reported_with_the_attempts_mad
     assert len(calls) == TRANSIENT_RETRIES + 1
 
 
-def test_a_tool_bug_is_a_crashed_step_not_a_crashed_chord(monkeypatch):
+def test_a_tool_bug_is_a_crashed_step_not_a_stalled_query(monkeypatch):
     def bug(step, inputs, backend):
         raise KeyError("oops")
 
