@@ -14,6 +14,7 @@ import pytest
 from shared.config import Settings
 from shared.errors import ConfigError
 from shared.stack import local_llm
+from shared.stack.embedded import Stack
 from shared.stack.local_llm import LocalLLM
 
 
@@ -45,7 +46,7 @@ def test_without_the_server_package_the_error_says_what_to_install_and_what_it_c
 ):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
     with pytest.raises(ConfigError) as caught:
-        LocalLLM(Settings(home=tmp_path))
+        Stack(Settings(home=tmp_path), local_llm=True)  # refused before Redis starts
     message = str(caught.value)
     assert "pip install 'chordal[local-llm]'" in message and "9 min on 2 cores" in message
     assert "\n" not in message
