@@ -192,7 +192,7 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
 
 @cli.command()
 def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the local model "
-                                      "server (chordal[local-llm], CHORDAL_LOCAL_LLM_*) and "
+                                      "server (chordal\\[local-llm], CHORDAL_LOCAL_LLM_*) and "
                                       "point the workers' CHORDAL_LLM_BASE_URL and "
                                       "CHORDAL_LLM_MODEL at it.")):
     """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
@@ -218,7 +218,7 @@ def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the l
 def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer, react or all."),
            concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c"),
            pool: str = typer.Option("threads", "--pool", help="threads, gevent (needs "
-                                    "chordal[gevent]), prefork or solo.")):
+                                    "chordal\\[gevent]), prefork or solo.")):
     """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""
     from shared.stack.workers import check_pool, default_concurrency, worker_argv
 
