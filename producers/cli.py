@@ -1,4 +1,5 @@
-"""The `chordal` command: ask, index, up, worker, show, debug, demo, fake-llm.
+"""The `chordal` command: ask, index, up, worker, show, debug, demo, fake-llm (and the
+commands registered from modules of their own at the bottom).
 
 Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
 naming the line or field and exits with code 2, having written nothing.
@@ -19,7 +20,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers import api_cli, batch, config_cli, ops
+from producers import api_cli, batch, config_cli, local_llm_cli, ops
 from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
@@ -34,6 +35,7 @@ from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack, is_stack_running
 from shared.stack.supervise import Supervisor
 from shared.store import RunStore
+from shared.urls import mask_url
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 cli = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -189,10 +191,19 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
 
 
 @cli.command()
-def up():
+def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the local model "
+                                      "server (chordal\\[local-llm], CHORDAL_LOCAL_LLM_*) and "
+                                      "point the workers' CHORDAL_LLM_BASE_URL and "
+                                      "CHORDAL_LLM_MODEL at it.")):
     """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
     settings = Settings()
-    with Stack(settings) as stack:
+    stack = Stack(settings, local_llm=local_llm)
+    if local_llm and settings.llm_base_url:
+        err.print(f"CHORDAL_LLM_BASE_URL={mask_url(settings.llm_base_url)} is set; the "
+                  "workers of this stack use the local model instead", markup=False)
+    with stack:
+        if stack.local_llm is not None:
+            out.print(escape(stack.local_llm.describe()), highlight=False)
         out.print(f"chordal stack up: redis {settings.masked_redis_url}, home "
                   f"{settings.home}. Ctrl-C stops it.")
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
@@ -207,7 +218,7 @@ def up():
 def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer, react or all."),
            concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c"),
            pool: str = typer.Option("threads", "--pool", help="threads, gevent (needs "
-                                    "chordal[gevent]), prefork or solo.")):
+                                    "chordal\\[gevent]), prefork or solo.")):
     """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""
     from shared.stack.workers import check_pool, default_concurrency, worker_argv
 
@@ -277,6 +288,7 @@ cli.command("results")(batch.results)
 cli.command("api")(api_cli.api)
 cli.command("config")(config_cli.config)
 cli.command("flower")(ops.flower)
+cli.command("local-llm")(local_llm_cli.local_llm)
 
 
 def main() -> None:

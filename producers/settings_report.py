@@ -2,7 +2,8 @@
 
 Consumes a `Settings`, the process environment and the `.env` file it was read with;
 produces one `SettingLine` per field (variable name, JSON-safe value, source: `env`,
-`.env` or `default`, and the effective value when an unset one means something) for
+`.env` or `default`, and the effective value when an unset one means something: the
+embedded Redis, the search store, the local model's file and threads) for
 `chordal config`. Masked: every `SecretStr` (`**********`), and the password of any
 URL (`redis://:pass@host` -> `redis://:***@host`, `?password=pass` -> `?password=***`;
 shared/urls.py), so the output can be pasted anywhere.
@@ -19,6 +20,7 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, SecretStr
 
 from shared.config import Settings
+from shared.stack.local_llm import BUNDLED_FILE, server_threads
 from shared.urls import mask_url
 
 SECRET = "**********"
@@ -60,7 +62,9 @@ def report(settings: Settings, environ: Mapping[str, str] | None = None,
     env_file = env_file or settings.model_config.get("env_file") or ".env"
     dotenv = {k.upper() for k in dotenv_values(env_file)} if Path(env_file).is_file() else set()
     effective = {"redis_url": f"embedded: {settings.embedded_redis_url}",
-                 "search_db": str(settings.search_path)}
+                 "search_db": str(settings.search_path),
+                 "local_llm_gguf": f"bundled: {BUNDLED_FILE} (chordal[local-llm])",
+                 "local_llm_threads": server_threads(settings)}
     lines = []
     for name in type(settings).model_fields:
         var = env_name(name, type(settings))

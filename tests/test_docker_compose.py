@@ -27,8 +27,11 @@ PROFILES = ["--profile", "search", "--profile", "cli"]
 ROLES = ("planner", "executor", "finalizer", "react")
 CHORDAL_SERVICES = ("api", "flower", "cli", *ROLES)
 #: settings compose fixes (home, Redis), that do not apply to it (the embedded Redis's
-#: port, a search store path outside /data), or that are one service's secret.
-NOT_PASSED = {"home", "redis_url", "redis_port", "search_db", "api_token", "flower_auth"}
+#: port, a search store path outside /data, the local model server of `chordal up
+#: --local-llm`), or that are one service's secret.
+NOT_PASSED = {"home", "redis_url", "redis_port", "search_db", "api_token", "flower_auth",
+              "local_llm_gguf", "local_llm_port", "local_llm_ctx", "local_llm_threads",
+              "local_llm_alias"}
 
 
 def compose_version(command: list[str]) -> int | None:

@@ -1,8 +1,9 @@
 """The whole system on one machine: Redis plus one Celery worker per role.
 
 Consumes the `Settings` and the roles to run; produces a running stack (the embedded
-Redis unless `redis_url` names one, and one `WorkerProcess` per role, all answering
-pings) that is torn down on exit, on exceptions, on Ctrl-C and on SIGTERM.
+Redis unless `redis_url` names one, with `local_llm` the local model server, whose URL
+and model name the workers get as CHORDAL_LLM_*, and one `WorkerProcess` per role, all
+answering pings) that is torn down on exit, on exceptions, on Ctrl-C and on SIGTERM.
 `is_stack_running` tells a producer whether it can enqueue without starting one.
 
 Processes are never left behind by a normal exit or Ctrl-C: each child stops itself at
@@ -26,6 +27,7 @@ from redis.retry import Retry
 from shared.config import Settings
 from shared.errors import StackError, StoreError
 from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN, QUEUE_REACT
+from shared.stack.local_llm import LocalLLM
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
 
@@ -67,7 +69,9 @@ def is_stack_running(settings: Settings) -> bool:
 
 
 class Stack:
-    """Redis and workers as one context manager: `with Stack(settings) as stack: ...`."""
+    """Redis and workers as one context manager: `with Stack(settings) as stack: ...`.
+    With `local_llm`, the local model server too (ConfigError here when it cannot run),
+    and `settings` point at it."""
 
     def __init__(
         self,
@@ -78,8 +82,10 @@ class Stack:
         env: dict[str, str] | None = None,
         ready_timeout: float = 30.0,
         stop_timeout: float = 30.0,
+        local_llm: bool = False,
     ):
-        self.settings = settings
+        self.local_llm = LocalLLM(settings) if local_llm else None
+        self.settings = self.local_llm.client_settings(settings) if local_llm else settings
         self.roles = tuple(roles)
         self.app = app
         self.env = env
@@ -112,7 +118,8 @@ class Stack:
             self._restore_handlers()
 
     def start(self) -> None:
-        """Start Redis (or check the configured one) and every worker; wait until ready."""
+        """Start Redis (or check the configured one), the local model server if asked for,
+        and every worker; wait until ready."""
         try:
             if self.settings.redis_url:
                 if not redis_answers(self.redis_url, timeout=2.0):
@@ -124,6 +131,8 @@ class Stack:
             else:
                 self.redis = EmbeddedRedis(self.settings.home, self.settings.redis_port)
                 self.redis.start()
+            if self.local_llm is not None:
+                self.local_llm.start()
             for role in self.roles:
                 worker = WorkerProcess(role, self.settings, env=self.env, app=self.app)
                 self.workers.append(worker)
@@ -160,13 +169,17 @@ class Stack:
             app.close()
 
     def stop(self) -> None:
-        """Stop the workers (warm: running tasks finish), then Redis."""
+        """Stop the workers (warm: running tasks finish), the local model server, Redis."""
         try:
             for worker in reversed(self.workers):
                 worker.stop(self.stop_timeout)
         finally:
-            if self.redis is not None:
-                self.redis.stop()
+            try:
+                if self.local_llm is not None:
+                    self.local_llm.stop()
+            finally:
+                if self.redis is not None:
+                    self.redis.stop()
 
     def _raise_on_signal(self, signum: int, frame) -> None:
         if signum == signal.SIGINT:
@@ -174,10 +187,10 @@ class Stack:
         raise SystemExit(128 + signum)
 
     def _kill_on_signal(self, signum: int, frame) -> None:
-        for worker in self.workers:
-            if worker.alive:
+        for child in self.workers + ([self.local_llm] if self.local_llm else []):
+            if child.alive:
                 try:
-                    os.kill(worker.pid, signal.SIGKILL)  # our own child, by its PID
+                    os.kill(child.pid, signal.SIGKILL)  # our own child, by its PID
                 except ProcessLookupError:
                     pass
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import socket
 import subprocess
 import time
 import urllib.request
@@ -40,6 +41,14 @@ def answers_http(url: str, timeout: float = 2.0) -> bool:
     except OSError:  # refused, reset, timed out, or an HTTP error status
         return False
     return True
+
+
+def port_taken(port: int, host: str = "127.0.0.1", timeout: float = 0.3) -> bool:
+    """Whether something accepts connections on `host:port`: a server child must not
+    start there (it would fail to bind while the other answers its readiness probe)."""
+    with socket.socket() as probe:
+        probe.settimeout(timeout)
+        return probe.connect_ex((host, port)) == 0
 
 
 class ChildProcess:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import socket
 from pathlib import Path
 
 import redis
@@ -23,7 +22,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from shared.errors import ConfigError, StackError
-from shared.stack.process import ChildProcess, log_tail  # noqa: F401 - log_tail was public here
+from shared.stack.process import ChildProcess, port_taken
+from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
 
 START_TIMEOUT_S = 10.0
 
@@ -127,10 +127,8 @@ class EmbeddedRedis(ChildProcess):
             return False
 
     def _refuse_taken_port(self) -> None:
-        with socket.socket() as probe:
-            probe.settimeout(0.3)
-            if probe.connect_ex(("127.0.0.1", self.port)) != 0:
-                return
+        if not port_taken(self.port):
+            return
         if not self._answers_ping(timeout=0.3):
             raise StackError(
                 f"port {self.port} is taken by a program that is not Redis; "

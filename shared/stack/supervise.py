@@ -13,6 +13,8 @@ stack:
   the last second of writes (acknowledgements among them), every message delivered
   before the restart and not acknowledged is given back at once (shared/recovery.py),
   not after the visibility timeout; logged;
+- **the local model server died** (`chordal up --local-llm`): it is started again on the
+  same model and port, and logged;
 - **a worker died**: it is started again with the same role, and logged.
 
 Nothing here stops a worker; only Ctrl-C (or SIGTERM) does, through the Stack.
@@ -28,6 +30,7 @@ import redis
 from shared.errors import StackError
 from shared.outage import REDIS_DOWN
 from shared.stack.embedded import Stack
+from shared.stack.process import ChildProcess
 from shared.recovery import restore_unacked_before
 from shared.stack.workers import WorkerProcess, control_app
 from shared.store import RunStore
@@ -52,8 +55,10 @@ class Supervisor:
             time.sleep(self.step())
 
     def step(self) -> float:
-        """One turn: Redis, workers, sweep. Returns the seconds to wait before the next."""
+        """One turn: Redis, the local model server, workers, sweep. Returns the seconds to
+        wait before the next."""
         self._redis()
+        self._restarted(self.stack.local_llm, "the local model server")
         self._workers()
         try:
             for qid in self.store.sweep_expired():
@@ -72,20 +77,26 @@ class Supervisor:
         self.backoff = SWEEP_EVERY_S
         return self.backoff
 
-    def _redis(self) -> None:
-        embedded = self.stack.redis
-        if embedded is None or embedded.alive:
-            return
-        code = embedded.returncode
+    def _restarted(self, child: ChildProcess | None, what: str, on: str = "") -> bool:
+        """Start `child` again (`on` what, for the log) if it died; whether it was. A
+        failure is only warned of: the next turn tries again."""
+        if child is None or child.alive:
+            return False
+        code = child.returncode
         started = time.monotonic()
         try:
-            embedded.start()
+            child.start()
         except StackError as exc:
-            self.warn(f"the embedded Redis exited (code {code}) and could not be started "
-                      f"again: {exc}; trying again shortly")
+            self.warn(f"{what} exited (code {code}) and could not be started again: {exc}; "
+                      "trying again shortly")
+            return False
+        self.say(f"{what} exited (code {code}); started again{on} (pid {child.pid}) in "
+                 f"{time.monotonic() - started:.1f} s")
+        return True
+
+    def _redis(self) -> None:
+        if not self._restarted(self.stack.redis, "the embedded Redis", " on its AOF"):
             return
-        self.say(f"the embedded Redis exited (code {code}); started again on its AOF "
-                 f"(pid {embedded.pid}) in {time.monotonic() - started:.1f} s")
         try:
             app = control_app(self.stack.redis_url)
             try:

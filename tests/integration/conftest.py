@@ -1,5 +1,5 @@
-"""Fixtures for LLM planning through real processes: the replay server and a stack
-whose planner talks to it.
+"""Fixtures for LLM planning through real processes: the replay server, a stack whose
+planner talks to it, and the local model server.
 
 - `fake_llm` (session): `chordal fake-llm` running as a subprocess on a free port,
   started and stopped by its PID. Use `fake_llm.load(entries)` at the start of a test
@@ -19,6 +19,14 @@ whose planner talks to it.
 
 Both share one replay server, so tests that use them must load their own script first
 and must not run in parallel with each other.
+
+- `local_llm` (session): the local model server (shared/stack/local_llm.py: llama-cpp-
+  python's server) on the bundled SmolLM2-135M-Instruct, on a free port, started and
+  stopped by its PID; `local_llm.base_url` and `local_llm.alias` are what
+  CHORDAL_LLM_BASE_URL and CHORDAL_LLM_MODEL take (`local_llm.client_settings(s)` sets
+  both). Skipped, saying why, without `chordal[local-llm]`. The model is tiny: ask for
+  short replies. `local_llm_or_skip(settings)` makes one more (not started) for a test
+  that needs a server of its own.
 """
 
 from __future__ import annotations
@@ -33,9 +41,11 @@ from pathlib import Path
 import pytest
 
 from shared.config import Settings
+from shared.errors import ConfigError
 from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
+from shared.stack.local_llm import LocalLLM
 from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import DATA, Pipeline, free_port
@@ -112,3 +122,24 @@ def llm_pipeline(tmp_path_factory, fake_llm) -> Pipeline:
         p.stack = stack
         p.fake_llm = fake_llm
         yield p
+
+
+NO_LOCAL_LLM = "llama-cpp-python not installed: pip install 'chordal[local-llm]'"
+
+
+def local_llm_or_skip(settings: Settings) -> LocalLLM:
+    """A local model server on `settings` (not started); the test is skipped when the
+    chordal[local-llm] extra is not installed."""
+    try:
+        return LocalLLM(settings)
+    except ConfigError:
+        pytest.skip(NO_LOCAL_LLM)
+
+
+@pytest.fixture(scope="session")
+def local_llm(tmp_path_factory) -> LocalLLM:
+    home = tmp_path_factory.mktemp("local-llm")
+    server = local_llm_or_skip(Settings(home=home, local_llm_port=free_port(),
+                                        local_llm_gguf=None))
+    with server:
+        yield server

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,29 +12,10 @@ import pytest
 
 from shared.models import RunRecord
 
+from ..conftest import free_port, processes_using
+
 pytestmark = pytest.mark.integration
 PLANS = Path(__file__).resolve().parents[2] / "shared" / "data" / "plans"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def processes_using(home: Path) -> list[int]:
-    """PIDs whose command line or environment names `home` (read from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            blob = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if str(home).encode() in blob:
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.fixture

@@ -66,6 +66,9 @@ def test_unset_settings_show_their_default_and_what_they_amount_to(tmp_path):
     assert shown["CHORDAL_REDIS_URL"] == {"value": None, "source": "default",
                                           "effective": "embedded: redis://127.0.0.1:6399/0"}
     assert shown["CHORDAL_SEARCH_DB"]["effective"] == str(tmp_path / "h" / "search.db")
+    assert shown["CHORDAL_LOCAL_LLM_GGUF"]["effective"] == \
+        "bundled: SmolLM2-135M-Instruct.Q4_1.gguf (chordal[local-llm])"
+    assert shown["CHORDAL_LOCAL_LLM_THREADS"]["effective"] == max(1, (os.cpu_count() or 1) // 2)
     assert shown["CHORDAL_MAX_STEPS"] == {"value": 20, "source": "default", "effective": None}
 
 
