@@ -39,7 +39,7 @@ def test_a_schema_is_sent_as_json_schema_response_format_at_low_temperature(fake
 
 
 def test_a_server_that_refuses_json_schema_is_asked_for_json_object_from_then_on(fake_llm, llm_settings):
-    fake_llm.load([{"fault": "reject_json_schema"}, {"content": {"answer": "1"}},
+    fake_llm.load([{"server": {"accepts": ["json_object"]}}, {"content": {"answer": "1"}},
                    {"content": {"answer": "2"}}])
     client = LLMClient(llm_settings)
     assert client.chat(ASK, purpose="a", json_schema=SCHEMA).content == '{"answer": "1"}'

@@ -93,11 +93,9 @@ def test_a_field_added_to_a_step_model_appears_in_the_strict_schema():
     assert tagged["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
 
 
-def test_the_worked_example_and_every_example_step_read_as_the_plan_models():
+def test_the_worked_example_is_a_reply_the_reply_model_reads():
     reply = PlannerReply.model_validate(WORKED_EXAMPLE)
     assert [s.operation for s in reply.plan.steps] == ["GET", "EXTRACT", "COMPUTE"]
-    plan = Plan.model_validate({"steps": EXAMPLE_STEPS})
-    assert sorted({s.operation for s in plan.steps}) == sorted(OPERATIONS)
 
 
 def test_every_example_step_writes_schema_fields_in_the_order_decoders_impose():
