@@ -83,7 +83,9 @@ def print_iterations(console: Console, record: RunRecord) -> None:
     if record.llm_calls:
         prompt = sum(c.prompt_tokens for c in record.llm_calls)
         completion = sum(c.completion_tokens for c in record.llm_calls)
-        console.print(f"  [dim]{len(record.llm_calls)} LLM calls, {prompt} prompt + "
+        forms = sorted({c.json_form for c in record.llm_calls if c.json_form})
+        asked = f" (JSON asked for as {', '.join(forms)})" if forms else ""
+        console.print(f"  [dim]{len(record.llm_calls)} LLM calls{asked}, {prompt} prompt + "
                       f"{completion} completion tokens[/]", highlight=False)
 
 

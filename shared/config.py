@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from shared.llm.forms import FORMS
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.search.fit import PUBLICATION_LAG_DAYS
 from shared.urls import mask_url, password_in_userinfo
@@ -75,6 +76,12 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     """LLM calls in flight at once across all workers (one limit in Redis)."""
     llm_temperature: float = Field(0.0, ge=0, le=2)
+    llm_json_form: str = "auto"
+    """How the LLM is asked for JSON that fits a schema (shared/llm/forms.py): `auto`
+    finds the form the endpoint accepts and caches it in Redis; a form's name forces it,
+    for a server that accepts a form it does not honour."""
+    llm_json_form_ttl_s: int = Field(24 * 3600, ge=60)
+    """How long the form an endpoint accepted is cached before it is found again."""
     local_llm_gguf: Path | None = None
     """The GGUF model file the local model server serves (`chordal local-llm`,
     `chordal up --local-llm`; shared/stack/local_llm.py); unset, the SmolLM2-135M-Instruct
@@ -112,6 +119,14 @@ class Settings(BaseSettings):
     tool_modules: Annotated[list[str], NoDecode] = []
     """Modules every worker imports at start, so the ReAct tools they register
     (`shared.react.tools.register_tool`) exist; comma-separated or a JSON list."""
+
+    @field_validator("llm_json_form", mode="before")
+    @classmethod
+    def _json_form(cls, v):
+        if v in ("auto", *FORMS):
+            return v
+        raise ValueError(f"CHORDAL_LLM_JSON_FORM is {v!r}; set it to auto (Chordal finds the "
+                         f"form the endpoint accepts) or to one of {', '.join(FORMS)}")
 
     @field_validator("tool_modules", mode="before")
     @classmethod

@@ -98,6 +98,14 @@ def llm_slots_key() -> str:
     return f"{KEY_PREFIX}:llm-slots"
 
 
+def llm_form_key(endpoint: str) -> str:
+    """The structured-output form one LLM endpoint and model accepts (JSON: `form` and
+    the `reason` it was chosen), found by the first call that needed it; expires after
+    CHORDAL_LLM_JSON_FORM_TTL_S. `endpoint` is a hash of the base URL and the model
+    (see shared/llm/form_choice.py)."""
+    return f"{KEY_PREFIX}:llm-form:{endpoint}"
+
+
 def get_cache_key(backend: str, generation: int, bucket: int, digest: str) -> str:
     """One cached GET lookup (`best`) of a search backend, in one time bucket; expires
     with its bucket. `backend` and `digest` are hashes (see shared/search/cache.py)."""

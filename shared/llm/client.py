@@ -1,15 +1,18 @@
 """The LLM client: chat messages in, an `LLMReply` (the text and its `LLMCall` audit
 record) out, over any OpenAI-compatible endpoint through the official `openai` package.
 
-- JSON output: with `json_schema`, the request asks for `response_format` type
-  `json_schema`; a server that rejects that (HTTP 400/422) is asked again with
-  `json_object`, and one that rejects that too without `response_format` (the prompt
-  still asks for JSON). The first format that works is remembered for the client's life.
+- JSON output: with `json_schema`, the request asks for it in a structured-output form
+  (forms.py) the endpoint accepts, found by `FormChoice` (form_choice.py: once per
+  endpoint and model, cached in Redis for every worker, or forced by
+  CHORDAL_LLM_JSON_FORM). A refusal of a form moves on to the next one (`none` last: the
+  prompt still asks for JSON); `LLMCall.json_form` records the form used.
 - Retries are openai-python's own (`max_retries=settings.llm_max_retries`): on timeouts,
   connection errors, 408, 409, 429 and 5xx, with exponential backoff (0.5 s doubling to
   8 s, minus up to 25 % jitter), honouring `Retry-After`/`retry-after-ms` up to 120 s and
   `x-should-retry`. An httpx request hook counts the HTTP attempts, so `LLMCall.retries`
-  is the number of extra attempts those retries made.
+  is the number of extra attempts those retries made; a response hook marks a refusal
+  of the form tried `x-should-retry: false`, so a server that refuses with HTTP 500
+  (llama-cpp-python) is not asked the same thing again.
 - Concurrency: with a Redis client, each call holds a slot of the cluster-wide
   `ConcurrencyLimit` (limit.py) for its whole duration, retries included.
 - Failure after the retries raises `LLMError` whose `call` is the `LLMCall` (status
@@ -19,7 +22,6 @@ record) out, over any OpenAI-compatible endpoint through the official `openai` p
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 import threading
 import time
@@ -30,13 +32,12 @@ import redis
 
 from shared.config import Settings
 from shared.errors import ConfigError, LLMError
+from shared.llm.form_choice import FormChoice
+from shared.llm.forms import refuses, request_fields
 from shared.llm.limit import ConcurrencyLimit
+from shared.log_lines import clip_line
 from shared.models import LLMCall
 from shared.urls import mask_url
-
-log = logging.getLogger("chordal.llm")
-FORMATS = ("json_schema", "json_object", "none")
-"""`response_format` types tried in order when a JSON schema is given."""
 
 
 @dataclass(frozen=True)
@@ -62,20 +63,15 @@ class LLMClient:
         self.timeout_s = settings.llm_timeout_s
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
         self._attempts = threading.local()
-        http = openai.DefaultHttpxClient(event_hooks={"request": [self._count_attempt]})
+        http = openai.DefaultHttpxClient(event_hooks={"request": [self._count_attempt],
+                                                      "response": [self._mark_refusal]})
         self._openai = openai.OpenAI(base_url=self.base_url, api_key=key or "not-needed",
                                      timeout=settings.llm_timeout_s,
                                      max_retries=settings.llm_max_retries, http_client=http)
-        self._format = 0  # index into FORMATS; only ever moves forward
-        self._format_confirmed = False
+        self.forms = FormChoice(settings, redis_client, self.endpoint)
         self.limit = (ConcurrencyLimit(redis_client, settings.llm_max_concurrency)
                       if redis_client is not None else None)
         self.slot_timeout_s = slot_timeout_s or settings.llm_timeout_s * (settings.llm_max_retries + 1)
-
-    @property
-    def json_format(self) -> str:
-        """The `response_format` type used for JSON replies (`json_schema` until refused)."""
-        return FORMATS[self._format]
 
     def chat(self, messages: list[dict], *, purpose: str,
              json_schema: dict | None = None) -> LLMReply:
@@ -83,6 +79,7 @@ class LLMClient:
         started = time.time()
         slot = self.limit.slot(self.slot_timeout_s) if self.limit else contextlib.nullcontext()
         self._attempts.extra = 0
+        self._attempts.form = None
         try:
             with slot:
                 t0 = time.perf_counter()
@@ -106,52 +103,67 @@ class LLMClient:
 
     def _complete(self, messages: list[dict], json_schema: dict | None):
         if json_schema is None:
-            return self._create(messages, None)
-        while True:
-            fmt = self._format
+            return self._create(messages, None, {})
+        known = self.forms.known()
+        refusals: list[str] = []
+        for form in self.forms.candidates(known):
             try:
-                completion = self._create(messages, _response_format(FORMATS[fmt], json_schema))
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if self._format_confirmed or fmt == len(FORMATS) - 1:
+                completion = self._create(messages, form, request_fields(form, json_schema))
+            except openai.APIStatusError as exc:
+                if self.forms.forced or not _refused(form, exc):
                     raise
-                log.info("%s refused response_format %s (%s); trying %s", self.endpoint,
-                         FORMATS[fmt], exc.status_code, FORMATS[fmt + 1])
-                self._format = max(self._format, fmt + 1)
+                said = clip_line(" ".join(_server_message(exc).split()), 160)
+                refusals.append(f"{form} refused (HTTP {exc.status_code}: {said})")
                 continue
-            self._format_confirmed = True
+            if form != known:
+                self.forms.remember(form, refusals)
             return completion
+        raise AssertionError("the last form, none, is never refused")
 
-    def _create(self, messages: list[dict], response_format: dict | None):
+    def _create(self, messages: list[dict], form: str | None, fields: dict):
         self._attempts.n = 0
-        kwargs = {"response_format": response_format} if response_format else {}
+        self._attempts.form = form
         try:
             return self._openai.chat.completions.create(
-                model=self.model, messages=messages, temperature=self.temperature, **kwargs)
+                model=self.model, messages=messages, temperature=self.temperature, **fields)
         finally:
             self._attempts.extra += max(0, self._attempts.n - 1)
 
     def _count_attempt(self, request) -> None:
         self._attempts.n = getattr(self._attempts, "n", 0) + 1
 
+    def _mark_refusal(self, response) -> None:
+        # openai-python retries every 5xx unless the reply says `x-should-retry: false`;
+        # a refusal of the form is an answer, so say it on the server's behalf.
+        form = getattr(self._attempts, "form", None)
+        if form is None or response.status_code < 400:
+            return
+        response.read()
+        if refuses(form, response.status_code, response.text):
+            response.headers["x-should-retry"] = "false"
+
     def _call(self, purpose: str, started: float, t0: float, **fields) -> LLMCall:
         latency = (time.perf_counter() - t0) * 1000 if t0 else 0.0
         return LLMCall(purpose=purpose, model=self.model, latency_ms=round(latency, 1),
                        retries=getattr(self._attempts, "extra", 0), started_at=started,
-                       **fields)
+                       json_form=getattr(self._attempts, "form", None), **fields)
 
     def _error(self, purpose: str, exc: openai.OpenAIError, started: float,
                t0: float) -> LLMError:
         what = describe(exc, self.endpoint, self.timeout_s)
+        form = getattr(self._attempts, "form", None)
+        if self.forms.forced and form and _refused(form, exc):
+            what += (f"; the server refuses the form CHORDAL_LLM_JSON_FORM={form} forces: set "
+                     "it to auto (Chordal finds a form the server accepts) or another form")
         call = self._call(purpose, started, t0, status="error", error=what)
         tries = call.retries + 1
         return LLMError(f"LLM call ({purpose}) failed after {tries} HTTP attempt"
                         f"{'s' if tries > 1 else ''}: {what}", call)
 
 
-def _response_format(kind: str, schema: dict) -> dict | None:
-    if kind == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
-    return {"type": "json_object"} if kind == "json_object" else None
+def _refused(form: str, exc: openai.OpenAIError) -> bool:
+    return (isinstance(exc, openai.APIStatusError)
+            and refuses(form, exc.status_code, exc.response.text))
 
 
 def describe(exc: openai.OpenAIError, base_url: str, timeout_s: float) -> str:

@@ -3,7 +3,8 @@
 
 Each attempt sends the conversation so far (prompts.py) and reads the reply: a JSON
 object `{"reasoning": …, "plan": …}` (the plan as a JSON object, or as ReWOO or
-LLMCompiler text in a string); a bare plan in any of the three syntaxes is accepted too.
+LLMCompiler text in a string; a null member means a field left out, as the strict
+schema writes it); a bare plan in any of the three syntaxes is accepted too.
 The plan is parsed, repaired and checked by shared/plan/parse.py. When it fails the
 checks, the model's reply stays in the conversation and a follow-up message lists the
 problems (`{step, code, message}`, one per line); the model tries again. After
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from shared.errors import InputError, LLMError, PlanError
 from shared.llm.client import LLMClient
 from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
+from shared.llm.schema import without_nulls
 from shared.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem
 from shared.plan.draft import FENCE_RE
@@ -86,7 +88,7 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
     if not isinstance(plan, (dict, str)):
         raise _problem("bad_field", f"field 'plan' is a JSON {type(plan).__name__}, not an "
                        "object; send " + REPLY_FORM)
-    return _parse(plan, max_steps, max_chars)
+    return _parse(without_nulls(plan), max_steps, max_chars)
 
 
 def _decode(text: str) -> object:

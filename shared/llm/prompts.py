@@ -1,6 +1,7 @@
 """The planner's prompts: consumes the question (and the titles of documents that may
-answer it), produces the chat messages that ask a model for a ReWOO plan, the JSON
-schema of the reply, and the follow-up message that sends a failed plan's problems back.
+answer it), produces the chat messages that ask a model for a ReWOO plan, the reply's
+model and its strict JSON schema (schema.py, derived from the Plan models), and the
+follow-up message that sends a failed plan's problems back.
 
 The system prompt primes the plan syntax (the JSON plan of README.md), lists the nine
 operations with their fields and an example of each (`EXAMPLE_STEPS`, which together
@@ -12,17 +13,20 @@ from __future__ import annotations
 
 import json
 
-from shared.models import OPERATIONS, PlanProblem
+from pydantic import BaseModel, ConfigDict
+
+from shared.llm.schema import strict_schema
+from shared.models import DOMAINS, OPERATIONS, Plan, PlanProblem
+from shared.models.fields import Text
 from shared.plan.limits import MAX_STEPS
 
-DOMAINS = ("generic", "finance", "legal", "medical")
 _GET = {"source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3"}
 EXAMPLE_STEPS: list[dict] = [
     {"id": "E1", "operation": "GET", **_GET, "output_var": "$Q3"},
     {"id": "E2", "operation": "SEARCH", "query": "Tesla battery yield rate",
      "temporal_scope": "2023", "top_k": 5, "output_var": "$HITS"},
     {"id": "E3", "operation": "EXTRACT", "source": "$Q3", "pattern":
-     r"battery yield rate of (\d+(?:\.\d+)?)%", "quantity": "percent", "fallback": "unknown",
+     r"battery yield rate of (\d+(?:\.\d+)?)%", "fallback": "unknown", "quantity": "percent",
      "output_var": "$Y"},
     {"id": "E4", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"},
     {"id": "E5", "operation": "IF", "condition": "$GAP >= 0", "then": "met the target",
@@ -38,7 +42,8 @@ EXAMPLE_STEPS: list[dict] = [
     {"id": "E10", "operation": "ARBITRATE", "sources": ["$Y", "$Y_NEWS"],
      "prefer": ['source_type == "official_report"', "newest"], "output_var": "$BEST_Y"},
 ]
-"""One example step per operation; in this order they form one valid plan."""
+"""One example step per operation; in this order they form one valid plan. Each writes
+its fields in the order of REPLY_SCHEMA, the order constrained decoders impose."""
 
 FIELDS = {
     "GET": "source (a document's title as listed, with the period it is about, or its "
@@ -64,7 +69,7 @@ WORKED_EXAMPLE = {
     "plan": {"domain": "finance", "steps": [
         {"id": "E1", "operation": "GET", **_GET, "output_var": "$R1"},
         {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern":
-         r"battery yield rate.*?(\d+\.\d+)%", "output_var": "$Y", "fallback": "unknown"},
+         r"battery yield rate.*?(\d+\.\d+)%", "fallback": "unknown", "output_var": "$Y"},
         {"id": "E3", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}],
         "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."},
 }
@@ -106,22 +111,22 @@ which documents hold it, which steps get it", "plan": {{...}}}}. Think in "reaso
 first, then write the plan. Example reply:
 {example}"""
 
-REPLY_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "reasoning": {"type": "string"},
-        "plan": {"type": "object", "properties": {
-            "domain": {"type": "string", "enum": list(DOMAINS)},
-            "steps": {"type": "array", "minItems": 1, "items": {
-                "type": "object", "required": ["id", "operation"],
-                "properties": {"id": {"type": "string"},
-                               "operation": {"type": "string", "enum": list(OPERATIONS)}}}},
-            "answer": {"type": "string"}},
-            "required": ["steps"]},
-    },
-    "required": ["reasoning", "plan"],
-}
-"""JSON schema of the planner's reply, for `response_format` json_schema."""
+
+class PlannerReply(BaseModel):
+    """The reply the planner asks for: its reasoning first, then the plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: Text
+    plan: Plan
+
+
+REPLY_SCHEMA: dict = strict_schema(PlannerReply, omit={"Plan": ("planner", "drop_unused")},
+                                   last=("output_var",))
+"""The strict JSON schema of `PlannerReply`, which constrained decoders enforce: the plan
+without the fields the planner sets itself (`planner`) or leaves to users (`drop_unused`),
+each step's `output_var` last, where the examples write it (SmolLM2-135M, made to name
+the variable before the operation, wrote nonsense until it ran out of tokens)."""
 
 
 def system_prompt(max_steps: int = MAX_STEPS) -> str:

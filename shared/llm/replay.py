@@ -9,6 +9,10 @@ Consumes chat completion requests; produces replies in the OpenAI wire format:
     PUT  /_script               replace the script (JSONL body) and reset the log
     GET  /_log                  every request received since, in order (JSON list)
 
+A request for a structured-output form the script's server line does not accept is
+refused as that server would refuse it (replay_script.py), taking no entry; the log
+records each request's `form` (shared/llm/forms.py).
+
 Usage is counted approximately: a text of n characters is ceil(n / 4) tokens (the rule of
 thumb for English with OpenAI's tokenizers), prompt tokens summed over the messages'
 texts, so `total_tokens` = prompt + completion. With no entry left for a request the
@@ -28,7 +32,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from shared.errors import InputError
-from shared.llm.replay_script import Entry, Script
+from shared.llm.forms import field, form_of
+from shared.llm.replay_script import Entry, Script, Server
 
 MODEL = "replay"
 
@@ -46,9 +51,27 @@ def message_text(message: object) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _error(status: int, message: str, kind: str, headers: dict | None = None) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
+def _error(status: int, message: str, kind: str, headers: dict | None = None,
+           param: str | None = None) -> JSONResponse:
+    body = {"error": {"message": message, "type": kind, "param": param, "code": str(status)}}
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _refusal(server: Server, form: str) -> JSONResponse:
+    """How `server.refuses_with` answers a request for `form`, one it does not accept."""
+    name = field(form)
+    if server.refuses_with == "llama_cpp_python":  # FastAPI's validation error, as HTTP 500
+        return _error(500, f"1 validation error:\n  {{'type': 'literal_error', 'loc': ('body', "
+                      f"'{name}', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                      f"'input': '{form}'}}", "internal_server_error")
+    if server.refuses_with == "vllm":  # vLLM's ErrorResponse is not wrapped in "error"
+        return JSONResponse({"object": "error", "message": f"{name}: {form} is not supported "
+                             "by this server", "type": "BadRequestError", "param": None,
+                             "code": 400}, status_code=400)
+    message = (f"Invalid parameter: '{name}' of type '{form}' is not supported with this "
+               "model." if name == "response_format" else
+               f"Unrecognized request argument supplied: {name}")
+    return _error(400, message, "invalid_request_error", param=name)
 
 
 def _completion(n: int, model: str, prompt_tokens: int, content: str) -> dict:
@@ -95,14 +118,17 @@ def create_app(script: Script, latency: float = 0.0) -> FastAPI:
                           "invalid_request_error")
         texts = [message_text(m) for m in body["messages"]]
         current: Script = app.state.script
-        entry = current.take("\n".join(texts))
+        form = form_of(body)
+        accepted = form == "none" or form in current.server.accepts
+        entry = current.take("\n".join(texts)) if accepted else None
         record = {"n": len(app.state.log) + 1, "at": time.time(), "model": body.get("model"),
                   "messages": body["messages"], "response_format": body.get("response_format"),
-                  "temperature": body.get("temperature"),
+                  "form": form, "temperature": body.get("temperature"),
                   "entry": entry.line if entry else None, "fault": entry.fault if entry else None}
         app.state.log.append(record)
         await asyncio.sleep(latency + (entry.delay if entry and entry.fault == "slow" else 0))
-        response = _respond(entry, current, body, texts, record["n"])
+        response = (_respond(entry, current, body, texts, record["n"]) if accepted
+                    else _refusal(current.server, form))
         record["status"] = response.status_code
         return response
 
@@ -136,9 +162,6 @@ def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str],
     if entry.fault == "500":
         return _error(500, f"internal error (replay fault, line {entry.line})", "server_error",
                       _retry_headers(entry))
-    if entry.fault == "reject_json_schema":
-        return _error(400, "response_format type 'json_schema' is not supported by this "
-                      f"server (replay fault, line {entry.line})", "invalid_request_error")
     model = body.get("model") or MODEL
     return JSONResponse(_completion(n, model, sum(map(approx_tokens, texts)), entry.text))
 

@@ -1,4 +1,5 @@
-"""The script of the replay server (`chordal fake-llm`): JSON Lines in, `Script` out.
+"""The script of the replay server (`chordal fake-llm`): JSON Lines in, `Script` (its
+entries and the server it emulates) out.
 
 Each line is one entry, a JSON object:
 
@@ -14,8 +15,17 @@ Each line is one entry, a JSON object:
                                                          shorter gives up and retries
     {"match": …, "fault": "malformed"}                  a reply that is not JSON (or
                                                          `content`, if given)
-    {"match": …, "fault": "reject_json_schema"}         HTTP 400 refusing response_format
-                                                         json_schema
+
+One line may describe the emulated server instead of an entry:
+
+    {"server": {"accepts": ["json_object_schema", "json_object"],
+                "refuses_with": "llama_cpp_python"}}
+
+`accepts` lists the structured-output forms it answers (shared/llm/forms.py; default:
+all); a request asking for another form is refused the way `refuses_with` says
+(`openai`: HTTP 400 naming the field; `llama_cpp_python`: HTTP 500 carrying the
+validation error that names it; `vllm`: HTTP 400 with vLLM's flat error body), and
+takes no entry. A request that asks for no form is always answered.
 
 `match` may be left out (same as null). Blank lines and lines starting with `#` are
 skipped. `retry_after` (seconds, may be fractional) is sent as both `Retry-After`
@@ -38,8 +48,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from shared.errors import InputError
+from shared.llm.forms import FORMS, Form
 
-Fault = Literal["429", "500", "slow", "malformed", "reject_json_schema"]
+Fault = Literal["429", "500", "slow", "malformed"]
+Refusal = Literal["openai", "llama_cpp_python", "vllm"]
 MALFORMED = 'Sure! Here is the plan: {"steps": [{"id": "E1", "operation": "GET", "source": '
 """The reply of a `malformed` fault without content: prose, then JSON cut short."""
 
@@ -80,9 +92,21 @@ class Entry(BaseModel):
         return self.match is not None and re.search(self.match, text) is not None
 
 
-def parse_script(text: str, name: str = "script") -> list[Entry]:
-    """The entries of a JSONL script; InputError naming the line and the fix."""
-    entries = []
+class Server(BaseModel):
+    """What the emulated server does with structured-output forms."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    accepts: list[Form] = list(FORMS)
+    """The forms it answers; it refuses the others."""
+    refuses_with: Refusal = "openai"
+    """Whose way of refusing a form it copies (replay.py)."""
+
+
+def parse_script(text: str, name: str = "script") -> tuple[list[Entry], Server]:
+    """The entries of a JSONL script and its server line (the default server without
+    one); InputError naming the line and the fix."""
+    entries, servers = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -95,29 +119,45 @@ def parse_script(text: str, name: str = "script") -> list[Entry]:
         if not isinstance(raw, dict) or "line" in raw or "used" in raw:
             raise InputError(f"{name} line {number}: write one JSON object with match and "
                              "content (or fault) per line")
-        try:
-            entry = Entry.model_validate({**raw, "line": number})
-        except ValidationError as e:
-            wrong = "; ".join(f"field {'.'.join(map(str, err['loc'])) or 'entry'!r}: "
-                              f"{err['msg'].removeprefix('Value error, ')}" for err in e.errors())
-            raise InputError(f"{name} line {number}: {wrong}") from None
+        if "server" in raw:
+            servers.append(_server(raw, f"{name} line {number}", servers))
+            continue
+        entry = _validated(Entry, {**raw, "line": number}, f"{name} line {number}")
         if entry.fault is None and entry.content is None:
             raise InputError(f"{name} line {number}: the entry has neither content nor "
                              'fault; add "content": "…" (the reply) or a "fault"')
         entries.append(entry)
-    return entries
+    return entries, (servers[0] if servers else Server())
+
+
+def _server(raw: dict, where: str, earlier: list[Server]) -> Server:
+    if earlier or set(raw) != {"server"}:
+        raise InputError(f'{where}: a script has one line {{"server": {{…}}}} and nothing '
+                         "else on it; merge the server lines")
+    return _validated(Server, raw["server"], where)
+
+
+def _validated(model: type[BaseModel], raw: object, where: str) -> BaseModel:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        wrong = "; ".join(f"field {'.'.join(map(str, err['loc'])) or 'entry'!r}: "
+                          f"{err['msg'].removeprefix('Value error, ')}" for err in e.errors())
+        raise InputError(f"{where}: {wrong}") from None
 
 
 class Script:
     """The entries being served and which of them are used."""
 
-    def __init__(self, entries: list[Entry], name: str = "script"):
+    def __init__(self, entries: list[Entry], name: str = "script", server: Server | None = None):
         self.entries = entries
         self.name = name
+        self.server = server or Server()
 
     @classmethod
     def from_text(cls, text: str, name: str = "script") -> Script:
-        return cls(parse_script(text, name), name)
+        entries, server = parse_script(text, name)
+        return cls(entries, name, server)
 
     def take(self, text: str) -> Entry | None:
         """The entry for a request whose messages read `text` (marked used), or None."""

@@ -1,8 +1,8 @@
 """Pydantic contracts: everything that crosses a queue or the run store."""
 
 from .answer import Answer, Footnote
-from .plan import (OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterStep, GetStep,
-                   IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
+from .plan import (DOMAINS, OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep, FilterStep,
+                   GetStep, IfStep, MergeStep, Plan, SearchStep, Step, ValidateStep)
 from .llm import LLMCall, ReactIteration
 from .query import MODES, Mode, Query, new_query_id
 from .result import Candidate, Evidence, StepResult
@@ -10,7 +10,7 @@ from .run import STATUSES, TERMINAL, PlanProblem, RunRecord, Status
 from .task import FinalizeTask, ReactTask, StepTask
 
 __all__ = [
-    "Answer", "ArbitrateStep", "Candidate", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
+    "Answer", "ArbitrateStep", "DOMAINS", "Candidate", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "MODES", "Mode", "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
     "StepResult", "StepTask", "FinalizeTask", "ReactTask", "STATUSES", "TERMINAL", "new_query_id",

@@ -20,6 +20,10 @@ class LLMCall(BaseModel):
     latency_ms: float = 0.0
     retries: int = 0
     """Extra HTTP attempts the call needed (429, 5xx, timeouts)."""
+    json_form: str | None = None
+    """The structured-output form the request used (shared/llm/forms.py: `json_schema`,
+    `json_object_schema`, …, `none` when the prompt alone asked for JSON); None when
+    it asked for no JSON (and in records written before forms were negotiated)."""
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     started_at: float = 0.0

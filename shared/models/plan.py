@@ -19,6 +19,9 @@ VAR_RE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 """A variable reference: `$R1` or `${R1}`."""
 
 STEP_ID_RE = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+DOMAINS = ("generic", "finance", "legal", "medical")
+"""Domains with an answer template of their own (shared/templates); any other renders as
+generic, so a plan may name one, but the LLM is asked for one of these."""
 
 
 class _Step(BaseModel):
@@ -187,8 +190,8 @@ OPERATIONS = ("GET", "SEARCH", "EXTRACT", "COMPUTE", "IF", "VALIDATE", "MERGE", 
 class Plan(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    domain: Text = "generic"
-    """Chooses the default answer template."""
+    domain: Text = Field("generic", json_schema_extra={"enum": list(DOMAINS)})
+    """Chooses the default answer template; its JSON schema lists `DOMAINS`."""
     steps: list[Step] = Field(min_length=1)
     answer: Text | None = None
     """Jinja2 template of the answer; variables by bare name (`{{ Y }}`)."""

@@ -19,7 +19,7 @@ from typing import Callable
 
 from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, meta
 
-from shared.models import Answer, Evidence, Footnote, Plan, StepResult
+from shared.models import DOMAINS, Answer, Evidence, Footnote, Plan, StepResult
 
 from . import chain, isolated, labels, period
 from .cited import CitedList, cite, kind, show, union
@@ -27,8 +27,6 @@ from .redact import mask_identifiers
 from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-DOMAINS = ("generic", "finance", "legal", "medical")
-"""Domains with their own template; any other `plan.domain` renders as generic."""
 SHORT = 240
 """Characters of a text value a domain template shows before cutting it short."""
 

@@ -4,8 +4,9 @@ planner talks to it, and the local model server.
 - `fake_llm` (session): `chordal fake-llm` running as a subprocess on a free port,
   started and stopped by its PID. Use `fake_llm.load(entries)` at the start of a test
   to replace the script (and clear the request log); `fake_llm.log()` lists the
-  requests received since, each with `messages`, `response_format`, the script `entry`
-  (line number) it got, its `fault` and the HTTP `status` answered.
+  requests received since, each with `messages`, `response_format`, the structured-
+  output `form` it asked for (shared/llm/forms.py), the script `entry` (line number) it
+  got, its `fault` and the HTTP `status` answered.
   `fake_llm.base_url` is `http://127.0.0.1:PORT` (the OpenAI base URL is `+ "/v1"`).
   The script format and matching rule are in shared/llm/replay_script.py.
 - `llm_pipeline` (session): like `pipeline` (tests/conftest.py: `ask`, `submit`,

@@ -7,6 +7,9 @@ import json
 
 import pytest
 
+from shared.llm.form_choice import FormChoice
+from shared.llm.prompts import REPLY_SCHEMA
+
 pytestmark = pytest.mark.integration
 QUESTION = "What was Tesla's battery yield rate in Q3 2023?"
 GET = {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report",
@@ -36,8 +39,9 @@ def test_a_question_is_planned_by_the_llm_and_answered_by_the_workers(llm_pipeli
     assert call.purpose == "plan 1" and call.status == "ok" and call.model == "replay"
     assert call.prompt_tokens > 100 and call.completion_tokens > 10
     assert record.usage["prompt_tokens"] == call.prompt_tokens
+    assert call.json_form == "json_schema"
     (request,) = llm_pipeline.fake_llm.log()
-    assert request["response_format"]["type"] == "json_schema"
+    assert request["response_format"]["json_schema"]["schema"] == REPLY_SCHEMA
     user = request["messages"][1]["content"]
     assert user.startswith(f"Question: {QUESTION}")
     assert "Tesla Q3 2023 Financial Report (period 2023-Q3, published 2023-10-18)" in user  # candidates from the store
@@ -65,6 +69,32 @@ def test_three_bad_plans_fail_the_query_listing_the_last_ones_problems(llm_pipel
     assert [(p.step, p.code) for p in record.problems] == [("E2", "undefined_variable")]
     assert len(record.llm_calls) == 3 and len(llm_pipeline.fake_llm.log()) == 3
     assert record.plan is None and record.steps == []
+
+
+def test_an_endpoint_like_llama_cpp_python_gets_the_plan_schema_in_the_form_it_accepts(
+        llm_pipeline):
+    forms = FormChoice(llm_pipeline.settings, llm_pipeline.store.r, "")
+    llm_pipeline.fake_llm.load([
+        {"server": {"accepts": ["json_object_schema", "json_object"],
+                    "refuses_with": "llama_cpp_python"}},
+        {"match": "battery yield",  # as a strict reply: null for the answer it leaves out
+         "content": {**GOOD, "plan": {**GOOD["plan"], "answer": None}}},
+        {"match": "battery yield", "content": GOOD}])
+    try:
+        first, second = llm_pipeline.ask(QUESTION), llm_pipeline.ask(QUESTION)
+        assert forms.known() == "json_object_schema"  # stored for every worker
+    finally:
+        llm_pipeline.store.r.delete(forms.key)
+    assert first.status == second.status == "done", (first.error, second.error)
+    assert [c.json_form for c in first.llm_calls + second.llm_calls] == [
+        "json_object_schema"] * 2
+    assert first.llm_calls[0].retries == 0
+    refused, *accepted = llm_pipeline.fake_llm.log()
+    assert (refused["form"], refused["status"]) == ("json_schema", 500)
+    assert [(r["form"], r["status"]) for r in accepted] == [("json_object_schema", 200)] * 2
+    assert accepted[0]["response_format"]["schema"] == REPLY_SCHEMA
+    shown = llm_pipeline.cli("show", first.query_id)
+    assert "1 LLM calls (JSON asked for as json_object_schema)" in shown.stdout, shown.stderr
 
 
 def test_a_429_and_a_500_from_the_endpoint_are_retried_and_the_query_answered(llm_pipeline):

@@ -29,24 +29,21 @@ def test_chat_returns_the_scripted_reply_with_its_tokens_and_no_retries(fake_llm
     assert call.latency_ms > 0 and call.started_at > 0
 
 
-def test_a_schema_is_sent_as_json_schema_response_format_at_low_temperature(fake_llm, llm_settings):
+def test_a_schema_is_sent_as_strict_json_schema_at_low_temperature_and_the_call_says_so(
+        fake_llm, llm_settings):
     fake_llm.load([{"content": {"answer": "42"}}])
-    LLMClient(llm_settings).chat(ASK, purpose="test", json_schema=SCHEMA)
+    reply = LLMClient(llm_settings).chat(ASK, purpose="test", json_schema=SCHEMA)
     (request,) = fake_llm.log()
-    assert request["response_format"]["type"] == "json_schema"
-    assert request["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert request["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": "reply", "strict": True, "schema": SCHEMA}}
     assert request["temperature"] == llm_settings.llm_temperature == 0.0
+    assert reply.call.json_form == "json_schema"
 
 
-def test_a_server_that_refuses_json_schema_is_asked_for_json_object_from_then_on(fake_llm, llm_settings):
-    fake_llm.load([{"fault": "reject_json_schema"}, {"content": {"answer": "1"}},
-                   {"content": {"answer": "2"}}])
-    client = LLMClient(llm_settings)
-    assert client.chat(ASK, purpose="a", json_schema=SCHEMA).content == '{"answer": "1"}'
-    assert client.chat(ASK, purpose="b", json_schema=SCHEMA).content == '{"answer": "2"}'
-    formats = [(r["response_format"] or {}).get("type") for r in fake_llm.log()]
-    assert formats == ["json_schema", "json_object", "json_object"]
-    assert client.json_format == "json_object"
+def test_a_call_without_a_schema_asks_for_no_form(fake_llm, llm_settings):
+    fake_llm.load([{"content": "text"}])
+    reply = LLMClient(llm_settings).chat(ASK, purpose="test")
+    assert fake_llm.log()[0]["form"] == "none" and reply.call.json_form is None
 
 
 def test_a_429_and_a_500_are_retried_honouring_retry_after_and_counted(fake_llm, llm_settings):

@@ -70,14 +70,53 @@ def test_an_exhausted_script_answers_500_naming_the_script_and_tells_clients_not
 
 def test_fault_entries_answer_429_with_retry_after_500_and_malformed_text(fake_llm):
     fake_llm.load([{"fault": "429", "retry_after": 1.5}, {"fault": "500"},
-                   {"fault": "malformed"}, {"fault": "reject_json_schema"}])
+                   {"fault": "malformed"}])
     status, headers, body = post(fake_llm, "q")
     assert status == 429 and headers["retry-after"] == "2" and headers["retry-after-ms"] == "1500"
     assert post(fake_llm, "q")[0] == 500
     assert reply(fake_llm, "q") == MALFORMED
-    status, _, body = post(fake_llm, "q")
-    assert status == 400 and "json_schema" in body["error"]["message"]
-    assert [r["fault"] for r in fake_llm.log()] == ["429", "500", "malformed", "reject_json_schema"]
+    assert [r["fault"] for r in fake_llm.log()] == ["429", "500", "malformed"]
+
+
+SCHEMA = {"type": "object"}
+
+
+@pytest.mark.parametrize("style, form, extra, status, says", [
+    ("llama_cpp_python", "json_schema", {"response_format": {
+        "type": "json_schema", "json_schema": {"name": "r", "schema": SCHEMA}}}, 500,
+     "'loc': ('body', 'response_format', 'type')"),
+    ("openai", "json_object_schema", {"response_format": {"type": "json_object",
+                                                          "schema": SCHEMA}}, 400,
+     "Invalid parameter: 'response_format' of type 'json_object_schema'"),
+    ("openai", "guided_json", {"guided_json": SCHEMA}, 400,
+     "Unrecognized request argument supplied: guided_json"),
+    ("vllm", "ollama_format", {"format": SCHEMA}, 400, "format: ollama_format is not supported"),
+], ids=["llama_cpp_python", "openai-response_format", "openai-body-field", "vllm"])
+def test_a_form_the_server_line_does_not_accept_is_refused_as_that_server_does(
+        fake_llm, style, form, extra, status, says):
+    fake_llm.load([{"server": {"accepts": ["json_object"], "refuses_with": style}},
+                   {"content": "the one reply"}])
+    code, headers, body = post(fake_llm, "q", **extra)
+    assert code == status and says in (body["error"]["message"] if "error" in body
+                                       else body["message"])
+    assert "x-should-retry" not in headers  # the client must see it is a refusal itself
+    assert reply(fake_llm, "q") == "the one reply"  # no form asked: always answered
+    assert [(r["form"], r["status"], r["entry"]) for r in fake_llm.log()] == [
+        (form, status, None), ("none", 200, 2)]
+
+
+def test_an_accepted_form_takes_its_entry_and_the_log_names_the_form(fake_llm):
+    fake_llm.load([{"server": {"accepts": ["json_object_schema"]}}, {"content": "{}"}])
+    status, _, _ = post(fake_llm, "q", response_format={"type": "json_object", "schema": SCHEMA})
+    assert status == 200 and fake_llm.log()[0]["form"] == "json_object_schema"
+
+
+def test_a_bad_or_second_server_line_is_refused_naming_the_line(fake_llm):
+    with pytest.raises(AssertionError, match=r"line 1: field 'accepts.0': Input should be "
+                                             r"'json_schema'"):
+        fake_llm.load([{"server": {"accepts": ["xml"]}}])
+    with pytest.raises(AssertionError, match="line 2: a script has one line"):
+        fake_llm.load([{"server": {}}, {"server": {"refuses_with": "vllm"}}])
 
 
 def test_a_slow_entry_makes_a_client_with_a_shorter_timeout_give_up(fake_llm):

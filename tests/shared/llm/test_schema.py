@@ -1,0 +1,114 @@
+"""The planner's reply schema: derived from the Plan models, strict in OpenAI's sense, free
+of keywords grammar converters reject, and matched by the prompt's examples."""
+
+from __future__ import annotations
+
+import json
+import typing
+
+from pydantic import BaseModel
+
+from shared.llm.prompts import EXAMPLE_STEPS, REPLY_SCHEMA, WORKED_EXAMPLE, PlannerReply
+from shared.llm.planner import read_reply
+from shared.llm.schema import strict_schema
+from shared.models import DOMAINS, OPERATIONS, GetStep, Plan, Step
+from shared.models.fields import Text
+
+COMPILED_EVERYWHERE = {"type", "properties", "required", "additionalProperties", "items",
+                       "enum", "anyOf", "$ref", "$defs"}
+STEP_MODELS = typing.get_args(typing.get_args(Step)[0])
+
+
+def keywords(node: object) -> set[str]:
+    """Every keyword used anywhere in a schema (property names are not keywords)."""
+    if isinstance(node, list):
+        return set().union(*map(keywords, node))
+    if not isinstance(node, dict):
+        return set()
+    found = set(node)
+    for key, value in node.items():
+        children = value.values() if key in ("properties", "$defs") else [value]
+        found |= set().union(*map(keywords, children))
+    return found
+
+
+def objects(node: object) -> list[dict]:
+    if isinstance(node, list):
+        return [o for n in node for o in objects(n)]
+    if not isinstance(node, dict):
+        return []
+    own = [node] if "properties" in node else []
+    return own + [o for v in node.values() for o in objects(v)]
+
+
+def step_schema(operation: str) -> dict:
+    return next(d for d in REPLY_SCHEMA["$defs"].values()
+                if d["properties"].get("operation", {}).get("enum") == [operation])
+
+
+def test_the_schema_uses_only_keywords_every_constrained_decoder_compiles():
+    assert keywords(REPLY_SCHEMA) <= COMPILED_EVERYWHERE
+    assert "pattern" in Plan.model_json_schema()["$defs"]["GetStep"]["properties"]["id"]
+
+
+def test_every_object_is_strict_every_property_required_and_the_optional_ones_nullable():
+    for node in objects(REPLY_SCHEMA):
+        assert node["additionalProperties"] is False
+        assert node["required"] == list(node["properties"])
+    get = step_schema("GET")["properties"]
+    assert get["source"] == {"type": "string"}
+    assert get["temporal_scope"] == get["output_var"] == {"anyOf": [{"type": "string"},
+                                                                    {"type": "null"}]}
+    assert get["top_k"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+
+
+def test_the_reply_is_reasoning_then_a_plan_with_steps_as_a_union_on_operation():
+    assert REPLY_SCHEMA["required"] == ["reasoning", "plan"]
+    plan = REPLY_SCHEMA["$defs"]["Plan"]
+    assert plan["required"] == ["domain", "steps", "answer"]  # planner, drop_unused left out
+    assert plan["properties"]["domain"]["anyOf"][0]["enum"] == list(DOMAINS)
+    alternatives = plan["properties"]["steps"]["items"]["anyOf"]
+    operations = [REPLY_SCHEMA["$defs"][a["$ref"].split("/")[-1]]["properties"]["operation"]
+                  for a in alternatives]
+    assert operations == [{"type": "string", "enum": [op]} for op in OPERATIONS]
+
+
+def test_every_field_of_every_step_model_is_in_its_schema_under_its_json_name():
+    for model in STEP_MODELS:
+        operation = typing.get_args(model.model_fields["operation"].annotation)[0]
+        names = {f.alias or name for name, f in model.model_fields.items()}
+        assert set(step_schema(operation)["properties"]) == names
+    assert "else" in step_schema("IF")["properties"]
+
+
+def test_a_field_added_to_a_step_model_appears_in_the_strict_schema():
+    class TaggedGet(GetStep):
+        tag: Text | None = None
+
+    class Reply(BaseModel):
+        steps: list[TaggedGet]
+
+    tagged = strict_schema(Reply, last=("output_var",))["$defs"]["TaggedGet"]
+    assert tagged["required"][-2:] == ["tag", "output_var"]
+    assert tagged["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def test_the_worked_example_is_a_reply_the_reply_model_reads():
+    reply = PlannerReply.model_validate(WORKED_EXAMPLE)
+    assert [s.operation for s in reply.plan.steps] == ["GET", "EXTRACT", "COMPUTE"]
+
+
+def test_every_example_step_writes_schema_fields_in_the_order_decoders_impose():
+    for step in [*EXAMPLE_STEPS, *WORKED_EXAMPLE["plan"]["steps"]]:
+        order = step_schema(step["operation"])["required"]
+        assert list(step) == [name for name in order if name in step], step["id"]
+
+
+def test_a_reply_written_to_the_schema_with_nulls_reads_as_the_plan_with_its_defaults():
+    step = {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report",
+            "temporal_scope": None, "top_k": None, "output_var": None}
+    assert list(step) == step_schema("GET")["required"]
+    written = {"reasoning": "r", "plan": {"domain": None, "steps": [step], "answer": None}}
+    plan, _ = read_reply(json.dumps(written))
+    assert (plan.domain, plan.answer, plan.steps[0].top_k, plan.steps[0].var) == (
+        "generic", None, 1, "E1")
