@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     """Timeout of one HTTP request to the model."""
     llm_max_retries: int = Field(4, ge=0)
     """Retries on 429, 5xx and timeouts (exponential backoff with jitter, Retry-After)."""
+    llm_max_tokens: int = Field(1024, ge=16)
+    """Tokens one reply may have at most (`max_tokens` of every request): a small model
+    under a grammar can otherwise write until its context is full."""
     llm_max_concurrency: int = Field(4, ge=1)
     """LLM calls in flight at once across all workers (one limit in Redis)."""
     llm_temperature: float = Field(0.0, ge=0, le=2)
@@ -101,6 +104,9 @@ class Settings(BaseSettings):
     plan_attempts: int = Field(3, ge=1)
     """Plans the LLM may write for one query before it fails with the problems."""
     react_max_iterations: int = Field(8, ge=1)
+    react_json_schema: bool = True
+    """Ask for each ReAct reply under the strict reply schema (react/reply_schema.py) in
+    the form the endpoint accepts; off, the prompt alone asks for the JSON Action."""
     react_tool_timeout_s: float = Field(3.0, gt=0)
     react_observation_chars: int = Field(500, ge=50)
     react_lease_s: float = Field(10.0, ge=1)

@@ -13,6 +13,10 @@ record) out, over any OpenAI-compatible endpoint through the official `openai` p
   is the number of extra attempts those retries made; a response hook marks a refusal
   of the form tried `x-should-retry: false`, so a server that refuses with HTTP 500
   (llama-cpp-python) is not asked the same thing again.
+- Bounded replies: every request asks for at most `settings.llm_max_tokens`
+  (CHORDAL_LLM_MAX_TOKENS) tokens, so a small model that rambles under a grammar stops;
+  a reply cut there says so in `LLMCall.finish_reason` (`length`). `stop` sequences end
+  a reply where the caller's format does (ReAct: before a model-written Observation).
 - Concurrency: with a Redis client, each call holds a slot of the cluster-wide
   `ConcurrencyLimit` (limit.py) for its whole duration, retries included.
 - Failure after the retries raises `LLMError` whose `call` is the `LLMCall` (status
@@ -61,6 +65,7 @@ class LLMClient:
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature
         self.timeout_s = settings.llm_timeout_s
+        self.max_tokens = settings.llm_max_tokens
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
         self._attempts = threading.local()
         http = openai.DefaultHttpxClient(event_hooks={"request": [self._count_attempt],
@@ -73,9 +78,10 @@ class LLMClient:
                       if redis_client is not None else None)
         self.slot_timeout_s = slot_timeout_s or settings.llm_timeout_s * (settings.llm_max_retries + 1)
 
-    def chat(self, messages: list[dict], *, purpose: str,
-             json_schema: dict | None = None) -> LLMReply:
-        """The model's reply to `messages`; LLMError (with `.call`) once retries run out."""
+    def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
+             stop: list[str] | None = None) -> LLMReply:
+        """The model's reply to `messages` (ending before any of the `stop` sequences);
+        LLMError (with `.call`) once retries run out."""
         started = time.time()
         slot = self.limit.slot(self.slot_timeout_s) if self.limit else contextlib.nullcontext()
         self._attempts.extra = 0
@@ -84,7 +90,7 @@ class LLMClient:
             with slot:
                 t0 = time.perf_counter()
                 try:
-                    completion = self._complete(messages, json_schema)
+                    completion = self._complete(messages, json_schema, stop)
                 except openai.OpenAIError as exc:
                     raise self._error(purpose, exc, started, t0) from None
         except LLMError as exc:
@@ -94,21 +100,26 @@ class LLMClient:
         usage = completion.usage
         call = self._call(purpose, started, t0,
                           prompt_tokens=usage.prompt_tokens if usage else 0,
-                          completion_tokens=usage.completion_tokens if usage else 0)
+                          completion_tokens=usage.completion_tokens if usage else 0,
+                          finish_reason=(completion.choices[0].finish_reason
+                                         if completion.choices else None))
         if not completion.choices:
             raise LLMError(f"LLM call ({purpose}) got a reply with no choices from "
                            f"{self.endpoint}", call.model_copy(update={
                                "status": "error", "error": "reply has no choices"}))
         return LLMReply(content=completion.choices[0].message.content or "", call=call)
 
-    def _complete(self, messages: list[dict], json_schema: dict | None):
+    def _complete(self, messages: list[dict], json_schema: dict | None,
+                  stop: list[str] | None):
+        bounds = {"max_tokens": self.max_tokens, **({"stop": stop} if stop else {})}
         if json_schema is None:
-            return self._create(messages, None, {})
+            return self._create(messages, None, bounds)
         known = self.forms.known()
         refusals: list[str] = []
         for form in self.forms.candidates(known):
             try:
-                completion = self._create(messages, form, request_fields(form, json_schema))
+                completion = self._create(messages, form,
+                                          {**bounds, **request_fields(form, json_schema)})
             except openai.APIStatusError as exc:
                 if self.forms.forced or not _refused(form, exc):
                     raise

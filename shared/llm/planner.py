@@ -59,6 +59,8 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
         except PlanError as exc:
             problems = [PlanProblem.model_validate(p) if isinstance(p, dict) else p
                         for p in exc.problems]
+            if reply.call.finish_reason == "length":
+                problems = [_cut(p, client.max_tokens) for p in problems]
             log.info("LLM plan attempt %d of %d failed its checks: %s", attempt, attempts,
                      ", ".join(p.code for p in problems))
             said = clip_line(reply.content, max_chars)  # a reply too_large is not sent back whole
@@ -113,6 +115,15 @@ def _parse(source: str | dict, max_steps: int, max_chars: int) -> tuple[Plan, li
         raise
     except InputError as e:
         raise _problem("bad_syntax", f"{e}; send " + REPLY_FORM) from None
+
+
+def _cut(problem: PlanProblem, max_tokens: int) -> PlanProblem:
+    """`problem` of a reply the server cut at `max_tokens`, saying so when it is unreadable."""
+    if problem.code != "bad_json":
+        return problem
+    return problem.model_copy(update={"message": (
+        f"the reply was cut at {max_tokens} tokens (CHORDAL_LLM_MAX_TOKENS) before it "
+        f"ended; write a shorter plan. {problem.message}")})
 
 
 def _problem(code: str, message: str) -> PlanError:

@@ -17,7 +17,9 @@ Usage is counted approximately: a text of n characters is ceil(n / 4) tokens (th
 thumb for English with OpenAI's tokenizers), prompt tokens summed over the messages'
 texts, so `total_tokens` = prompt + completion. With no entry left for a request the
 server answers HTTP 500 naming the script, with `x-should-retry: false` so clients fail
-at once instead of retrying. `--latency S` delays every reply by S seconds.
+at once instead of retrying. Like a real server, a reply ends before the first of the
+request's `stop` strings and is cut at its `max_tokens` (at four characters a token,
+`finish_reason: length`); the log records both. `--latency S` delays every reply by S seconds.
 """
 
 from __future__ import annotations
@@ -74,13 +76,25 @@ def _refusal(server: Server, form: str) -> JSONResponse:
     return _error(400, message, "invalid_request_error", param=name)
 
 
-def _completion(n: int, model: str, prompt_tokens: int, content: str) -> dict:
+def bounded(content: str, stop: object, max_tokens: object) -> tuple[str, str]:
+    """`content` ended before its first `stop` string and cut at `max_tokens`, and the
+    finish reason: `length` when it was cut there, else `stop`."""
+    stops = [stop] if isinstance(stop, str) else stop if isinstance(stop, list) else []
+    cuts = [content.find(s) for s in stops if isinstance(s, str) and s and s in content]
+    content = content[:min(cuts)] if cuts else content
+    if isinstance(max_tokens, int) and approx_tokens(content) > max_tokens:
+        return content[:max_tokens * 4], "length"
+    return content, "stop"
+
+
+def _completion(n: int, model: str, prompt_tokens: int, content: str,
+                finish_reason: str = "stop") -> dict:
     completion_tokens = approx_tokens(content)
     return {
         "id": f"chatcmpl-replay-{n}", "object": "chat.completion", "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop", "logprobs": None}],
+                     "finish_reason": finish_reason, "logprobs": None}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
@@ -124,6 +138,7 @@ def create_app(script: Script, latency: float = 0.0) -> FastAPI:
         record = {"n": len(app.state.log) + 1, "at": time.time(), "model": body.get("model"),
                   "messages": body["messages"], "response_format": body.get("response_format"),
                   "form": form, "temperature": body.get("temperature"),
+                  "max_tokens": body.get("max_tokens"), "stop": body.get("stop"),
                   "entry": entry.line if entry else None, "fault": entry.fault if entry else None}
         app.state.log.append(record)
         await asyncio.sleep(latency + (entry.delay if entry and entry.fault == "slow" else 0))
@@ -163,7 +178,9 @@ def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str],
         return _error(500, f"internal error (replay fault, line {entry.line})", "server_error",
                       _retry_headers(entry))
     model = body.get("model") or MODEL
-    return JSONResponse(_completion(n, model, sum(map(approx_tokens, texts)), entry.text))
+    text, finish_reason = bounded(entry.text, body.get("stop"), body.get("max_tokens"))
+    return JSONResponse(_completion(n, model, sum(map(approx_tokens, texts)), text,
+                                    finish_reason))
 
 
 def serve(script_path: Path, host: str = "127.0.0.1", port: int = 8765,

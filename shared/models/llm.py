@@ -24,6 +24,9 @@ class LLMCall(BaseModel):
     """The structured-output form the request used (shared/llm/forms.py: `json_schema`,
     `json_object_schema`, …, `none` when the prompt alone asked for JSON); None when
     it asked for no JSON (and in records written before forms were negotiated)."""
+    finish_reason: str | None = None
+    """Why the reply ended, as the server said: `stop` (done, or a stop sequence came),
+    `length` (cut at CHORDAL_LLM_MAX_TOKENS); None for a failed call."""
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     started_at: float = 0.0

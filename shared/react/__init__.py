@@ -6,6 +6,7 @@
     act.py      run one Action with a timeout -> StepResult (`{query_id}:R{n}`)
     observe.py  a StepResult -> the clean, short observation the model sees
     prompts.py  the stored iterations (+ auto-mode seed) -> the next chat messages
+    reply_schema.py  the tool names -> the strict JSON schema of one reply
     seed.py     a ReWOO plan's results and gaps -> the first prompt of auto mode
     answer.py   the final text (or a stopped loop) + results -> the cited Answer
     loop.py     react_step(query, n, store, client, backend, settings): one iteration

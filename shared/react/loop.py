@@ -35,16 +35,20 @@ from .actions import parse_action
 from .answer import finished_answer, stopped_answer
 from .observe import observe
 from .prompts import build_messages
+from .reply_schema import reply_schema
 from .seed import plan_seed
 from .tools import FINISH, TOOLS
 
 Outcome = Literal["continue", "done"]
+STOP = ["\nObservation"]
+"""Where a reply ends: the Observation is the tool's to write, never the model's."""
 REPEATED = ("same observation as the previous turn: change the tool or the query "
             "instead of repeating it")
 
 
 class ChatClient(Protocol):
-    def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None): ...
+    def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
+             stop: list[str] | None = None): ...
 
 
 def final_text(it: ReactIteration) -> str | None:
@@ -97,7 +101,9 @@ def react_step(query: Query, n: int, store: RunStore, client: ChatClient,
     store.set_status(query.id, "executing")
     started = time.perf_counter()
     try:
-        reply = client.chat(messages, purpose=f"react {n}")
+        reply = client.chat(messages, purpose=f"react {n}", stop=STOP,
+                            json_schema=reply_schema(TOOLS) if settings.react_json_schema
+                            else None)
     except LLMError as exc:
         if exc.call is not None:
             store.add_llm_call(query.id, exc.call)

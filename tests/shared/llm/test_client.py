@@ -111,3 +111,19 @@ def test_a_call_holds_a_slot_of_the_shared_limit_so_others_wait(fake_llm, llm_se
     finally:
         done.join()
     assert first.limit.in_flight() == 0
+
+
+def test_every_request_is_bounded_by_max_tokens_and_a_cut_reply_says_length(
+        fake_llm, llm_settings):
+    fake_llm.load([{"content": "x" * 400}])
+    settings = llm_settings.model_copy(update={"llm_max_tokens": 16})
+    reply = LLMClient(settings).chat(ASK, purpose="test")
+    assert fake_llm.log()[0]["max_tokens"] == 16
+    assert len(reply.content) == 64 and reply.call.finish_reason == "length"
+
+
+def test_stop_sequences_are_sent_and_the_reply_ends_before_them(fake_llm, llm_settings):
+    fake_llm.load([{"content": '{"a": 1}\nObservation: made up by the model'}])
+    reply = LLMClient(llm_settings).chat(ASK, purpose="test", stop=["\nObservation"])
+    assert fake_llm.log()[0]["stop"] == ["\nObservation"]
+    assert reply.content == '{"a": 1}' and reply.call.finish_reason == "stop"

@@ -91,10 +91,21 @@ def test_llm_plan_gives_up_after_its_attempts_with_the_last_problems(fake_llm, l
 def test_a_plan_longer_than_the_size_limit_is_sent_back_as_too_large(fake_llm, llm_settings):
     long = {**GOOD, "plan": {**GOOD["plan"], "answer": "The yield was {{ Y }}%. " * 400}}
     fake_llm.load([{"content": long}, {"content": GOOD}])
-    plan, _ = llm_plan("What was Tesla's yield?", LLMClient(llm_settings), attempts=2,
+    unbounded = llm_settings.model_copy(update={"llm_max_tokens": 100_000})
+    plan, _ = llm_plan("What was Tesla's yield?", LLMClient(unbounded), attempts=2,
                        max_chars=5_000)
     assert plan.answer == "The yield was {{ Y }}%."
     retry = fake_llm.log()[1]["messages"]
     assert '"code": "too_large"' in retry[3]["content"]
     assert "CHORDAL_MAX_PLAN_CHARS" in retry[3]["content"]
     assert len(retry[2]["content"]) < 5_100  # its own reply goes back cut to the limit
+
+
+def test_a_plan_cut_at_max_tokens_is_sent_back_saying_it_was_cut(fake_llm, llm_settings):
+    long = {**GOOD, "plan": {**GOOD["plan"], "answer": "The yield was {{ Y }}%. " * 40}}
+    fake_llm.load([{"content": long}, {"content": GOOD}])
+    settings = llm_settings.model_copy(update={"llm_max_tokens": 100})
+    plan, _ = llm_plan("What was Tesla's yield?", LLMClient(settings), attempts=2)
+    assert plan.answer == "The yield was {{ Y }}%."
+    retry = fake_llm.log()[1]["messages"][3]["content"]
+    assert '"code": "bad_json"' in retry and "cut at 100 tokens" in retry

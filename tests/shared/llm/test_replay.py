@@ -172,3 +172,15 @@ def test_the_server_serves_its_script_file_and_exits_cleanly_on_a_stop_signal(tm
         code = server.stop(sig=sig)
     assert code == 0
     assert server.log_path.read_text().rstrip().endswith("fake-llm: stopped")
+
+
+def test_a_reply_ends_before_its_first_stop_string_and_is_cut_at_max_tokens(fake_llm):
+    fake_llm.load([{"content": "Action: get[x]\nObservation: invented"},
+                   {"content": "y" * 100}])
+    _, _, body = post(fake_llm, "a", stop=["\nObservation", "never"])
+    assert body["choices"][0]["message"]["content"] == "Action: get[x]"
+    _, _, body = post(fake_llm, "b", max_tokens=5)
+    choice = body["choices"][0]
+    assert (choice["message"]["content"], choice["finish_reason"]) == ("y" * 20, "length")
+    assert [(r["stop"], r["max_tokens"]) for r in fake_llm.log()] == [
+        (["\nObservation", "never"], None), (None, 5)]

@@ -75,3 +75,21 @@ def test_a_reply_without_an_action_gets_feedback_naming_the_problem_and_the_form
     assert not a.valid and a.tool is None
     assert a.error.startswith("no valid Action:") and reason in a.error
     assert '"action": {"tool"' in a.error  # the format to use next time
+
+
+SMOLLM2_UNDER_SCHEMA = ('{ "thought": "Northwind Motors\' battery yield in Q3 2023 was $1.45." , '
+                        '"action" : { "tool": "get", "input": "Acme\'s Q3 2023 Battery Yield"} }')
+"""What SmolLM2-135M wrote under the reply schema (json_object_schema): spaces around
+the colons and commas, an apostrophe inside a string."""
+
+
+def test_a_real_small_model_reply_under_the_schema_gives_its_action():
+    a = parse_action(SMOLLM2_UNDER_SCHEMA)
+    assert (a.tool, a.input) == ("get", "Acme's Q3 2023 Battery Yield")
+    assert a.thought.startswith("Northwind Motors' battery yield")
+
+
+def test_a_real_small_model_reply_without_the_schema_is_prose_and_told_the_format():
+    a = parse_action("The answer is:\nR2.")  # SmolLM2-135M asked by the prompt alone
+    assert not a.valid and a.error.startswith("no valid Action: the reply holds no JSON")
+    assert '"action"' in a.error
