@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 export CHORDAL_HOME ?= $(CURDIR)/.chordal
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench bench-llm clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Chordal needs Python 3.11+"'
@@ -31,6 +31,11 @@ $(VENV)/.bench-installed: pyproject.toml | $(VENV)/.installed
 # Latency, overhead, throughput, scaling and token figures: bench/results/results.md + PNGs.
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m bench
+
+# Plan quality and prompt size with a real model (the bundled local one unless
+# LLM_ARGS="--llm-base-url URL --llm-model NAME"): bench/results/real_model.md. Slow.
+bench-llm: $(VENV)/.bench-installed
+	$(BIN)/python -m bench.real_model $(LLM_ARGS)
 
 clean:
 	rm -rf $(VENV) .chordal .pytest_cache

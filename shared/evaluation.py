@@ -12,7 +12,8 @@ The value checked is the plan's `expect.var` (a question case: the heuristic pla
 EXTRACT). It counts as obtained when its step ended `ok` with a value from a document
 (not a fallback); it is right when it states the same figure as `expect.value` (the
 number, its scale and whether it is a percentage; units and currency words around it
-may differ: "0.61 million" is "0.61 million TEU") and came from `expect.doc`. A case that
+may differ: "0.61 million" is "0.61 million TEU"; `expect.accept` may list other
+spellings of it, such as "$23.35 billion" for "23.35") and came from `expect.doc`. A case that
 must abstain is right when no value was obtained.
 """
 
@@ -148,7 +149,7 @@ def judge(case: Case, record: RunRecord | None) -> Verdict:
     if got is None:
         return Verdict(case, "abstained", None, None, what)
     expected, expected_doc = str(case.expect["value"]), case.expect.get("doc")
-    if not same_value(got, expected):
+    if not any(same_value(got, e) for e in [expected, *case.expect.get("accept", [])]):
         return Verdict(case, "wrong", got, doc, f"{got!r} from {doc}; expected {expected!r} "
                                                 f"from {expected_doc}")
     if expected_doc and doc != expected_doc:

@@ -39,12 +39,13 @@ REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "s
 def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
              on_call: Callable[[LLMCall], None] | None = None, documents: list[str] = (),
              max_steps: int = MAX_STEPS,
-             max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
-    """The plan the model writes for `question` and its repairs; PlanError after
+             max_chars: int = MAX_PLAN_CHARS, prompt: str = "full") -> tuple[Plan, list[str]]:
+    """The plan the model writes for `question` and its repairs (`prompt`: the system
+    prompt's variant, prompts.PROMPT_VARIANTS); PlanError after
     `attempts` plans that fail the checks (a plan of more than `max_chars` characters is
     one: `too_large`); LLMError when the endpoint fails."""
     record = on_call or (lambda call: None)
-    messages = plan_messages(question, list(documents), max_steps)
+    messages = plan_messages(question, list(documents), max_steps, prompt)
     problems: list[PlanProblem] = []
     for attempt in range(1, attempts + 1):
         try:

@@ -7,6 +7,12 @@ The system prompt primes the plan syntax (the JSON plan of README.md), lists the
 operations with their fields and an example of each (`EXAMPLE_STEPS`, which together
 form one valid plan), gives a checklist the plan must satisfy, and asks for a JSON
 object `{"reasoning": …, "plan": …}` so the model thinks before it plans.
+
+Shorter variants (`PROMPT_VARIANTS`, for the real-model bench, bench/real_model/) drop
+parts of it for a model whose reply structure the strict schema already enforces:
+`fields` the per-operation examples, `signatures` also the field descriptions and all but
+four checklist items, `relevant` also every operation a look-up does not need. `full`
+is the default; the others are chosen only by passing `variant`.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict
 
+from shared.errors import InputError
 from shared.llm.schema import strict_schema
 from shared.models import DOMAINS, OPERATIONS, Plan, PlanProblem
 from shared.models.fields import Text
@@ -112,6 +119,36 @@ first, then write the plan. Example reply:
 {example}"""
 
 
+SIGNATURES = {
+    "GET": "source, temporal_scope, top_k",
+    "SEARCH": "query, temporal_scope, top_k",
+    "EXTRACT": "source ($VAR), pattern (one capture group), quantity, fallback",
+    "COMPUTE": "expression over $VARs",
+    "IF": "condition, then, else",
+    "VALIDATE": "value, min, max, type, pattern, source_type",
+    "MERGE": "sources, strategy",
+    "FILTER": "source, condition, pattern",
+    "ARBITRATE": "sources, prefer",
+}
+"""Each operation's fields, names only: the `signatures` and `relevant` variants."""
+LOOKUP_OPERATIONS = ("GET", "EXTRACT", "COMPUTE")
+"""What a question about one figure in one document needs: the `relevant` variant."""
+SHORT_CHECKLIST = (0, 1, 2, 6)
+"""The checklist items the short variants keep: concrete titles, one capture group, no
+undefined variables, bare names in the answer template."""
+SHORT_PROMPT = """You are the planner of Chordal. Write a ReWOO plan: every step decided before any result is seen. A plan is {{"domain": one of {domains}, "steps": [...], "answer": "Jinja2 template"}}; each step has "id", "operation", its fields and "output_var" ("$NAME"), read later as $NAME and in the answer as {{{{ NAME }}}}.
+
+Operations and their fields:
+{operations}
+
+Rules:
+{checklist}
+
+Reply with one JSON object: {{"reasoning": "...", "plan": {{...}}}}. Example reply:
+{example}"""
+PROMPT_VARIANTS = ("full", "fields", "signatures", "relevant")
+
+
 class PlannerReply(BaseModel):
     """The reply the planner asks for: its reasoning first, then the plan."""
 
@@ -129,27 +166,41 @@ each step's `output_var` last, where the examples write it (SmolLM2-135M, made t
 the variable before the operation, wrote nonsense until it ran out of tokens)."""
 
 
-def system_prompt(max_steps: int = MAX_STEPS) -> str:
-    operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. {json.dumps(_example(op))}"
-                           for op in OPERATIONS)
+def system_prompt(max_steps: int = MAX_STEPS, variant: str = "full") -> str:
+    """The planner's system prompt; `variant` one of PROMPT_VARIANTS (InputError else)."""
+    if variant not in PROMPT_VARIANTS:
+        raise InputError(f"prompt variant {variant!r} is unknown; use one of "
+                         f"{', '.join(PROMPT_VARIANTS)}")
+    if variant == "full":
+        operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. {json.dumps(_example(op))}"
+                               for op in OPERATIONS)
+    elif variant == "fields":
+        operations = "\n".join(f"- {op}: {FIELDS[op]}" for op in OPERATIONS)
+    else:
+        ops = LOOKUP_OPERATIONS if variant == "relevant" else OPERATIONS
+        operations = "\n".join(f"- {op}({SIGNATURES[op]})" for op in ops)
+    items = CHECKLIST if variant in ("full", "fields") else [CHECKLIST[i] for i in SHORT_CHECKLIST]
     checklist = "\n".join(f"{n}. {item.replace('{max_steps}', str(max_steps))}"
-                          for n, item in enumerate(CHECKLIST, start=1))
-    return SYSTEM_PROMPT.format(domains=", ".join(DOMAINS), operations=operations,
-                                checklist=checklist, example=json.dumps(WORKED_EXAMPLE))
+                          for n, item in enumerate(items, start=1))
+    template = SYSTEM_PROMPT if variant in ("full", "fields") else SHORT_PROMPT
+    return template.format(domains=", ".join(DOMAINS), operations=operations,
+                           checklist=checklist, example=json.dumps(WORKED_EXAMPLE))
 
 
 def _example(op: str) -> dict:
     return next(s for s in EXAMPLE_STEPS if s["operation"] == op)
 
 
-def plan_messages(question: str, documents: list[str] = (), max_steps: int = MAX_STEPS) -> list[dict]:
-    """The opening messages that ask for a plan answering `question`."""
+def plan_messages(question: str, documents: list[str] = (), max_steps: int = MAX_STEPS,
+                  variant: str = "full") -> list[dict]:
+    """The opening messages that ask for a plan answering `question` (`variant`: which
+    system prompt, one of PROMPT_VARIANTS)."""
     user = f"Question: {question}"
     if documents:
         user += ("\n\nDocuments in the search store that may hold the answer (title, the "
                  "period it is about, when it was published):\n"
                  + "\n".join(f"- {d}" for d in documents))
-    return [{"role": "system", "content": system_prompt(max_steps)},
+    return [{"role": "system", "content": system_prompt(max_steps, variant)},
             {"role": "user", "content": user}]
 
 
