@@ -32,13 +32,16 @@ class RecordingClient:
 
     def __init__(self, client: LLMClient):
         self.client = client
+        self.max_tokens = client.max_tokens
+        """The reply cap the planner names when a reply was cut there."""
         self.replies: list[LLMReply] = []
         self.failed: list = []
 
-    def chat(self, messages: list[dict], *, purpose: str,
-             json_schema: dict | None = None) -> LLMReply:
+    def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
+             stop: list[str] | None = None) -> LLMReply:
         try:
-            reply = self.client.chat(messages, purpose=purpose, json_schema=json_schema)
+            reply = self.client.chat(messages, purpose=purpose, json_schema=json_schema,
+                                     stop=stop)
         except LLMError as exc:
             self.failed.append(exc.call)
             raise
