@@ -29,18 +29,19 @@ def root_tasks(query_id: str, plan: Plan) -> list[StepTask]:
     return [step_task(query_id, plan, s) for s in roots(plan)]
 
 
-def next_steps(store: RunStore, plan: Plan, query_id: str, finished: str,
-               owner: str) -> list[StepTask]:
-    """The dependents of `finished` that are now ready and that `owner` may dispatch."""
-    ready = ready_after(plan, finished, store.stored_steps(query_id))
+def next_steps(store: RunStore, plan: Plan, query_id: str, finished: str, owner: str,
+               stored: set[str]) -> list[StepTask]:
+    """The dependents of `finished` that are now ready and that `owner` may dispatch;
+    `stored`: the ids of the steps with a result, read after `finished` stored its own."""
+    ready = ready_after(plan, finished, stored)
     return [step_task(query_id, plan, d) for d in ready
             if store.claim(query_id, queues.dispatch_claim(d), owner)]
 
 
-def joined(store: RunStore, plan: Plan, query_id: str, owner: str) -> bool:
-    """True when every step of `plan` has its result stored and `owner` holds the claim
+def joined(store: RunStore, plan: Plan, query_id: str, owner: str, stored: set[str]) -> bool:
+    """True when every step of `plan` is in `stored` (as `next_steps`) and `owner` holds the claim
     to send the finalizer (the first task to see it so, and that task again when it is
     redelivered). Counting stored results, which are written once per step, counts a
     step once however often it ran."""
-    return ({s.id for s in plan.steps} <= store.stored_steps(query_id)
+    return ({s.id for s in plan.steps} <= stored
             and store.claim(query_id, queues.finalize_claim(), owner))

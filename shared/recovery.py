@@ -134,6 +134,12 @@ def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -
     return Census(dict(sorted(live.items())), silent, held)
 
 
+def held_messages(client: redis.Redis) -> list[Held]:
+    """Every message any worker instance records as held."""
+    return [Held.parse(bytes_to_str(tag), bytes_to_str(value))
+            for tag, value in client.hgetall(HELD).items()]
+
+
 def restore_held(channel, held: Held) -> bool:
     """Move `held`'s message from `unacked` back to its queue if `held.instance` still
     holds it; True when it was restored. `channel` is a kombu Redis channel."""
@@ -167,9 +173,8 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
         dead = set(dead_instances(client, dead_after_s, now))
         if not dead:
             return []
-        held = [Held.parse(bytes_to_str(tag), bytes_to_str(value))
-                for tag, value in client.hgetall(HELD).items()]
-        restored = [h for h in held if h.instance in dead and restore_held(channel, h)]
+        restored = [h for h in held_messages(client)
+                    if h.instance in dead and restore_held(channel, h)]
         client.zrem(WORKERS, *dead)
     return restored
 
@@ -182,8 +187,7 @@ def give_back_unstarted(channel, instance: str, running: set[str]) -> list[Held]
     timeout. A message restored while its task still starts after all (a thread pool's
     backlog) runs twice, which every task allows (first write wins, claims)."""
     with channel.conn_or_acquire() as client:
-        held = [Held.parse(bytes_to_str(tag), bytes_to_str(value))
-                for tag, value in client.hgetall(HELD).items()]
+        held = held_messages(client)
     return [h for h in held if h.instance == instance and h.tag not in running
             and restore_held(channel, h)]
 

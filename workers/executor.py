@@ -46,9 +46,10 @@ def _run(task, payload: dict) -> dict:
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
     plan, owner = _plan(step_task.query_id), task.request.id or ""
-    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, owner):
+    stored = store.stored_steps(step_task.query_id)  # once: what follows and the join
+    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, owner, stored):
         send_step(ready)
-    if joined(store, plan, step_task.query_id, owner):
+    if joined(store, plan, step_task.query_id, owner, stored):
         send_finalize(step_task.query_id)
     return result.reference()
 

@@ -82,6 +82,9 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     store.create(query)
     store.save_plan(query.id, plan)
 
+    def join(owner: str) -> bool:
+        return joined(store, plan, query.id, owner, store.stored_steps(query.id))
+
     def store_step(step_id: str) -> None:
         task = step_task(query.id, plan, step_id)
         store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
@@ -89,8 +92,8 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     store_step("A")
     store_step("A")  # a redelivered A: still one stored step
     store_step("B")
-    assert not joined(store, plan, query.id, "task-of-B")
+    assert not join("task-of-B")
     store_step("C")
-    assert joined(store, plan, query.id, "task-of-C")
-    assert not joined(store, plan, query.id, "task-of-B-again")
-    assert joined(store, plan, query.id, "task-of-C")  # C redelivered: may send it again
+    assert join("task-of-C")
+    assert not join("task-of-B-again")
+    assert join("task-of-C")  # C redelivered: may send it again
