@@ -90,12 +90,15 @@ class CuttingProxy:
     def _pump(self, src: socket.socket, dst: socket.socket, watch: bool) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if self.cut.is_set():
+                    return  # nothing reaches Redis once the cut began
                 if watch and self.marker in data:
-                    self.cut.set()
+                    self.cut.set()  # before the client can answer the reply it gets
+                    dst.sendall(data)
                     for s in self.sockets:
                         s.shutdown(socket.SHUT_RDWR)
                     return
+                dst.sendall(data)
         except OSError:
             return
 
