@@ -44,7 +44,9 @@ def get_plan(k: int) -> dict:
     """k independent GET steps (titles from the bundled corpus, cycled)."""
     steps = [{"id": f"E{i + 1}", "operation": "GET", "source": TITLES[i % len(TITLES)],
               "output_var": f"$R{i + 1}"} for i in range(k)]
-    return {"domain": "general", "steps": steps, "answer": f"Fetched {k} documents."}
+    # the question names k; the template prints a step's value, as the LLM planner requires
+    return {"domain": "general", "steps": steps,
+            "answer": f"Fetched {k} documents, the first: {{{{ R1 }}}}"}
 
 
 def react_script(k: int) -> list[dict]:

@@ -5,8 +5,9 @@ Each attempt sends the conversation so far (prompts.py) and reads the reply: a J
 object `{"reasoning": …, "plan": …}` (the plan as a JSON object, or as ReWOO or
 LLMCompiler text in a string; a null member means a field left out, as the strict
 schema writes it); a bare plan in any of the three syntaxes is accepted too.
-The plan is parsed, repaired and checked by shared/plan/parse.py. When it fails the
-checks, the model's reply stays in the conversation and a follow-up message lists the
+The plan is parsed, repaired and checked by shared/plan/parse.py, and its answer
+template by shared/plan/template_evidence.py (a model may not print figures of its own).
+When it fails the checks, the model's reply stays in the conversation and a follow-up message lists the
 problems (`{step, code, message}`, one per line); the model tries again. After
 `attempts` failed attempts, `PlanError` says so and carries the last attempt's problems.
 
@@ -29,6 +30,8 @@ from shared.models import LLMCall, Plan, PlanProblem
 from shared.plan.draft import FENCE_RE
 from shared.plan.parse import parse_plan_with_repairs
 from shared.plan.syntax import detect_syntax
+from shared.plan.template_evidence import check_template_evidence
+from shared.plan.validate import plan_invalid
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 
 log = logging.getLogger("chordal.llm")
@@ -57,6 +60,7 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
         record(reply.call)
         try:
             plan, repairs = read_reply(reply.content, max_steps, max_chars)
+            _check_evidence(plan, question)
         except PlanError as exc:
             problems = [PlanProblem.model_validate(p) if isinstance(p, dict) else p
                         for p in exc.problems]
@@ -116,6 +120,13 @@ def _parse(source: str | dict, max_steps: int, max_chars: int) -> tuple[Plan, li
         raise
     except InputError as e:
         raise _problem("bad_syntax", f"{e}; send " + REPLY_FORM) from None
+
+
+def _check_evidence(plan: Plan, question: str) -> None:
+    """PlanError when the answer template states what no step backs (template_evidence.py)."""
+    problems = check_template_evidence(plan, question)
+    if problems:
+        raise PlanError(plan_invalid(len(problems)), problems)
 
 
 def _cut(problem: PlanProblem, max_tokens: int) -> PlanProblem:

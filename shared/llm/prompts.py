@@ -95,7 +95,8 @@ CHECKLIST = (
     "temporal_scope, when given, is 2023, 2023-Q3, 2023-H1, 2023-07, 2023-07-01 or "
     "2023-07-01..2023-09-30.",
     "The answer is a Jinja2 template that uses bare names ({{ Y }}, not {{ $Y }}) of "
-    "variables the plan binds.",
+    "variables the plan binds; it prints every figure through a variable, never one of "
+    "its own.",
     "At most {max_steps} steps; the fewest that answer the question.",
 )
 

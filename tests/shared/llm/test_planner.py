@@ -109,3 +109,15 @@ def test_a_plan_cut_at_max_tokens_is_sent_back_saying_it_was_cut(fake_llm, llm_s
     assert plan.answer == "The yield was {{ Y }}%."
     retry = fake_llm.log()[1]["messages"][3]["content"]
     assert '"code": "bad_json"' in retry and "cut at 100 tokens" in retry
+
+
+def test_a_template_stating_its_own_figures_goes_back_and_the_cited_plan_is_used(
+        fake_llm, llm_settings):
+    invented = {**GOOD, "plan": {**GOOD["plan"], "answer": "Battery yield was 9.2%."}}
+    fake_llm.load([{"content": invented}, {"content": GOOD}])
+    plan, _ = llm_plan("What was Tesla's battery yield in Q3 2023?", LLMClient(llm_settings),
+                       attempts=2)
+    assert plan.answer == "The yield was {{ Y }}%."
+    retry = fake_llm.log()[1]["messages"][3]["content"]
+    assert '"code": "uncited_answer"' in retry and "{{ Y }}" in retry
+    assert '"code": "uncited_figure"' in retry and "figure 9.2 " in retry
