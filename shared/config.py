@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     for a server that accepts a form it does not honour."""
     llm_json_form_ttl_s: int = Field(24 * 3600, ge=60)
     """How long the form an endpoint accepted is cached before it is found again."""
+    llm_stream: bool = True
+    """Ask for replies as streams (`LLMClient.chat_stream`), so the planner reads a plan
+    while it is written; false asks every endpoint for whole replies, and the planner
+    then waits for the whole plan."""
     local_llm_gguf: Path | None = None
     """The GGUF model file the local model server serves (`chordal local-llm`,
     `chordal up --local-llm`; shared/stack/local_llm.py); unset, the SmolLM2-135M-Instruct

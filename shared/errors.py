@@ -12,6 +12,7 @@
     │   ├── ToolError            permanently (bad input, nothing found): report it
     │   └── TransientToolError   in a way that may pass (timeout, outage): retry it
     └── LLMError             the model endpoint failed or answered nonsense
+        └── LLMStreamBroken      a streamed reply broke off before its end (carries the text so far)
 
 `except ToolError` catches only permanent failures, so a search outage is never taken
 for "nothing found"; `except ToolFailure` catches both.
@@ -127,3 +128,14 @@ class LLMError(ChordalError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class LLMStreamBroken(LLMError):
+    """Raised when a streamed reply breaks off before its end (the connection dropped,
+    the server sent an error, no chunk came within the timeout); `partial` is the text
+    received until then. The client does not retry it: the caller decides."""
+
+    def __init__(self, message: str, call=None, partial: str = ""):
+        super().__init__(message, call)
+        self.args = (message, call, partial)
+        self.partial = partial

@@ -21,6 +21,11 @@ record) out, over any OpenAI-compatible endpoint through the official `openai` p
   `ConcurrencyLimit` (limit.py) for its whole duration, retries included.
 - Failure after the retries raises `LLMError` whose `call` is the `LLMCall` (status
   `error`), so callers can record it.
+- Streams: `chat_stream` asks the same with `stream: true` and hands each piece of text
+  to a callback as it arrives (stream_reader.py). An endpoint that refuses streams (not
+  retried) or sends a whole reply gets whole-reply requests from then on (stream_choice.py,
+  in Redis like the form), as every endpoint does under CHORDAL_LLM_STREAM=false. A
+  stream that breaks off raises `LLMStreamBroken` with the text so far, not retried here.
 """
 
 from __future__ import annotations
@@ -29,16 +34,20 @@ import contextlib
 import re
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import openai
 import redis
 
 from shared.config import Settings
-from shared.errors import ConfigError, LLMError
+from shared.errors import ConfigError, LLMError, LLMStreamBroken
+from shared.llm import stream_choice
 from shared.llm.form_choice import FormChoice
 from shared.llm.forms import refuses, request_fields
 from shared.llm.limit import ConcurrencyLimit
+from shared.llm.stream_choice import Mode, StreamChoice
+from shared.llm.stream_reader import BrokeOff, Streamed, read_stream, whole_body
 from shared.log_lines import clip_line
 from shared.models import LLMCall
 from shared.urls import mask_url
@@ -74,43 +83,120 @@ class LLMClient:
                                      timeout=settings.llm_timeout_s,
                                      max_retries=settings.llm_max_retries, http_client=http)
         self.forms = FormChoice(settings, redis_client, self.endpoint)
+        self.stream_choice = StreamChoice(settings, redis_client, self.forms.key,
+                                          self.forms.what)
         self.limit = (ConcurrencyLimit(redis_client, settings.llm_max_concurrency)
                       if redis_client is not None else None)
         self.slot_timeout_s = slot_timeout_s or settings.llm_timeout_s * (settings.llm_max_retries + 1)
+
+    @property
+    def streams(self) -> bool | None:
+        """Whether `chat_stream` streams: False under CHORDAL_LLM_STREAM=false or when the
+        endpoint is known not to stream, True when it is known to, None until a call
+        finds out."""
+        if not self.stream_choice.on:
+            return False
+        known = self.stream_choice.known()
+        return None if known is None else known != "whole"
 
     def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
              stop: list[str] | None = None) -> LLMReply:
         """The model's reply to `messages` (ending before any of the `stop` sequences);
         LLMError (with `.call`) once retries run out."""
+        return self._ask(messages, purpose, json_schema, stop, None)
+
+    def chat_stream(self, messages: list[dict], *, purpose: str,
+                    json_schema: dict | None = None, stop: list[str] | None = None,
+                    on_text: Callable[[str], None]) -> LLMReply:
+        """Like `chat`, calling `on_text` with each piece of the reply's text as it arrives,
+        in order (never with ""); a whole reply (an endpoint that does not stream) is not
+        passed to it: `LLMReply.call.streamed` is then False and the text is only in the
+        reply, so a caller checks it whole. An exception raised by `on_text` propagates. LLMStreamBroken (with `.call`
+        and `.partial`, the text so far) when the stream breaks off; LLMError as `chat`."""
+        return self._ask(messages, purpose, json_schema, stop, on_text)
+
+    def _ask(self, messages: list[dict], purpose: str, json_schema: dict | None,
+             stop: list[str] | None, on_text: Callable[[str], None] | None) -> LLMReply:
         started = time.time()
         slot = self.limit.slot(self.slot_timeout_s) if self.limit else contextlib.nullcontext()
         self._attempts.extra = 0
         self._attempts.form = None
+        streaming = on_text is not None and self.stream_choice.on
+        known = self.stream_choice.known() if streaming else None
+        self._attempts.mode = (known or "usage") if streaming else "whole"
+        self._attempts.stream_refusals = []
         try:
             with slot:
                 t0 = time.perf_counter()
                 try:
-                    completion = self._complete(messages, json_schema, stop)
+                    reply = self._complete(messages, json_schema, stop)
                 except openai.OpenAIError as exc:
                     raise self._error(purpose, exc, started, t0) from None
+                if isinstance(reply, openai.Stream):
+                    reply = self._read(reply, on_text, messages, purpose, started, t0)
+                if isinstance(reply, Streamed) and reply.estimated:
+                    reply = self._count_prompt(reply, messages)
         except LLMError as exc:
             if exc.call is None:  # no slot came free: nothing was sent
                 exc.call = self._call(purpose, started, 0.0, status="error", error=exc.message)
             raise
-        usage = completion.usage
-        call = self._call(purpose, started, t0,
+        if streaming and self._attempts.mode != known:
+            self.stream_choice.remember(self._attempts.mode, "; ".join(
+                [*self._attempts.stream_refusals, f"{self._attempts.mode} accepted"]))
+        if isinstance(reply, Streamed):
+            return LLMReply(content=reply.content, call=self._call(
+                purpose, started, t0, prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens, finish_reason=reply.finish_reason,
+                streamed=True, first_token_ms=_ms(reply.first_token_at, t0),
+                ended_at=reply.ended_at, tokens_estimated=reply.estimated))
+        usage = reply.usage
+        call = self._call(purpose, started, t0, ended_at=time.time(),
                           prompt_tokens=usage.prompt_tokens if usage else 0,
                           completion_tokens=usage.completion_tokens if usage else 0,
-                          finish_reason=(completion.choices[0].finish_reason
-                                         if completion.choices else None))
-        if not completion.choices:
+                          finish_reason=(reply.choices[0].finish_reason
+                                         if reply.choices else None))
+        if not reply.choices:
             raise LLMError(f"LLM call ({purpose}) got a reply with no choices from "
                            f"{self.endpoint}", call.model_copy(update={
                                "status": "error", "error": "reply has no choices"}))
-        return LLMReply(content=completion.choices[0].message.content or "", call=call)
+        return LLMReply(content=reply.choices[0].message.content or "", call=call)
+
+    def _read(self, stream: openai.Stream, on_text: Callable[[str], None],
+              messages: list[dict], purpose: str, started: float, t0: float):
+        """The streamed reply, or the whole one a server sent instead (then remembered)."""
+        try:
+            whole = whole_body(stream)
+            if whole is not None:
+                self._attempts.stream_refusals.append(
+                    f"{self._attempts.mode} answered with a whole reply")
+                self._attempts.mode = "whole"
+                return whole
+            return read_stream(stream, on_text, messages, self.timeout_s)
+        except BrokeOff as exc:
+            what = (f"the stream from {self.endpoint} broke off after {len(exc.partial)} "
+                    f"characters: {exc.why}")
+            call = self._call(purpose, started, t0, status="error", error=what, streamed=True,
+                              first_token_ms=_ms(exc.first_token_at, t0))
+            raise LLMStreamBroken(f"LLM call ({purpose}) failed: {what}", call,
+                                  exc.partial) from None
+
+    def _count_prompt(self, reply: Streamed, messages: list[dict]) -> Streamed:
+        """`reply` with its prompt tokens counted by the server, for a stream that sent no
+        usage: the usage of a one-token whole reply to the same messages (llama.cpp-based
+        servers reuse the prompt they just evaluated, so it costs about one token). Left
+        estimated when that request fails."""
+        try:
+            counted = self._openai.chat.completions.create(
+                model=self.model, messages=messages, temperature=0, max_tokens=1)
+        except openai.OpenAIError:
+            return reply
+        if counted.usage is None or not counted.usage.prompt_tokens:
+            return reply
+        return replace(reply, prompt_tokens=counted.usage.prompt_tokens, estimated=False)
 
     def _complete(self, messages: list[dict], json_schema: dict | None,
                   stop: list[str] | None):
+        """A ChatCompletion, or a Stream of chunks when the stream mode asks for one."""
         bounds = {"max_tokens": self.max_tokens, **({"stop": stop} if stop else {})}
         if json_schema is None:
             return self._create(messages, None, bounds)
@@ -123,8 +209,7 @@ class LLMClient:
             except openai.APIStatusError as exc:
                 if self.forms.forced or not _refused(form, exc):
                     raise
-                said = clip_line(" ".join(_server_message(exc).split()), 160)
-                refusals.append(f"{form} refused (HTTP {exc.status_code}: {said})")
+                refusals.append(f"{form} refused ({_said(exc)})")
                 continue
             if form != known:
                 self.forms.remember(form, refusals)
@@ -132,6 +217,22 @@ class LLMClient:
         raise AssertionError("the last form, none, is never refused")
 
     def _create(self, messages: list[dict], form: str | None, fields: dict):
+        """The reply in the current stream mode, moving on to the next mode (for the rest
+        of the call) when the server refuses one."""
+        while True:
+            mode: Mode = self._attempts.mode
+            try:
+                return self._send(messages, form,
+                                  {**fields, **stream_choice.request_fields(mode)})
+            except openai.APIStatusError as exc:
+                after = (None if form is not None and _refused(form, exc)
+                         else stream_choice.refused(mode, exc.status_code, exc.response.text))
+                if after is None:
+                    raise
+                self._attempts.stream_refusals.append(f"{mode} refused ({_said(exc)})")
+                self._attempts.mode = after
+
+    def _send(self, messages: list[dict], form: str | None, fields: dict):
         self._attempts.n = 0
         self._attempts.form = form
         try:
@@ -145,12 +246,16 @@ class LLMClient:
 
     def _mark_refusal(self, response) -> None:
         # openai-python retries every 5xx unless the reply says `x-should-retry: false`;
-        # a refusal of the form is an answer, so say it on the server's behalf.
+        # a refusal of the form or of streaming is an answer, so say it on the server's
+        # behalf.
         form = getattr(self._attempts, "form", None)
-        if form is None or response.status_code < 400:
+        mode = getattr(self._attempts, "mode", "whole")
+        if (form is None and mode == "whole") or response.status_code < 400:
             return
         response.read()
-        if refuses(form, response.status_code, response.text):
+        status, text = response.status_code, response.text
+        if ((form is not None and refuses(form, status, text))
+                or stream_choice.refused(mode, status, text)):
             response.headers["x-should-retry"] = "false"
 
     def _call(self, purpose: str, started: float, t0: float, **fields) -> LLMCall:
@@ -172,6 +277,10 @@ class LLMClient:
                         f"{'s' if tries > 1 else ''}: {what}", call)
 
 
+def _ms(at: float | None, t0: float) -> float | None:
+    return round((at - t0) * 1000, 1) if at is not None else None
+
+
 def _refused(form: str, exc: openai.OpenAIError) -> bool:
     return (isinstance(exc, openai.APIStatusError)
             and refuses(form, exc.status_code, exc.response.text))
@@ -191,6 +300,11 @@ def describe(exc: openai.OpenAIError, base_url: str, timeout_s: float) -> str:
         fix = f"; {hint[exc.status_code]}" if exc.status_code in hint else ""
         return f"HTTP {exc.status_code} from {base_url}: {message}{fix}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def _said(exc: openai.APIStatusError) -> str:
+    """A refusal as the reason of a choice puts it: `HTTP 400: what the server said`."""
+    return f"HTTP {exc.status_code}: {clip_line(' '.join(_server_message(exc).split()), 160)}"
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

@@ -20,24 +20,44 @@ server answers HTTP 500 naming the script, with `x-should-retry: false` so clien
 at once instead of retrying. Like a real server, a reply ends before the first of the
 request's `stop` strings and is cut at its `max_tokens` (at four characters a token,
 `finish_reason: length`); the log records both. `--latency S` delays every reply by S seconds.
+
+A request with `"stream": true` gets an OpenAI-style SSE stream (`text/event-stream`):
+`data: {chat.completion.chunk}` events, the first with `delta.role` `assistant`, then the
+(bounded) content in pieces of four characters, one token each, each `token_delay`
+seconds after the one before (`--token-delay S`, the script's server line, or the
+entry's own; a whole reply waits tokens × token_delay instead), then a chunk with the
+`finish_reason`; with `stream_options: {"include_usage": true}` a last chunk with
+`choices: []` and `usage`; then `data: [DONE]`. The latency (and a `slow` fault's
+delay) comes before the first token. A `cut` fault streams its first `after`
+characters and then drops the connection mid-body (uvicorn logs the raised
+`StreamCut`); the client sees an incomplete chunked body. The server line may refuse
+streams or ignore them (replay_script.py); the log records each request's `stream`
+and `stream_options`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import signal
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from shared.errors import InputError
 from shared.llm.forms import field, form_of
 from shared.llm.replay_script import Entry, Script, Server
 
 MODEL = "replay"
+
+
+class StreamCut(Exception):
+    """Raised inside a `cut` fault's stream, so the server drops the connection mid-body
+    as a crashing server would (never seen by clients as an HTTP reply)."""
 
 
 def approx_tokens(text: str) -> int:
@@ -87,17 +107,54 @@ def bounded(content: str, stop: object, max_tokens: object) -> tuple[str, str]:
     return content, "stop"
 
 
+def _usage(prompt_tokens: int, content: str) -> dict:
+    completion_tokens = approx_tokens(content)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
+
+
 def _completion(n: int, model: str, prompt_tokens: int, content: str,
                 finish_reason: str = "stop") -> dict:
-    completion_tokens = approx_tokens(content)
     return {
         "id": f"chatcmpl-replay-{n}", "object": "chat.completion", "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                      "finish_reason": finish_reason, "logprobs": None}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": _usage(prompt_tokens, content),
     }
+
+
+def pieces(text: str) -> list[str]:
+    """`text` in the pieces a stream sends: four characters (one token) each."""
+    return [text[i:i + 4] for i in range(0, len(text), 4)]
+
+
+async def _chunks(n: int, model: str, content: str, finish_reason: str, token_delay: float,
+                  usage: dict | None, cut_after: int | None) -> AsyncIterator[bytes]:
+    """The SSE events of a streamed reply; with `cut_after`, the first that many
+    characters and then `StreamCut`."""
+    created = int(time.time())
+
+    def event(choices: list, **extra) -> bytes:
+        chunk = {"id": f"chatcmpl-replay-{n}", "object": "chat.completion.chunk",
+                 "created": created, "model": model, "choices": choices, **extra}
+        return f"data: {json.dumps(chunk)}\n\n".encode()
+
+    def choice(delta: dict, finish: str | None = None) -> list:
+        return [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+
+    nulls = {} if usage is None else {"usage": None}  # as OpenAI sends them
+    yield event(choice({"role": "assistant", "content": ""}), **nulls)
+    for piece in pieces(content if cut_after is None else content[:cut_after]):
+        await asyncio.sleep(token_delay)
+        yield event(choice({"content": piece}), **nulls)
+    if cut_after is not None:
+        raise StreamCut(f"the replay fault cut drops the connection after {cut_after} "
+                        "characters")
+    yield event(choice({}, finish_reason), **nulls)
+    if usage is not None:
+        yield event([], usage=usage)
+    yield b"data: [DONE]\n\n"
 
 
 def _retry_headers(entry: Entry) -> dict:
@@ -107,8 +164,10 @@ def _retry_headers(entry: Entry) -> dict:
             "retry-after-ms": str(round(entry.retry_after * 1000))}
 
 
-def create_app(script: Script, latency: float = 0.0) -> FastAPI:
-    """The replay app serving `script`; state lives on `app.state` (script, log)."""
+def create_app(script: Script, latency: float = 0.0, token_delay: float = 0.0) -> FastAPI:
+    """The replay app serving `script`; state lives on `app.state` (script, log).
+    `token_delay` is the seconds per token when neither the script's server line nor
+    the entry sets one."""
     app = FastAPI(title="chordal fake-llm", docs_url=None, redoc_url=None)
     app.state.script = script
     app.state.log = []
@@ -127,23 +186,35 @@ def create_app(script: Script, latency: float = 0.0) -> FastAPI:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return _error(400, "field 'messages' must be a list of {role, content}",
                           "invalid_request_error")
-        if body.get("stream"):
-            return _error(400, "the replay server does not stream; send stream=false",
-                          "invalid_request_error")
         texts = [message_text(m) for m in body["messages"]]
         current: Script = app.state.script
         form = form_of(body)
+        stream = bool(body.get("stream"))
         accepted = form == "none" or form in current.server.accepts
-        entry = current.take("\n".join(texts)) if accepted else None
+        refused_stream = accepted and stream and current.server.streams == "refuse"
+        entry = (current.take("\n".join(texts)) if accepted and not refused_stream
+                 else None)
         record = {"n": len(app.state.log) + 1, "at": time.time(), "model": body.get("model"),
                   "messages": body["messages"], "response_format": body.get("response_format"),
                   "form": form, "temperature": body.get("temperature"),
                   "max_tokens": body.get("max_tokens"), "stop": body.get("stop"),
+                  "stream": stream, "stream_options": body.get("stream_options"),
                   "entry": entry.line if entry else None, "fault": entry.fault if entry else None}
         app.state.log.append(record)
         await asyncio.sleep(latency + (entry.delay if entry and entry.fault == "slow" else 0))
-        response = (_respond(entry, current, body, texts, record["n"]) if accepted
-                    else _refusal(current.server, form))
+        if not accepted:
+            response = _refusal(current.server, form)
+        elif refused_stream:
+            response = _error(400, "Unrecognized request argument supplied: stream (this "
+                              "server does not stream; send stream=false)",
+                              "invalid_request_error", param="stream")
+        else:
+            delay = next((d for d in (entry.token_delay if entry else None,
+                                      current.server.token_delay) if d is not None),
+                         token_delay)
+            as_stream = stream and current.server.streams is True
+            response = await _respond(entry, current, body, texts, record["n"], delay,
+                                      as_stream)
         record["status"] = response.status_code
         return response
 
@@ -164,8 +235,8 @@ def create_app(script: Script, latency: float = 0.0) -> FastAPI:
     return app
 
 
-def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str],
-             n: int) -> JSONResponse:
+async def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str], n: int,
+                   token_delay: float, stream: bool) -> JSONResponse | StreamingResponse:
     if entry is None:
         return _error(500, f"replay script {script.name}: no entry left for this request "
                       f"({len(script.entries)} entries, {script.left()} unused, none with a "
@@ -174,17 +245,26 @@ def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str],
     if entry.fault == "429":
         return _error(429, f"rate limited (replay fault, line {entry.line})",
                       "rate_limit_exceeded", _retry_headers(entry))
-    if entry.fault == "500":
-        return _error(500, f"internal error (replay fault, line {entry.line})", "server_error",
+    if entry.fault == "500" or (entry.fault == "cut" and not stream):
+        what = "replay fault" if entry.fault == "500" else "replay fault cut, not streamed"
+        return _error(500, f"internal error ({what}, line {entry.line})", "server_error",
                       _retry_headers(entry))
     model = body.get("model") or MODEL
     text, finish_reason = bounded(entry.text, body.get("stop"), body.get("max_tokens"))
-    return JSONResponse(_completion(n, model, sum(map(approx_tokens, texts)), text,
-                                    finish_reason))
+    prompt_tokens = sum(map(approx_tokens, texts))
+    if not stream:  # as long as the stream of its tokens would take
+        await asyncio.sleep(token_delay * approx_tokens(text))
+        return JSONResponse(_completion(n, model, prompt_tokens, text, finish_reason))
+    options = body.get("stream_options")
+    usage = (_usage(prompt_tokens, text) if isinstance(options, dict)
+             and options.get("include_usage") else None)
+    return StreamingResponse(_chunks(n, model, text, finish_reason, token_delay, usage,
+                                     entry.after if entry.fault == "cut" else None),
+                             media_type="text/event-stream")
 
 
 def serve(script_path: Path, host: str = "127.0.0.1", port: int = 8765,
-          latency: float = 0.0) -> None:
+          latency: float = 0.0, token_delay: float = 0.0) -> None:
     """Serve `script_path` until SIGTERM or SIGINT; InputError for a bad script."""
     import uvicorn
 
@@ -201,6 +281,6 @@ def serve(script_path: Path, host: str = "127.0.0.1", port: int = 8765,
     # then re-raises the signal to the handlers it found: these make that a normal exit.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda signum, frame: None)
-    uvicorn.run(create_app(script, latency), host=host, port=port, log_level="warning",
+    uvicorn.run(create_app(script, latency, token_delay), host=host, port=port, log_level="warning",
                 timeout_graceful_shutdown=2)
     print("fake-llm: stopped", flush=True)

@@ -15,17 +15,36 @@ Each line is one entry, a JSON object:
                                                          shorter gives up and retries
     {"match": …, "fault": "malformed"}                  a reply that is not JSON (or
                                                          `content`, if given)
+    {"match": …, "fault": "cut", "after": 40, "content": TEXT}
+                                                         a stream request gets the first
+                                                         `after` characters of `content`,
+                                                         then the connection drops (no
+                                                         finish chunk, no [DONE]), as when
+                                                         a server crashes; a whole-reply
+                                                         request gets HTTP 500
+
+Any entry may carry `"token_delay": S`: its reply takes S seconds per token (see below).
 
 One line may describe the emulated server instead of an entry:
 
     {"server": {"accepts": ["json_object_schema", "json_object"],
-                "refuses_with": "llama_cpp_python"}}
+                "refuses_with": "llama_cpp_python", "streams": "refuse",
+                "token_delay": 0.05}}
 
 `accepts` lists the structured-output forms it answers (shared/llm/forms.py; default:
 all); a request asking for another form is refused the way `refuses_with` says
 (`openai`: HTTP 400 naming the field; `llama_cpp_python`: HTTP 500 carrying the
 validation error that names it; `vllm`: HTTP 400 with vLLM's flat error body), and
 takes no entry. A request that asks for no form is always answered.
+
+`streams` says what a request with `"stream": true` gets: `true` (default) an SSE
+stream (replay.py); `"refuse"` HTTP 400 naming `stream`, taking no entry, as from a
+server that cannot stream; `"ignore"` the whole reply as JSON, as some servers send.
+
+`token_delay` (seconds per token, default: the command's `--token-delay`, else 0) is the
+generation speed: a streamed reply sends each token that long after the one before, a
+whole reply comes tokens × token_delay later, so both take the same time. An entry's own
+`token_delay` wins over the server line's.
 
 `match` may be left out (same as null). Blank lines and lines starting with `#` are
 skipped. `retry_after` (seconds, may be fractional) is sent as both `Retry-After`
@@ -50,8 +69,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shared.errors import InputError
 from shared.llm.forms import FORMS, Form
 
-Fault = Literal["429", "500", "slow", "malformed"]
+Fault = Literal["429", "500", "slow", "malformed", "cut"]
 Refusal = Literal["openai", "llama_cpp_python", "vllm"]
+Streams = Literal[True, "refuse", "ignore"]
 MALFORMED = 'Sure! Here is the plan: {"steps": [{"id": "E1", "operation": "GET", "source": '
 """The reply of a `malformed` fault without content: prose, then JSON cut short."""
 
@@ -66,6 +86,10 @@ class Entry(BaseModel):
     fault: Fault | None = None
     retry_after: float | None = Field(None, gt=0)
     delay: float = Field(0.0, ge=0)
+    after: int | None = Field(None, ge=0)
+    """Characters a `cut` fault streams before the connection drops."""
+    token_delay: float | None = Field(None, ge=0)
+    """Seconds per token of this reply; None: the server's."""
     line: int = 0
     """Line number in the script (1-based); set by `parse_script`."""
     used: bool = False
@@ -93,7 +117,7 @@ class Entry(BaseModel):
 
 
 class Server(BaseModel):
-    """What the emulated server does with structured-output forms."""
+    """What the emulated server does with structured-output forms and streams."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -101,6 +125,10 @@ class Server(BaseModel):
     """The forms it answers; it refuses the others."""
     refuses_with: Refusal = "openai"
     """Whose way of refusing a form it copies (replay.py)."""
+    streams: Streams = True
+    """What a `stream: true` request gets: a stream, a refusal, or the whole reply."""
+    token_delay: float | None = Field(None, ge=0)
+    """Seconds per token of every reply; None: the command's `--token-delay`."""
 
 
 def parse_script(text: str, name: str = "script") -> tuple[list[Entry], Server]:
@@ -126,6 +154,11 @@ def parse_script(text: str, name: str = "script") -> tuple[list[Entry], Server]:
         if entry.fault is None and entry.content is None:
             raise InputError(f"{name} line {number}: the entry has neither content nor "
                              'fault; add "content": "…" (the reply) or a "fault"')
+        if (entry.fault == "cut") != (entry.after is not None):
+            raise InputError(f"{name} line {number}: " + (
+                'a cut fault needs "after": N, the characters streamed before the '
+                "connection drops" if entry.after is None else
+                '"after" belongs to a cut fault only; add "fault": "cut" or remove it'))
         entries.append(entry)
     return entries, (servers[0] if servers else Server())
 

@@ -30,6 +30,21 @@ class LLMCall(BaseModel):
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     started_at: float = 0.0
+    streamed: bool = False
+    """The reply came as a stream (`LLMClient.chat_stream` on an endpoint that streams)."""
+    first_token_ms: float | None = None
+    """Milliseconds from the request to the first piece of text of a streamed reply;
+    None for a whole reply or a stream that sent no text."""
+    ended_at: float | None = None
+    """Unix time the last token (a stream) or the whole reply arrived; None for a failed
+    call (and in records written before it was kept)."""
+    tokens_estimated: bool = False
+    """The server sent no token counts with its stream (llama-cpp-python does not), and
+    asking it for the prompt's count failed: `prompt_tokens` is the messages' characters
+    / 4, a lower bound (the chat template the server adds is not counted). Without usage,
+    `completion_tokens` is the number of pieces of text the stream sent, one token each
+    on llama.cpp-based servers; the prompt is counted by the server with a one-token
+    whole reply (shared/llm/client.py)."""
 
 
 class ReactIteration(BaseModel):

@@ -87,6 +87,26 @@ def test_streaming_through_the_openai_package_yields_the_reply_in_several_chunks
     assert "".join(pieces).strip()
 
 
+def test_chat_stream_hands_over_the_grammar_bound_reply_a_token_at_a_time(local_llm):
+    schema = {"type": "object", "properties": {"greeting": {"type": "string"}},
+              "required": ["greeting"], "additionalProperties": False}
+    pieces: list[str] = []
+    reply = client_for(local_llm, llm_max_retries=0, llm_max_tokens=64).chat_stream(
+        HELLO, purpose="test", json_schema=schema, on_text=pieces.append)
+    call = reply.call
+    assert len(pieces) >= 3 and "".join(pieces) == reply.content
+    assert (call.streamed, call.json_form, call.finish_reason) == (
+        True, "json_object_schema", "stop")  # it refuses json_schema, as for whole replies
+    assert isinstance(json.loads(reply.content)["greeting"], str)
+    # llama-cpp-python 0.3 ignores stream_options and sends no usage: one token a piece,
+    # and the prompt counted by the server itself, as a whole reply counts it.
+    assert not call.tokens_estimated and call.completion_tokens == len(pieces)
+    whole = client_for(local_llm, llm_max_retries=0, llm_max_tokens=16).chat(
+        HELLO, purpose="count").call
+    assert call.prompt_tokens == whole.prompt_tokens > 0
+    assert 0 < call.first_token_ms <= call.latency_ms
+
+
 def test_a_server_killed_mid_call_fails_the_call_with_the_reason_and_does_not_hang(tmp_path):
     server = own_server(tmp_path)
     try:

@@ -1,4 +1,5 @@
-"""The replay server (`chordal fake-llm`) over real HTTP: matching, faults, admin, shutdown."""
+"""The replay server (`chordal fake-llm`) over real HTTP: matching, faults, streams, admin,
+shutdown."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from http.client import IncompleteRead
 
 import openai
 import pytest
 
-from shared.llm.replay_script import MALFORMED
+from shared.errors import InputError
+from shared.llm.replay_script import MALFORMED, Script
 
 from ...integration.conftest import FakeLLM
 
@@ -174,6 +177,23 @@ def test_the_server_serves_its_script_file_and_exits_cleanly_on_a_stop_signal(tm
     assert server.log_path.read_text().rstrip().endswith("fake-llm: stopped")
 
 
+@pytest.mark.integration  # starts a process
+def test_the_commands_token_delay_paces_every_reply(tmp_path):
+    server = FakeLLM(tmp_path, script=[{"content": "z" * 8}])
+    server.process.argv += ["--token-delay", "30"]
+    server.start()
+    try:
+        client = openai.OpenAI(base_url=f"{server.base_url}/v1", api_key="x", timeout=1.0,
+                               max_retries=0)
+        stream = client.chat.completions.create(
+            model="replay", messages=[{"role": "user", "content": "q"}], stream=True)
+        with pytest.raises(openai.APITimeoutError):  # the role came, the first token not
+            for _ in stream:
+                pass
+    finally:
+        server.stop()
+
+
 def test_a_reply_ends_before_its_first_stop_string_and_is_cut_at_max_tokens(fake_llm):
     fake_llm.load([{"content": "Action: get[x]\nObservation: invented"},
                    {"content": "y" * 100}])
@@ -184,3 +204,147 @@ def test_a_reply_ends_before_its_first_stop_string_and_is_cut_at_max_tokens(fake
     assert (choice["message"]["content"], choice["finish_reason"]) == ("y" * 20, "length")
     assert [(r["stop"], r["max_tokens"]) for r in fake_llm.log()] == [
         (["\nObservation", "never"], None), (None, 5)]
+
+
+def post_stream(server: FakeLLM, text: str, **extra) -> tuple[str, list]:
+    """POST one user message with `stream: true`; (content type, each event's data: the
+    parsed chunk, or "[DONE]")."""
+    body = json.dumps({"model": "replay", "messages": [{"role": "user", "content": text}],
+                       "stream": True, **extra}).encode()
+    req = urllib.request.Request(f"{server.base_url}/v1/chat/completions", data=body,
+                                 method="POST", headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.headers["content-type"], events(r.read().decode())
+
+
+def events(raw: str) -> list:
+    datas = [e.removeprefix("data: ") for e in raw.split("\n\n") if e.startswith("data: ")]
+    return [d if d == "[DONE]" else json.loads(d) for d in datas]
+
+
+def texts(chunks: list) -> list[str]:
+    return [c["choices"][0]["delta"]["content"] for c in chunks
+            if c != "[DONE]" and c["choices"] and c["choices"][0]["delta"].get("content")]
+
+
+STREAMED = "Hello there, streaming world!"  # 29 characters: 8 tokens
+
+
+def test_a_stream_request_gets_the_reply_a_token_at_a_time_then_its_finish_and_done(fake_llm):
+    fake_llm.load([{"content": STREAMED}])
+    kind, chunks = post_stream(fake_llm, "q")
+    assert kind.startswith("text/event-stream")
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert {c["object"] for c in chunks[:-1]} == {"chat.completion.chunk"}
+    pieces = texts(chunks)
+    assert "".join(pieces) == STREAMED and len(pieces) == 8  # four characters each
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop" and chunks[-1] == "[DONE]"
+    assert all("usage" not in c for c in chunks[:-1])  # not asked for
+    assert [(r["stream"], r["status"]) for r in fake_llm.log()] == [(True, 200)]
+
+
+def test_include_usage_adds_a_last_chunk_with_no_choices_and_the_usage(fake_llm):
+    fake_llm.load([{"content": STREAMED}, {"content": STREAMED}])
+    _, chunks = post_stream(fake_llm, "y" * 40, stream_options={"include_usage": True})
+    assert chunks[-2]["choices"] == [] and chunks[-1] == "[DONE]"
+    _, _, whole = post(fake_llm, "y" * 40)
+    assert chunks[-2]["usage"] == whole["usage"] == {
+        "prompt_tokens": 10, "completion_tokens": 8, "total_tokens": 18}
+    assert fake_llm.log()[0]["stream_options"] == {"include_usage": True}
+
+
+def test_a_streamed_reply_is_bounded_by_stop_and_max_tokens_like_a_whole_one(fake_llm):
+    fake_llm.load([{"content": "Action: get[x]\nObservation: invented"}, {"content": "y" * 100}])
+    _, chunks = post_stream(fake_llm, "a", stop=["\nObservation"])
+    assert "".join(texts(chunks)) == "Action: get[x]"
+    _, chunks = post_stream(fake_llm, "b", max_tokens=5)
+    assert "".join(texts(chunks)) == "y" * 20
+    assert chunks[-2]["choices"][0]["finish_reason"] == "length"
+
+
+def test_token_delay_spaces_a_streams_tokens_and_delays_a_whole_reply_by_all_of_them(fake_llm):
+    # 20 tokens 0.1 s apart: each comes well within a 1 s read timeout, the whole reply not.
+    fake_llm.load([{"server": {"token_delay": 0.1}}, {"content": "z" * 80},
+                   {"content": "z" * 80}])
+    client = openai.OpenAI(base_url=f"{fake_llm.base_url}/v1", api_key="x", timeout=1.0,
+                           max_retries=0)
+    ask = {"model": "replay", "messages": [{"role": "user", "content": "q"}]}
+    stream = client.chat.completions.create(**ask, stream=True)
+    pieces = [c.choices[0].delta.content for c in stream
+              if c.choices and c.choices[0].delta.content]
+    assert len(pieces) == 20
+    with pytest.raises(openai.APITimeoutError):
+        client.chat.completions.create(**ask)
+
+
+def test_an_entrys_token_delay_wins_over_the_server_lines(fake_llm):
+    fake_llm.load([{"server": {"token_delay": 30}}, {"content": STREAMED, "token_delay": 0}])
+    _, chunks = post_stream(fake_llm, "q")  # 30 s a token would time this out
+    assert "".join(texts(chunks)) == STREAMED
+
+
+def test_a_server_that_refuses_streams_answers_400_naming_stream_and_takes_no_entry(fake_llm):
+    fake_llm.load([{"server": {"streams": "refuse"}}, {"content": "whole"}])
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        post_stream(fake_llm, "q")
+    error = json.loads(caught.value.read())["error"]
+    assert caught.value.code == 400 and error["param"] == "stream"
+    assert "Unrecognized request argument supplied: stream" in error["message"]
+    assert reply(fake_llm, "q") == "whole"
+    assert [(r["stream"], r["status"], r["entry"]) for r in fake_llm.log()] == [
+        (True, 400, None), (False, 200, 2)]
+
+
+def test_a_server_that_ignores_streams_sends_the_whole_reply_as_json(fake_llm):
+    fake_llm.load([{"server": {"streams": "ignore"}}, {"content": "whole"}])
+    body = json.dumps({"model": "replay", "messages": [{"role": "user", "content": "q"}],
+                       "stream": True}).encode()
+    req = urllib.request.Request(f"{fake_llm.base_url}/v1/chat/completions", data=body,
+                                 method="POST", headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        kind, completion = r.headers["content-type"], json.loads(r.read())
+    assert kind == "application/json"
+    assert completion["choices"][0]["message"]["content"] == "whole"
+    assert fake_llm.log()[0]["stream"] is True
+
+
+def test_a_cut_fault_drops_the_connection_after_its_characters_without_finish_or_done(fake_llm):
+    fake_llm.load([{"fault": "cut", "after": 10, "content": STREAMED},
+                   {"fault": "cut", "after": 10, "content": STREAMED}])
+    body = json.dumps({"model": "replay", "messages": [{"role": "user", "content": "q"}],
+                       "stream": True}).encode()
+    req = urllib.request.Request(f"{fake_llm.base_url}/v1/chat/completions", data=body,
+                                 method="POST", headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r, pytest.raises(IncompleteRead) as caught:
+        r.read()
+    chunks = events(caught.value.partial.decode())
+    assert "".join(texts(chunks)) == STREAMED[:10]
+    assert "[DONE]" not in chunks and all(c["choices"][0]["finish_reason"] is None
+                                          for c in chunks)
+    status, _, error = post(fake_llm, "q")  # not a stream: the crash is an HTTP 500
+    assert status == 500 and "replay fault cut" in error["error"]["message"]
+    assert [r["fault"] for r in fake_llm.log()] == ["cut", "cut"]
+
+
+def test_the_official_client_sees_a_cut_stream_as_a_connection_error_after_its_text(fake_llm):
+    fake_llm.load([{"fault": "cut", "after": 6, "content": STREAMED}])
+    client = openai.OpenAI(base_url=f"{fake_llm.base_url}/v1", api_key="x", max_retries=0)
+    stream = client.chat.completions.create(
+        model="replay", messages=[{"role": "user", "content": "q"}], stream=True)
+    pieces: list[str] = []
+    with pytest.raises(openai.APIConnectionError):
+        for chunk in stream:
+            pieces.append(chunk.choices[0].delta.content or "")
+    assert "".join(pieces) == STREAMED[:6]
+
+
+def test_a_cut_fault_needs_after_and_after_needs_a_cut():
+    def script(*entries: dict) -> Script:
+        return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
+
+    with pytest.raises(InputError, match='s.jsonl line 1: a cut fault needs "after": N'):
+        script({"fault": "cut", "content": "x"})
+    with pytest.raises(InputError, match='line 2: "after" belongs to a cut fault only'):
+        script({"content": "x"}, {"content": "y", "after": 3})
+    with pytest.raises(InputError, match="line 1: field 'streams': Input should be True"):
+        script({"server": {"streams": "sometimes"}})

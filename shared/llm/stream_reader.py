@@ -1,0 +1,151 @@
+"""Reading a streamed chat completion: consumes openai-python's `Stream` of
+`ChatCompletionChunk`s and a callback; produces the reply (`Streamed`: its text, finish
+reason, token counts and when its first and last pieces came), calling the callback
+with each piece of text as it arrives, in order.
+
+- Token counts come from the usage chunk that `stream_options.include_usage` asks for.
+  A server that sends none gets estimates, flagged `estimated`: completion tokens are
+  the pieces of text it sent (exact on llama.cpp-based servers, which send one token a
+  piece), prompt tokens the messages' characters / 4 (a lower bound: the server's chat
+  template adds more; the client then asks the server to count them, client.py).
+  llama-cpp-python 0.3 is such a server: it accepts `stream_options`, ignores it, and
+  no chunk carries `usage`.
+- A server that ignores `stream: true` answers with one JSON body. openai-python's SSE
+  decoder finds no `data:` line in it and yields no chunk at all, silently; `whole_body`
+  reads such a body by its content type instead, before the stream is read.
+- A stream that breaks off raises `BrokeOff` with the text so far and why: the
+  connection closed mid-body (openai-python's `APIConnectionError`, from the HTTP
+  client's "incomplete chunked read"), the server sent an error event, no chunk came
+  within the timeout (`APITimeoutError`), a chunk was not JSON, or the stream ended
+  without a finish reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import openai
+from openai.types.chat import ChatCompletion
+from pydantic import ValidationError
+
+from shared.log_lines import clip_line
+
+
+class BrokeOff(Exception):
+    """Raised when a stream ends before its finish reason; `why` says how, `partial` is the
+    text received, `first_token_at` when its first piece came (perf_counter) or None."""
+
+    def __init__(self, why: str, partial: str, first_token_at: float | None):
+        super().__init__(why, partial, first_token_at)
+        self.why = why
+        self.partial = partial
+        self.first_token_at = first_token_at
+
+
+@dataclass(frozen=True)
+class Streamed:
+    content: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool
+    """The server sent no usage: the token counts are estimates (see the module)."""
+    first_token_at: float | None
+    """`time.perf_counter()` when the first piece of text came; None without text."""
+    ended_at: float
+    """Unix time the last piece of text (or, without text, the end of the stream) came."""
+
+
+def whole_body(stream: openai.Stream) -> ChatCompletion | None:
+    """The whole reply a server sent instead of the stream it was asked for (a JSON body);
+    None when the reply is a stream. BrokeOff when the body cannot be read as a reply."""
+    kind = stream.response.headers.get("content-type", "")
+    if "json" not in kind:
+        return None
+    try:
+        return ChatCompletion.model_validate(json.loads(stream.response.read()))
+    except (ValueError, ValidationError) as exc:
+        raise BrokeOff(f"a stream was asked for and the {kind} body that came instead is "
+                       f"not a chat completion ({clip(str(exc))})", "", None) from None
+    except Exception as exc:  # the HTTP client's read errors; it differs across openai versions
+        raise BrokeOff(f"reading the whole reply sent instead of a stream failed "
+                       f"({type(exc).__name__}: {clip(str(exc))})", "", None) from None
+
+
+def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
+                messages: list[dict], timeout_s: float) -> Streamed:
+    """Read `stream` to its end, calling `on_text` with each piece of text; BrokeOff when
+    it breaks off. An exception raised by `on_text` propagates; the stream is closed."""
+    pieces: list[str] = []
+    first_at = last_at = None
+    finish_reason = usage = None
+    chunks = _chunks(stream, pieces, lambda: first_at, timeout_s)
+    try:
+        for chunk in chunks:
+            usage = getattr(chunk, "usage", None) or usage  # a field since openai 1.26
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            finish_reason = choice.finish_reason or finish_reason
+            text = choice.delta.content if choice.delta else None
+            if text:
+                last_at = time.time()
+                first_at = first_at or time.perf_counter()
+                pieces.append(text)
+                on_text(text)
+    finally:
+        stream.close()
+    if finish_reason is None:
+        raise BrokeOff("the stream ended without a finish reason", "".join(pieces), first_at)
+    content = "".join(pieces)
+    if usage is not None:
+        prompt, completion = usage.prompt_tokens, usage.completion_tokens
+    else:
+        prompt, completion = estimated_prompt_tokens(messages), len(pieces)
+    return Streamed(content, finish_reason, prompt, completion, usage is None, first_at,
+                    last_at or time.time())
+
+
+def _chunks(stream: openai.Stream, pieces: list[str], first_at: Callable[[], float | None],
+            timeout_s: float) -> Iterator:
+    """The chunks of `stream`; its failures as BrokeOff (the callback is not inside)."""
+    iterator = iter(stream)
+    while True:
+        try:
+            chunk = next(iterator)
+        except StopIteration:
+            return
+        except openai.APITimeoutError:
+            why = (f"no chunk came within {timeout_s:g}s (CHORDAL_LLM_TIMEOUT_S); raise it "
+                   "or check the server's load")
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__
+            why = "the connection closed mid-reply" + (f" ({clip(str(cause))})" if cause else "")
+        except openai.APIError as exc:
+            why = f"the server sent an error mid-reply: {clip(exc.message)}"
+        except ValueError as exc:
+            why = f"a chunk is not JSON ({clip(str(exc))})"
+        else:
+            yield chunk
+            continue
+        raise BrokeOff(why, "".join(pieces), first_at())
+
+
+def estimated_prompt_tokens(messages: list[dict]) -> int:
+    """About one token per four characters of the messages' text."""
+    chars = 0
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        chars += len(content) if isinstance(content, str) else 0
+    return math.ceil(chars / 4)
+
+
+def clip(text: str) -> str:
+    """`text` on one line, cut to 200 characters."""
+    return clip_line(" ".join(text.split()), 200)
