@@ -18,6 +18,9 @@ def markdown(r: dict) -> str:
     from bench.accuracy import table  # the accuracy figure writes its own table
 
     text = _markdown(r)
+    if "streaming" in r:
+        from bench.streaming import table as streaming_table
+        text += "\n" + "\n".join(streaming_table(r["streaming"])) + "\n"
     if "accuracy" in r:
         text += "\n" + "\n".join(table(r["accuracy"])) + "\n"
     return text
@@ -110,6 +113,9 @@ def plots(r: dict, out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fanout_plot(r, out / "fanout.png")
+    if "streaming" in r:
+        from bench.streaming import plot as streaming_plot
+        streaming_plot(r["streaming"], out / "streaming.png")
 
     names = list(r["overhead"])
     fig, ax = plt.subplots(figsize=(7, 4))

@@ -7,6 +7,9 @@ Phases (workers restarted between them, Redis kept):
      1.0 s per model call, tokens
   C  GET latency 100 ms, executor threads 1, 2, 4, 8: scaling
   D  heuristic planner on the accuracy sets' own search stores: accuracy (bench/accuracy.py)
+  E  replay LLM writing plans at 20 and 50 tokens/s, then the bundled local model when
+     chordal[local-llm] is installed, each with streamed and with whole-reply planning
+     workers: streaming (bench/streaming.py)
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import accuracy, figures, report
+from bench import accuracy, figures, report, streaming
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -82,6 +85,8 @@ def main() -> None:
                     results["scaling"][threads] = figures.scaling_run(
                         phase, 8 if quick else 24, 4)
                 log(f"  {threads} threads: {results['scaling'][threads]:.2f} answers/s")
+            log("phase E: streaming (plans written at 20 and 50 tokens/s, then a real model)")
+            results["streaming"] = streaming_phase(base, llm, quick)
             log("phase D: accuracy (publication-dated corpora with known answers)")
             results["accuracy"] = accuracy.accuracy(base)
     finally:
@@ -104,6 +109,26 @@ def fanout_sweep(phase: Phase, llm: ReplayLLM, quick: bool) -> list[dict]:
         rows = figures.fanout(phase, llm, sweep_ks, FANOUT_GET_S, llm_s - LLM_LATENCY_S, reps)
         sweeps.append({"llm_s": llm_s, "reps": reps, "rows": rows})
     return sweeps
+
+
+def streaming_phase(base: Settings, llm: ReplayLLM, quick: bool) -> dict:
+    """The streaming figure: replayed plans streamed and whole, then the local model."""
+    reps = 1 if quick else 3
+    sizes, speeds = ((4,), (50,)) if quick else (streaming.SIZES, streaming.SPEEDS)
+    with_llm = base.model_copy(update={"llm_base_url": f"{llm.base_url}/v1",
+                                       "llm_model": "replay", "llm_max_retries": 0})
+    rows = []
+    for mode in ("streamed", "whole"):
+        with Phase(with_llm.model_copy(update={"llm_stream": mode == "streamed"}),
+                   get_latency_s=FANOUT_GET_S) as phase:
+            rows += streaming.replay_rows(phase, llm, mode, reps, sizes, speeds)
+            log(f"  {mode}: {len(rows)} rows")
+    if quick:
+        real, note = [], "Real model: not run with --quick."
+    else:
+        real, note = streaming.real_rows(base.model_copy(update={"local_llm_port": free_port()}),
+                                         FANOUT_GET_S, reps)
+    return {"reps": reps, "get_latency_s": FANOUT_GET_S, "rows": rows + real, "real_note": note}
 
 
 def log(message: str) -> None:

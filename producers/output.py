@@ -37,12 +37,17 @@ def print_record(console: Console, record: RunRecord, details: bool = False) -> 
     for p in record.problems:
         console.print(f"  - {p.step or 'plan'} [{p.code}]: {escape(p.message)}", highlight=False)
     if details:
+        if record.plan_mode == "streamed":
+            console.print("  [dim]plan streamed: each step was sent once written and ready; "
+                          "'sent +Nms' counts from the request of the reply that wrote it[/]")
+        sent = {d.step_id: d for d in record.dispatch}
         for s in record.steps:
             value = "" if s.value is None else str(s.value).replace("\n", " ")
             shown = value[:60] + ("…" if len(value) > 60 else "")
             tail = f"{s.error_code}: {s.error_message}" if s.status == "error" else shown
             console.print(f"  {s.action_id:<28} {s.operation:<8} {s.status:<5} "
-                          f"{s.duration_ms:7.1f}ms  {escape(tail)}", highlight=False)
+                          f"{s.duration_ms:7.1f}ms{_sent(sent.get(s.step_id))}  {escape(tail)}",
+                          highlight=False)
             print_candidates(console, s)
         print_iterations(console, record)
 
@@ -87,6 +92,15 @@ def print_iterations(console: Console, record: RunRecord) -> None:
         asked = f" (JSON asked for as {', '.join(forms)})" if forms else ""
         console.print(f"  [dim]{len(record.llm_calls)} LLM calls{asked}, {prompt} prompt + "
                       f"{completion} completion tokens[/]", highlight=False)
+
+
+def _sent(dispatch) -> str:
+    """` sent +412ms` (streamed plans), and what no plan kept, for a step's line."""
+    if dispatch is None:
+        return ""
+    when = (f" sent +{dispatch.after_reply_start_ms:.0f}ms"
+            if dispatch.after_reply_start_ms is not None else "")
+    return when + ("" if dispatch.in_plan else f" (reply {dispatch.attempt}, not in the final plan)")
 
 
 def _short(value: object, width: int) -> str:

@@ -51,6 +51,18 @@ def steps_key(query_id: str) -> str:
     return f"{KEY_PREFIX}:steps:{query_id}"
 
 
+def graph_key(query_id: str) -> str:
+    """Hash step_id -> GraphStep JSON: every step the planner let run, with the steps it
+    reads (shared/dispatch.py; first write wins). Complete once the run hash has
+    `graph_closed`."""
+    return f"{KEY_PREFIX}:graph:{query_id}"
+
+
+def dispatched_key(query_id: str) -> str:
+    """Hash step_id -> unix time its task was sent to the `execute` queue."""
+    return f"{KEY_PREFIX}:dispatched:{query_id}"
+
+
 def done_key(query_id: str) -> str:
     """List pushed once when a query reaches a terminal state (BLPOP to wait)."""
     return f"{KEY_PREFIX}:done:{query_id}"
@@ -132,6 +144,13 @@ def batches_key() -> str:
     return f"{KEY_PREFIX}:batches"
 
 
+def session_key(digest: str) -> str:
+    """Hash of one browser session of the pages (`csrf`, `token`): `digest` is the SHA-256
+    of the session cookie, so the key does not give the cookie away
+    (producers/api_sessions.py)."""
+    return f"{KEY_PREFIX}:session:{digest}"
+
+
 def action_id(query_id: str, step_id: str) -> str:
     """The id of one step's task and result (`q-17:E2`; a ReAct action is `q-17:R3`)."""
     return f"{query_id}:{step_id}"
@@ -155,9 +174,9 @@ def react_action_id(query_id: str, n: int) -> str:
 
 # Claim names: a field `claimed_{name}` of the run hash (RunStore.claim), set once.
 
-def dispatch_claim(step_id: str | None = None) -> str:
-    """Claim to send a query's canvas (no `step_id`), or one join step once it is ready."""
-    return "dispatch" if step_id is None else f"dispatch:{step_id}"
+def dispatch_claim(step_id: str) -> str:
+    """Claim to send one step of a query's dispatch graph once its inputs are stored."""
+    return f"dispatch:{step_id}"
 
 
 def finalize_claim() -> str:

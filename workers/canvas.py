@@ -1,5 +1,5 @@
-"""Send the tasks of one query: its root steps, each step that gets ready, the finalizer
-(see shared/plan/compile.py for the flow, shared/dispatch.py for the claims).
+"""Send the tasks of one query: each step once it is ready, and the finalizer (see
+shared/dispatch.py for when, and the claims that make it once).
 
 Every message carries everything its task needs: a step reads its inputs from the run
 store by action_id, never from the return value of another task, and no task's result
@@ -9,8 +9,7 @@ is stored in Celery's result backend.
 from __future__ import annotations
 
 from shared import queues
-from shared.dispatch import root_tasks
-from shared.models import FinalizeTask, Plan, StepTask
+from shared.models import FinalizeTask, StepTask
 from workers.app import app
 
 
@@ -23,10 +22,3 @@ def send_finalize(query_id: str) -> None:
     same task run again, never a second finalizer run)."""
     app.send_task(queues.TASK_FINALIZE, task_id=queues.finalize_task_id(query_id),
                   kwargs={"task": FinalizeTask(query_id=query_id).model_dump()})
-
-
-def send_plan(query_id: str, plan: Plan) -> None:
-    """What the planner sends once the plan is recorded: the steps that read nothing (a
-    plan has at least one step, so the join always has a step to report)."""
-    for task in root_tasks(query_id, plan):
-        send_step(task)

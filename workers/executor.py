@@ -2,35 +2,45 @@
 shared/queues.py), all on the `execute` queue.
 
 Each takes a StepTask, runs it through `shared.steps.run_step` (which stores the full
-StepResult under the action_id and never raises), sends the dependents that are now
-ready, sends the finalizer when it stored the plan's last result (the join,
-shared/dispatch.py), and returns the small reference `{"action_id", "status"}` (shown
+StepResult under the action_id and never raises), then reads the query's dispatch
+graph and sends the steps that read it and are now ready, and the finalizer when the
+graph is closed and every step in it has reported (the join, shared/dispatch.py); it
+returns the small reference `{"action_id", "status"}` (shown
 by Flower; not stored).
 """
 
 from __future__ import annotations
 
-import functools
+import threading
+from collections import OrderedDict
 
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
-from shared.dispatch import joined, next_steps
-from shared.errors import StoreError
-from shared.models import Plan, StepTask
+from shared.dispatch import joined, next_steps, send_steps
+from shared.models import GraphStep, StepTask
 from shared.steps import error_result, run_step, step_base
+from shared.store import GraphView, RunStore
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
 from workers.canvas import send_finalize, send_step
 
+_CLOSED: OrderedDict[str, dict[str, GraphStep]] = OrderedDict()
+_CLOSED_KEPT = 1024
+_CLOSED_LOCK = threading.Lock()  # executors run in a thread pool
 
-@functools.lru_cache(maxsize=1024)
-def _plan(query_id: str) -> Plan:
-    """Plans never change once dispatched, so each worker reads a query's plan once."""
-    plan = run_store().plan(query_id)
-    if plan is None:
-        raise StoreError(f"query {query_id} has no stored plan")
-    return plan
+
+def _graph(store: RunStore, query_id: str) -> GraphView:
+    """The query's dispatch graph, read after this step stored its result. A closed
+    graph never changes again, so each worker reads its steps once (the stored ids and
+    the query's state are read every time)."""
+    view = store.graph(query_id, _CLOSED.get(query_id))
+    if view.closed:
+        with _CLOSED_LOCK:
+            _CLOSED[query_id] = view.steps
+            while len(_CLOSED) > _CLOSED_KEPT:
+                _CLOSED.popitem(last=False)
+    return view
 
 
 def _run(task, payload: dict) -> dict:
@@ -45,12 +55,12 @@ def _run(task, payload: dict) -> dict:
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
-    plan, owner = _plan(step_task.query_id), task.request.id or ""
-    stored = store.stored_steps(step_task.query_id)  # once: what follows and the join
-    for ready in next_steps(store, plan, step_task.query_id, step_task.step.id, owner, stored):
-        send_step(ready)
-    if joined(store, plan, step_task.query_id, owner, stored):
-        send_finalize(step_task.query_id)
+    query_id, owner = step_task.query_id, task.request.id or ""
+    view = _graph(store, query_id)  # once: what follows and the join
+    send_steps(store, query_id, next_steps(store, view, query_id, step_task.step.id, owner),
+               send_step)
+    if joined(store, view, query_id, owner):
+        send_finalize(query_id)
     return result.reference()
 
 
@@ -59,7 +69,7 @@ def _register(name: str):
     # per action_id would make one series per step. The action_id leads the StepTask
     # payload instead, which Flower shows and searches (README, "Monitoring").
     # Redis errors are waited out in the task (a Celery retry cannot be sent while Redis
-    # is down); StoreError (no plan stored yet) is retried by Celery.
+    # is down); StoreError is retried by Celery.
     @chordal_task(name, retries=True, ignore_result=True)
     def step(self, task: dict) -> dict:
         return _run(self, task)

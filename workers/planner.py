@@ -1,5 +1,11 @@
-"""Planner task `chordal.plan`: Query in; plan checked, recorded, and its root steps sent
-(see shared/plan/compile.py for how the plan DAG runs and joins).
+"""Planner task `chordal.plan`: Query in; plan checked, recorded, and its steps sent as
+they become ready (shared/dispatch.py: the dispatch graph and the join).
+
+With an LLM that streams, steps go out while the model writes the plan (streamed
+planning, CHORDAL_LLM_STREAM); the plan is closed, and the finalizer can be sent, only
+once the whole reply is checked. A redelivered planner first sends what an earlier
+delivery added to the graph and did not send; if that one had closed the plan, there
+is nothing left to plan.
 
 With an LLM configured the plan comes from the model (every call is recorded in the run
 store); a model that fails after its retries fails the query with the reason. Without
@@ -9,13 +15,14 @@ answer that says what was not found and which documents came closest."""
 from __future__ import annotations
 
 from shared import queues
+from shared.dispatch import PlanDispatch
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.llm.heuristic import abstention
 from shared.models import TERMINAL, Query
 from shared.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query, past_cap
-from workers.canvas import send_plan
+from workers.canvas import send_finalize, send_step
 from workers.react import start_loop
 
 
@@ -31,12 +38,22 @@ def plan(self, query: dict) -> None:
         start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
         return
     with ends_query(self, q.id, "planner failed"):
+        # owned by this delivery: run again after a crash, it may send what it claimed
+        dispatch = PlanDispatch(store, q.id, self.request.id or "", send_step, send_finalize)
+        if dispatch.resume():
+            return  # an earlier delivery closed the plan; its steps are out
         store.set_status(q.id, "planning")
+        llm, calls = llm_client(), []
+
+        def on_call(call) -> None:
+            calls.append(call)
+            store.add_llm_call(q.id, call)
         try:
-            p, repairs = make_plan(q, search_backend(), settings().max_steps, llm=llm_client(),
+            p, repairs = make_plan(q, search_backend(), settings().max_steps, llm=llm,
                                    plan_attempts=settings().plan_attempts,
                                    max_plan_chars=settings().max_plan_chars,
-                                   on_call=lambda call: store.add_llm_call(q.id, call))
+                                   on_call=on_call,
+                                   sink=dispatch if llm is not None else None)
         except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
             store.finish(q.id, abstention(exc))
             return
@@ -50,9 +67,6 @@ def plan(self, query: dict) -> None:
             log.warning("LLM planning of %s failed: %s", q.id, exc.message)
             store.fail(q.id, f"LLM planning failed: {exc.message}")
             return
-        store.save_plan(q.id, p, repairs)
-        # owned by this delivery: run again after a Redis outage, it may send what it claimed
-        if not store.claim(q.id, queues.dispatch_claim(), self.request.id or ""):
-            return  # another delivery of the query: its steps are already out
         store.set_status(q.id, "executing")
-        send_plan(q.id, p)
+        streamed = any(getattr(c, "streamed", False) for c in calls)
+        dispatch.close(p, repairs, "streamed" if streamed else "whole")

@@ -11,6 +11,16 @@ When it fails the checks, the model's reply stays in the conversation and a foll
 problems (`{step, code, message}`, one per line); the model tries again. After
 `attempts` failed attempts, `PlanError` says so and carries the last attempt's problems.
 
+Streamed planning: with a `sink` (shared/dispatch.py's PlanDispatch) and an endpoint
+that streams, each reply is read while the model writes it (shared/plan/stream.py); a
+step that is complete and passes the checks that need only it and the steps before it
+(shared/plan/prefix.py) goes to `sink.offer` at once, so it can run before the reply
+ends. The whole reply is still read and checked at its end as above; a step that failed
+mid-stream was never offered, and a retry's steps that an earlier reply already offered
+(same operation and arguments) reuse those (shared/placement.py). A stream that breaks
+off counts as a failed attempt (the same messages are sent again) until the attempts run
+out; the steps it offered stay offered.
+
 Every call, failed ones included, is passed to `on_call` (the planner task records it
 in the run store). `LLMError` (the endpoint failed after its retries) propagates.
 """
@@ -19,16 +29,20 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
+from typing import Protocol
 
-from shared.errors import InputError, LLMError, PlanError
-from shared.llm.client import LLMClient
+from shared.errors import InputError, LLMError, LLMStreamBroken, PlanError
+from shared.llm.client import LLMClient, LLMReply
 from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
 from shared.llm.schema import without_nulls
 from shared.log_lines import clip_line
-from shared.models import LLMCall, Plan, PlanProblem
+from shared.models import LLMCall, Plan, PlanProblem, Step
 from shared.plan.draft import FENCE_RE
-from shared.plan.parse import parse_plan_with_repairs
+from shared.plan.parse import parse_plan_with_repairs, parse_step
+from shared.plan.prefix import PrefixCheck
+from shared.plan.stream import StepReader
 from shared.plan.syntax import detect_syntax
 from shared.plan.template_evidence import check_template_evidence
 from shared.plan.validate import plan_invalid
@@ -39,23 +53,42 @@ REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "s
               '"answer": "…"}} and no other text')
 
 
+class StepSink(Protocol):
+    """Where streamed planning sends the steps it can run early (dispatch.PlanDispatch);
+    `begin` comes before every reply (`reply_started_at` None: it is not streamed)."""
+
+    def begin(self, reply_started_at: float | None = None) -> None: ...
+
+    def offer(self, step: Step) -> None: ...
+
+
 def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
              on_call: Callable[[LLMCall], None] | None = None, documents: list[str] = (),
-             max_steps: int = MAX_STEPS,
-             max_chars: int = MAX_PLAN_CHARS, prompt: str = "full") -> tuple[Plan, list[str]]:
+             max_steps: int = MAX_STEPS, max_chars: int = MAX_PLAN_CHARS,
+             prompt: str = "full", sink: StepSink | None = None) -> tuple[Plan, list[str]]:
     """The plan the model writes for `question` and its repairs (`prompt`: the system
     prompt's variant, prompts.PROMPT_VARIANTS); PlanError after
     `attempts` plans that fail the checks (a plan of more than `max_chars` characters is
-    one: `too_large`); LLMError when the endpoint fails."""
+    one: `too_large`); LLMError when the endpoint fails. With `sink`, replies stream and
+    their steps are offered to it as they are written (see the module docstring)."""
     record = on_call or (lambda call: None)
     messages = plan_messages(question, list(documents), max_steps, prompt)
     problems: list[PlanProblem] = []
     for attempt in range(1, attempts + 1):
+        purpose, streaming = f"plan {attempt}", sink is not None and client.streams is not False
+        if sink is not None:
+            sink.begin(time.time() if streaming else None)
         try:
-            reply = client.chat(messages, purpose=f"plan {attempt}", json_schema=REPLY_SCHEMA)
+            reply = (_streamed(client, messages, purpose, sink, max_steps, max_chars)
+                     if streaming else
+                     client.chat(messages, purpose=purpose, json_schema=REPLY_SCHEMA))
         except LLMError as exc:
             if exc.call is not None:
                 record(exc.call)
+            if isinstance(exc, LLMStreamBroken) and attempt < attempts:
+                log.warning("LLM plan attempt %d of %d: %s; asking again", attempt, attempts,
+                            exc.message)
+                continue  # a stream that broke off: what it offered stays offered
             raise
         record(reply.call)
         try:
@@ -76,6 +109,23 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
     raise PlanError(f"the LLM planner wrote {attempts} plan{'s' if attempts > 1 else ''} and "
                     "none passed the checks; the problems of the last one are listed",
                     problems)
+
+
+def _streamed(client: LLMClient, messages: list[dict], purpose: str, sink: StepSink,
+              max_steps: int, max_chars: int) -> LLMReply:
+    """The reply, read as it streams: every step complete and fit to run is offered."""
+    reader, check = StepReader(max_chars=max_chars), PrefixCheck(max_steps)
+
+    def take(found) -> None:
+        for streamed in found:
+            step = parse_step(streamed.raw)
+            if step is not None and check.accept(step):
+                sink.offer(step)
+
+    reply = client.chat_stream(messages, purpose=purpose, json_schema=REPLY_SCHEMA,
+                               on_text=lambda delta: take(reader.feed(delta)))
+    take(reader.close())
+    return reply
 
 
 def read_reply(content: str, max_steps: int = MAX_STEPS,
@@ -101,6 +151,9 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
 def _decode(text: str) -> object:
     try:
         return json.loads(text)
+    except RecursionError:
+        raise _problem("bad_json", "the reply's JSON is nested too deeply to read; send "
+                       + REPLY_FORM) from None
     except ValueError as e:
         start = text.find("{")
         if start < 0:
@@ -108,6 +161,9 @@ def _decode(text: str) -> object:
                            "object in it; send " + REPLY_FORM) from None
     try:  # prose around the object: read the object that starts at the first "{"
         return json.JSONDecoder().raw_decode(text[start:])[0]
+    except RecursionError:
+        raise _problem("bad_json", "the reply's JSON is nested too deeply to read; send "
+                       + REPLY_FORM) from None
     except ValueError as e:
         raise _problem("bad_json", f"the reply is not valid JSON: {e.msg} at character "
                        f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None

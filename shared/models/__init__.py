@@ -6,12 +6,12 @@ from .plan import (DOMAINS, OPERATIONS, ArbitrateStep, ComputeStep, ExtractStep,
 from .llm import LLMCall, ReactIteration
 from .query import MODES, Mode, Query, new_query_id
 from .result import Candidate, Evidence, StepResult
-from .run import STATUSES, TERMINAL, PlanProblem, RunRecord, Status
-from .task import FinalizeTask, ReactTask, StepTask
+from .run import STATUSES, TERMINAL, PlanProblem, RunRecord, Status, StepDispatch
+from .task import FinalizeTask, GraphStep, ReactTask, StepTask
 
 __all__ = [
     "Answer", "ArbitrateStep", "DOMAINS", "Candidate", "LLMCall", "ReactIteration", "ComputeStep", "FilterStep", "IfStep", "MergeStep",
     "SearchStep", "ValidateStep", "Evidence", "ExtractStep", "Footnote", "GetStep",
     "MODES", "Mode", "OPERATIONS", "Plan", "PlanProblem", "Query", "RunRecord", "Status", "Step",
-    "StepResult", "StepTask", "FinalizeTask", "ReactTask", "STATUSES", "TERMINAL", "new_query_id",
+    "StepDispatch", "StepResult", "StepTask", "GraphStep", "FinalizeTask", "ReactTask", "STATUSES", "TERMINAL", "new_query_id",
 ]

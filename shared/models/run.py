@@ -31,6 +31,29 @@ class PlanProblem(BaseModel):
     """What is wrong and how to fix it."""
 
 
+class StepDispatch(BaseModel):
+    """When one step of the dispatch graph went to the executors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step_id: str
+    attempt: int = 1
+    """The planner reply that wrote the step."""
+    dispatched_at: float | None = None
+    """Unix time its task was sent; None while it waits for its inputs."""
+    after_reply_start_ms: float | None = None
+    """`dispatched_at` after the reply that wrote it was requested (streamed plans): a
+    step sent before the reply ended shows a figure below the call's latency."""
+    in_plan: bool = True
+    """False for a step an earlier reply wrote and the final plan does not keep: it was
+    sent before that reply failed its checks, and its result is read by nothing."""
+
+
+PlanMode = Literal["streamed", "whole"]
+"""How the plan reached the executors: step by step while the model wrote it, or once
+the whole reply (or a given or heuristic plan) was checked."""
+
+
 class RunRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -55,6 +78,10 @@ class RunRecord(BaseModel):
     """Every LLM call of the query, in order, with tokens and latency."""
     iterations: list[ReactIteration] = []
     """Every ReAct iteration (react and auto modes)."""
+    plan_mode: PlanMode | None = None
+    """`streamed` or `whole` (None until the plan is closed, and for ReAct)."""
+    dispatch: list[StepDispatch] = []
+    """Every step sent to the executors, in plan order (ReAct iterations are not)."""
     finalizer_runs: int = 0
     """Finalizer runs that got past rendering (1 unless the callback was delivered
     twice); a run killed mid-render, whose message ran again, is not counted."""

@@ -41,6 +41,23 @@ class StepTask(BaseModel):
         return self
 
 
+class GraphStep(BaseModel):
+    """One step of a query's dispatch graph (shared/dispatch.py): the task an executor
+    gets once every step it reads has stored its result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: StepTask
+    key: str
+    """What the step computes, whatever its names: a hash of its operation and arguments,
+    each variable it reads replaced by the key of the step binding it. A later reply's
+    step with the same key reuses this one's result instead of running again."""
+    attempt: int = 1
+    """The planner reply (1-based, in this planner run) that wrote it."""
+    reply_started_at: float | None = None
+    """Unix time that reply was requested, when the plan streamed (None: whole reply)."""
+
+
 class FinalizeTask(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

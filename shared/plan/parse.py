@@ -113,6 +113,17 @@ def load_plan_file_with_repairs(path: str | Path, *, tools: Mapping[str, str] | 
         raise PlanError(f"{path}: {e.message}", e.problems) from None
 
 
+def parse_step(raw: object) -> Step | None:
+    """One raw step (a dict as a syntax reader makes it) as a Step; None when it does not
+    validate (the whole plan, parsed at the end, says why)."""
+    if not isinstance(raw, dict) or raw.get("operation") not in OPERATIONS:
+        return None
+    try:
+        return _STEP.validate_python(raw)
+    except ValidationError:
+        return None
+
+
 def _stand_in(index: int, raw: object) -> GetStep:
     """A placeholder for a step that did not parse: binds its variable, reads nothing."""
     raw = raw if isinstance(raw, dict) else {}

@@ -110,8 +110,7 @@ def _merge_same_gets(plan: Plan, repairs: list[str]) -> Plan:
     same: dict[int, GetStep] = {}  # position of a GET -> the earlier GET it repeats
     for index, step in enumerate(plan.steps):
         if isinstance(step, GetStep) and binds[step.var] == 1:
-            key = (_words(step.source), (step.temporal_scope or "").strip(), step.top_k)
-            kept = first.setdefault(key, step)
+            kept = first.setdefault(same_document(step), step)
             if kept is not step:
                 same[index] = kept
     if not same:
@@ -125,6 +124,12 @@ def _merge_same_gets(plan: Plan, repairs: list[str]) -> Plan:
                        f"read ${step.var} now reads ${kept.var}")
     return renamed.model_copy(update={"steps": [
         s for i, s in enumerate(renamed.steps) if i not in dropped]}) if dropped else plan
+
+
+def same_document(step: GetStep) -> tuple:
+    """What two GET steps share when they fetch the same document (repair merges them):
+    the source's words (case and punctuation ignored), temporal_scope and top_k."""
+    return (_words(step.source), (step.temporal_scope or "").strip(), step.top_k)
 
 
 def _words(source: str) -> str:

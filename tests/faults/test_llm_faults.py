@@ -78,3 +78,34 @@ def test_a_planner_killed_while_the_model_thinks_has_the_query_planned_again(
     assert record.answer.text.startswith("Battery yield was 9")
     assert len(fake_llm.log()) == 2  # asked again by the fresh planner
     assert [c.status for c in record.llm_calls] == ["ok"]  # the killed call never returned
+
+
+def test_a_planner_killed_mid_stream_is_redelivered_and_no_step_runs_twice(
+        faulty_stack, fake_llm):
+    """Streamed planning: the planner has sent the first steps when it is SIGKILLed; its
+    redelivery asks the model again, finds those steps in the dispatch graph (same
+    operation and arguments) and sends only the rest; the finalizer runs once."""
+    from ..integration.test_streaming import SIX, reply
+
+    p = faulty_stack(llm_base_url=f"{fake_llm.base_url}/v1", llm_model="replay",
+                     llm_max_retries=0, llm_timeout_s=60, worker_dead_after_s=3)
+    fake_llm.load([{"match": "Northwind", "content": reply(SIX), "token_delay": 0.1},
+                   {"match": "Northwind", "content": reply(SIX)}])
+    query = p.submit("How did Tesla's and Northwind Motors' Q3 2023 revenue compare?",
+                     deadline_s=90)
+    sent = lambda: p.store.dispatched(query.id)  # noqa: E731
+    wait_for(lambda: len(sent()) >= 2, 30, "the streaming planner to send two steps")
+    kill_worker(p, "planner")
+    first = set(sent())
+    start_worker(p, "planner")
+
+    record = p.store.wait(query.id, 60)
+    assert_one_outcome(p.store, {query.id: record})
+    assert record.status == "done", record.error
+    assert record.finalizer_runs == 1 and "$23.35[1] billion" in record.answer.text
+    assert len(fake_llm.log()) == 2  # asked again by the fresh planner
+    assert [s.id for s in record.plan.steps] == [f"E{i}" for i in range(1, 7)]
+    assert {d.step_id for d in record.dispatch} == {f"E{i}" for i in range(1, 7)}
+    assert all(d.in_plan for d in record.dispatch)  # nothing renamed, nothing sent twice
+    assert all(s.attempt == 1 for s in record.steps)  # each step task delivered once
+    assert first <= {s.step_id for s in record.steps}

@@ -68,7 +68,11 @@ def test_three_bad_plans_fail_the_query_listing_the_last_ones_problems(llm_pipel
     assert "wrote 3 plans and none passed the checks" in record.error
     assert [(p.step, p.code) for p in record.problems] == [("E2", "undefined_variable")]
     assert len(record.llm_calls) == 3 and len(llm_pipeline.fake_llm.log()) == 3
-    assert record.plan is None and record.steps == []
+    assert record.plan is None
+    # the GET every reply wrote well ran once, while the first reply streamed; the rest
+    # of each plan waited for checks it never passed
+    assert [(s.step_id, s.attempt) for s in record.steps] == [("E1", 1)]
+    assert [(d.step_id, d.attempt, d.in_plan) for d in record.dispatch] == [("E1", 1, False)]
 
 
 def test_an_endpoint_like_llama_cpp_python_gets_the_plan_schema_in_the_form_it_accepts(

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from shared import queues
-from shared.dispatch import joined, step_task
+from shared.dispatch import PlanDispatch, graph_steps, joined
 from shared.models import GetStep, Plan, Query, StepTask
 from shared.steps import error_result, run_step, step_base
 
@@ -80,14 +80,14 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
         for s in ("A", "B", "C")]})
     query = Query(question="join?", plan=plan)
     store.create(query)
-    store.save_plan(query.id, plan)
+    graph = {g.task.step.id: g for g in graph_steps(query.id, plan)}
+    store.add_to_graph(query.id, list(graph.values()), close=True, mode="whole")
 
     def join(owner: str) -> bool:
-        return joined(store, plan, query.id, owner, store.stored_steps(query.id))
+        return joined(store, store.graph(query.id), query.id, owner)
 
     def store_step(step_id: str) -> None:
-        task = step_task(query.id, plan, step_id)
-        store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
+        store.put_step(query.id, error_result(step_base(graph[step_id].task), "TEST", "stored"))
 
     store_step("A")
     store_step("A")  # a redelivered A: still one stored step
@@ -97,3 +97,53 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     assert join("task-of-C")
     assert not join("task-of-B-again")
     assert join("task-of-C")  # C redelivered: may send it again
+
+
+def compute(step_id: str, expression: str = "1") -> dict:
+    return {"id": step_id, "operation": "COMPUTE", "expression": expression,
+            "output_var": f"${step_id}"}
+
+
+def test_an_open_graph_never_joins_and_a_step_sent_then_dropped_is_waited_for(bare_store):
+    """Steps offered while a reply streams run at once; the finalizer waits for the plan
+    to be closed, and for a step sent before its reply failed, though no plan keeps it."""
+    store, sent, finalized = bare_store, [], []
+    query = Query(question="stream?")
+    store.create(query)
+    dispatch = PlanDispatch(store, query.id, "planner", sent.append, finalized.append)
+    dispatch.begin(time.time())
+    dispatch.offer(Plan.model_validate({"steps": [compute("A")]}).steps[0])
+    assert [t.step.id for t in sent] == ["A"]
+    for task in sent:
+        store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
+    view = store.graph(query.id)
+    assert not view.closed and not joined(store, view, query.id, "task-of-A")
+    dispatch.begin(time.time())  # a retry that keeps nothing of the first reply
+    final = dispatch.close(Plan.model_validate({"steps": [compute("A", "2"), compute("B", "3")]}),
+                           [], "streamed")
+    assert [s.id for s in final.steps] == ["A_2", "B"] and store.plan(query.id) == final
+    assert [t.step.id for t in sent] == ["A", "A_2", "B"] and finalized == []
+    for task in sent[1:]:
+        store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
+    assert joined(store, store.graph(query.id), query.id, "task-of-B")
+    record = store.record(query.id)
+    assert record.plan_mode == "streamed"
+    assert [(d.step_id, d.attempt, d.in_plan) for d in record.dispatch] == [
+        ("A_2", 2, True), ("B", 2, True), ("A", 1, False)]
+    assert all(d.after_reply_start_ms is not None for d in record.dispatch)
+
+
+def test_a_redelivered_planner_sends_what_the_killed_one_added_and_nothing_twice(bare_store):
+    store = bare_store
+    query = Query(question="killed?")
+    store.create(query)
+    plan = Plan.model_validate({"steps": [compute("A"), compute("B", "$A + 1")]})
+    store.add_to_graph(query.id, graph_steps(query.id, plan))  # added, then SIGKILL
+    sent = []
+    again = PlanDispatch(store, query.id, "planner", sent.append, lambda q: None)
+    assert again.resume() is False  # not closed: plan on
+    assert [t.step.id for t in sent] == ["A"]
+    assert again.resume() is False and [t.step.id for t in sent] == ["A"]  # marked sent
+    again.begin()
+    final = again.close(plan, [], "streamed")
+    assert [s.id for s in final.steps] == ["A", "B"] and [t.step.id for t in sent] == ["A"]

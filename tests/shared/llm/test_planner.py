@@ -56,6 +56,9 @@ def test_a_reply_with_reasoning_a_bare_plan_or_rewoo_text_all_give_the_plan():
     ('Sure! {"reasoning": "x", "plan": {"steps": [', "bad_json", "not valid JSON"),
     ('{"reasoning": "only thoughts"}', "bad_field", "no field 'plan'"),
     ('{"reasoning": "x", "plan": [1, 2]}', "bad_field", "is a JSON list"),
+    ('{"plan": {"steps": [' + "[" * 5000, "bad_json", "nested too deeply"),
+    ('Here: {"plan": {"steps": [' + "[" * 5000 + "]" * 5000 + "]}}", "bad_json",
+     "nested too deeply"),
 ])
 def test_a_reply_without_a_usable_plan_is_one_problem_saying_what_to_send(reply, code, says):
     with pytest.raises(PlanError) as caught:
