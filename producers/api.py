@@ -8,6 +8,7 @@ produces what `create_app` serves:
     GET  /queries/{id}/events   server-sent events until the query is terminal (api_events.py)
     GET  /health                Redis reachable, workers per queue (api_health.py); no auth
     GET  /openapi.json, /docs   the schema; no auth
+    GET  /ui/…                  pages for a browser: batches, one query, workers (pages.py)
 
 Bodies are in api_models.py; request checks and the 422 body in api_requests.py; request
 JSON is read strictly (UTF-8, bounded depth) by api_body.py, so a body that cannot be
@@ -17,8 +18,9 @@ read is a 422 too. When Redis does not answer, a route answers 503 naming the
 Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
-`/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>`; without a token the
-app is built only when asked to be insecure, and `serve` allows that on loopback only.
+`/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
+of a browser that logged in to the pages (api_auth.py); without a token the app is built
+only when asked to be insecure, and `serve` allows that on loopback only.
 The app also fails queries past their deadline, once a second, as `chordal up` does.
 """
 
@@ -26,8 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
-import ipaddress
 import logging
 import signal
 import threading
@@ -38,15 +38,16 @@ import uvicorn
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from kombu.exceptions import OperationalError
 
 from producers import api_events
+from producers.api_auth import Access, is_loopback
 from producers.api_body import StrictJsonRoute
 from producers.api_health import WorkerCensus, check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
                                   Unprocessable)
 from producers.api_requests import to_queries, unprocessable
+from producers.pages import install_pages
 from producers.submit import submit
 from shared.broker import make_celery
 from shared.config import Settings
@@ -58,7 +59,6 @@ log = logging.getLogger("chordal.api")
 EVENTS = ("`event: status` {status, at} for every status entered; `event: step` a StepResult "
           "and `event: iteration` a ReactIteration as each is stored; last `event: end`, a "
           "StreamEnd {query_id, status, answer, error, problems}. Each `data:` is one JSON line.")
-LOOPBACK_NAMES = ("localhost",)
 REFUSALS = {
     401: {"model": Refusal, "description": "No bearer token, or not CHORDAL_API_TOKEN"},
     422: {"model": Unprocessable, "description": "The request is invalid; nothing was done"},
@@ -97,7 +97,8 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     app.add_exception_handler(StoreError, _unavailable(settings))
     app.router.route_class = StrictJsonRoute
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
-    auth = [Depends(_bearer(settings))]
+    access = Access(settings, store.r)
+    auth = [Depends(access.api())]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
               responses={**REFUSALS, 400: {"model": Refusal, "description": (
@@ -145,25 +146,8 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
             response.status_code = 503
         return result
 
+    install_pages(app, settings, store, access)
     return app
-
-
-def _bearer(settings: Settings):
-    scheme = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
-    token = settings.api_token.get_secret_value().encode() if settings.api_token else None
-
-    def check(credentials: HTTPAuthorizationCredentials | None = Depends(scheme)) -> None:
-        if token is None:
-            return
-        if credentials is None:
-            raise HTTPException(401, "missing bearer token: send the header "
-                                     "`Authorization: Bearer <CHORDAL_API_TOKEN>`",
-                                headers={"WWW-Authenticate": "Bearer"})
-        if not hmac.compare_digest(credentials.credentials.encode(), token):
-            raise HTTPException(401, "wrong bearer token: send the value of "
-                                     "CHORDAL_API_TOKEN that the API was started with",
-                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
-    return check
 
 
 def _unavailable(settings: Settings):
@@ -205,22 +189,13 @@ def check_exposure(settings: Settings, host: str, insecure: bool) -> None:
                           f"{host!r}: set CHORDAL_API_TOKEN to serve on other addresses")
 
 
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000,
           insecure: bool = False) -> None:
     """Serve the API until SIGTERM or SIGINT; ConfigError when it must not start."""
     check_exposure(settings, host, insecure)
     app = create_app(settings, insecure=insecure)
     auth = "bearer token" if settings.api_token else "NO authentication (--insecure)"
-    print(f"chordal api: http://{host}:{port} (schema at /docs), run store "
+    print(f"chordal api: http://{host}:{port} (pages at /ui, schema at /docs), run store "
           f"{settings.masked_redis_url}, {auth}", flush=True)
     # uvicorn handles SIGTERM/SIGINT (stops accepting, waits for open responses), then
     # re-raises the signal to the handlers it found: these make that a normal exit.

@@ -26,10 +26,10 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
 
 from producers.batch_export import export_results
 from producers.batch_file import LineDefaults, check_file, read_queries
-from producers.batch_follow import STATES, BatchStatus, batch_status, wait_batches
+from producers.batch_follow import (STATES, BatchStatus, batch_status, queue_depths,
+                                    wait_batches)
 from producers.batch_send import enqueue as send_batch
 from producers.output import fail
-from shared import queues
 from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
@@ -144,8 +144,7 @@ def status(batch: Optional[str] = typer.Option(None, "--batch", help="One batch 
         else:
             print_status(s)
     if not as_json:
-        depth = {q: runs.r.llen(q) for q in (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE,
-                                             queues.QUEUE_FINALIZE, queues.QUEUE_REACT)}
+        depth = queue_depths(runs)
         out.print("queue depth: " + ", ".join(f"{q} {n}" for q, n in depth.items()))
         out.print(census_line(census(runs.r, settings.worker_dead_after_s),
                               settings.worker_dead_after_s))
@@ -164,8 +163,9 @@ def print_status(s: BatchStatus) -> None:
     counts = ", ".join(f"{st} {s.counts[st]}" for st in STATES if s.counts[st])
     out.print(f"[bold]batch {escape(s.batch)}[/]: {s.total} queries: {counts}")
     if s.p50_s is not None:
-        out.print(f"  {s.answers_per_s or 0:.1f} answers/s; latency queued→done p50 "
-                  f"{s.p50_s:.2f}s, p95 {s.p95_s:.2f}s")
+        recent = s.answers_per_s_last_minute or 0
+        out.print(f"  {s.answers_per_s or 0:.1f} answers/s ({recent:.1f} over the last "
+                  f"minute); latency queued→done p50 {s.p50_s:.2f}s, p95 {s.p95_s:.2f}s")
     if s.oldest_unfinished:
         o = s.oldest_unfinished
         out.print(f"  oldest unfinished: {o['id']} ({o['status']}, queued "

@@ -5,7 +5,10 @@ unfinished query) or waits until every query is terminal.
 
 Latency is queued → done (`t_done - t_queued`) over the answered queries; answers per
 second is the number answered divided by the time from the first query queued to the
-last one finished. A query whose record has expired counts as `missing`.
+last one finished, and over the last minute the number answered in the last 60 s
+divided by 60 (or by the time since the first query was queued, when shorter). A query
+whose record has expired counts as `missing`. The pages (producers/pages.py) show the
+same `BatchStatus`, and the failed queries the `Tally` keeps.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from shared import queues
 from shared.batch_store import BatchStore
 from shared.models import STATUSES
 from shared.store import RunStore
@@ -22,6 +26,9 @@ from shared.store import RunStore
 STATES = (*STATUSES, "missing")
 FIELDS = ("status", "t_queued", "t_done", "t_failed")
 WAIT_POLL_S = 0.5
+RECENT_S = 60.0
+"""The window of `answers_per_s_last_minute`."""
+QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE, queues.QUEUE_REACT)
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -38,6 +45,8 @@ class BatchStatus:
     total: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATES, 0))
     answers_per_s: float | None = None
+    answers_per_s_last_minute: float | None = None
+    """Answers in the last `RECENT_S` seconds per second (0 when none came)."""
     p50_s: float | None = None
     p95_s: float | None = None
     oldest_unfinished: dict | None = None
@@ -54,6 +63,9 @@ class Tally:
     def __init__(self, batch: str):
         self.status = BatchStatus(batch)
         self.latencies: list[float] = []
+        self.done_at: list[float] = []
+        self.failed: list[str] = []
+        """Ids of the failed queries, in batch order."""
         self.first_queued = math.inf
         self.last_finished = 0.0
         self.oldest: tuple[float, str, str] | None = None
@@ -65,12 +77,16 @@ class Tally:
             self.status.counts["missing"] += 1
             return
         self.status.counts[status if status in STATES else "queued"] += 1
+        if status == "failed":
+            self.failed.append(qid)
         queued_at = float(queued) if queued else None
         if queued_at is not None:
             self.first_queued = min(self.first_queued, queued_at)
         finished = done or failed
         if finished:
             self.last_finished = max(self.last_finished, float(finished))
+            if done:
+                self.done_at.append(float(done))
             if done and queued_at is not None:
                 self.latencies.append(float(done) - queued_at)
         elif queued_at is not None and (self.oldest is None or queued_at < self.oldest[0]):
@@ -83,20 +99,36 @@ class Tally:
         span = self.last_finished - self.first_queued
         if s.counts["done"] and span > 0:
             s.answers_per_s = s.counts["done"] / span
+        window = min(RECENT_S, now - self.first_queued)
+        if window > 0:
+            s.answers_per_s_last_minute = sum(t > now - RECENT_S for t in self.done_at) / window
         if self.oldest:
             queued_at, qid, status = self.oldest
             s.oldest_unfinished = {"id": qid, "status": status, "age_s": now - queued_at}
         return s
 
 
-def batch_status(batches: BatchStore, batch: str) -> BatchStatus:
-    """The status of every query of `batch`, read `CHUNK` records per round trip."""
+def tally_batch(batches: BatchStore, batch: str) -> Tally:
+    """Every query of `batch` tallied, read `CHUNK` records per round trip."""
     tally = Tally(batch)
     for members in batches.members(batch):
         ids = [qid for qid, _ in members]
         for qid, row in zip(ids, batches.fields(ids, FIELDS)):
             tally.add(qid, row)
-    return tally.result()
+    return tally
+
+
+def batch_status(batches: BatchStore, batch: str) -> BatchStatus:
+    """The status of every query of `batch`, read `CHUNK` records per round trip."""
+    return tally_batch(batches, batch).result()
+
+
+def queue_depths(runs: RunStore) -> dict[str, int]:
+    """Messages waiting in each queue (the length of its Redis list), in one round trip."""
+    with runs.r.pipeline(transaction=False) as p:
+        for q in QUEUES:
+            p.llen(q)
+        return dict(zip(QUEUES, p.execute()))
 
 
 @dataclass

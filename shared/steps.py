@@ -17,6 +17,7 @@ import logging
 import time
 from typing import Callable
 
+from celery import current_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
@@ -48,10 +49,19 @@ def _inputs(store: RunStore, task: StepTask) -> dict[str, StepResult]:
     return results
 
 
+def running_task() -> dict:
+    """`worker` (the Celery node name) and `task_id` of the task running this code, for a
+    StepResult; empty outside a task."""
+    request = getattr(current_task, "request", None)
+    found = {"worker": getattr(request, "hostname", None), "task_id": getattr(request, "id", None)}
+    return {k: v for k, v in found.items() if isinstance(v, str) and v}
+
+
 def step_base(task: StepTask, **fields) -> dict:
-    """The fields every StepResult of `task` starts from (action_id, step_id, operation)."""
+    """The fields every StepResult of `task` starts from (action_id, step_id, operation,
+    and the worker and task running it)."""
     return dict(action_id=queues.action_id(task.query_id, task.step.id), step_id=task.step.id,
-                operation=task.step.operation, **fields)
+                operation=task.step.operation, **running_task(), **fields)
 
 
 def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
@@ -60,7 +70,7 @@ def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
     text = "" if out.value is None else str(out.value)
     return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
                       document=out.document, documents=out.documents, note=out.note,
-                      inputs=out.inputs, candidates=out.candidates,
+                      inputs=out.inputs, candidates=out.candidates, quote=out.quote,
                       duration_ms=(time.perf_counter() - started) * 1000,
                       result_length=len(text), finished_at=time.time())
 

@@ -64,6 +64,9 @@ class StepResult(BaseModel):
     note: str | None = None
     """Why the step decided as it did (GET's choice, VALIDATE, ARBITRATE, MERGE, EXTRACT
     layers)."""
+    quote: str | None = None
+    """The sentence of `document` the value was read from, as the document writes it
+    (EXTRACT; cut to about 300 characters around the value)."""
     candidates: list[Candidate] = []
     """The documents a GET considered, chosen first (see shared/search/matching.py)."""
     inputs: list[str] = []
@@ -78,6 +81,10 @@ class StepResult(BaseModel):
     started_at: float = 0.0
     """Unix time the tool started (wall clock of the executor's machine)."""
     finished_at: float = 0.0
+    worker: str | None = None
+    """The Celery node name of the worker that ran the step (`executor-1a2b3c4d@host`)."""
+    task_id: str | None = None
+    """The Celery task id of the step's task (Flower's `/task/<id>`)."""
 
     def reference(self) -> dict:
         """The small deterministic value a step task returns (Flower shows it)."""

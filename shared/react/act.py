@@ -21,7 +21,7 @@ from shared import queues
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
-from shared.steps import failure_result, tool_result
+from shared.steps import failure_result, running_task, tool_result
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -55,7 +55,8 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
     """Run tool `tool` on the model's input; never raises (failures are error results).
     `results` are the earlier results by step id (R1…, and ReWOO steps in auto mode)."""
     step_id = f"R{n}"
-    base = dict(action_id=queues.action_id(query_id, step_id), step_id=step_id, started_at=time.time())
+    base = dict(action_id=queues.action_id(query_id, step_id), step_id=step_id,
+                started_at=time.time(), **running_task())
     started = time.perf_counter()
     spec = TOOLS.get(tool)
     operation = tool.upper()

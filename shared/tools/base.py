@@ -25,3 +25,5 @@ class ToolOutput:
     """Why the tool decided as it did."""
     candidates: list[Candidate] = field(default_factory=list)
     """The documents a GET considered, with their verdicts."""
+    quote: str | None = None
+    """The sentence of `document` the value was read from (EXTRACT)."""

@@ -67,6 +67,23 @@ def keyword_sentences(text: str, words: list[str], timeout: float | None = None)
     return [s.strip() for n, s in scored if n == top]
 
 
+QUOTE_SIDE = 150
+"""Characters a quote keeps on each side of the value when its sentence is longer."""
+
+
+def sentence_around(text: str, start: int, end: int, side: int = QUOTE_SIDE) -> str:
+    """The sentence of `text` that holds `text[start:end]` (a value EXTRACT read), at most
+    `side` characters on each side of it, `…` where it was cut."""
+    lo, hi = max(0, start - side), min(len(text), end + side)
+    breaks = list(_SENTENCE_END.finditer(text, lo, start))
+    begin = breaks[-1].end() if breaks else lo
+    after = _SENTENCE_END.search(text, end, hi)
+    stop = after.start() if after else hi
+    quote = text[begin:stop].strip()
+    return (("…" if begin == lo > 0 else "") + quote
+            + ("…" if stop == hi < len(text) and not after else ""))
+
+
 def nearest(candidates: list[Span], sentence: str, words: list[str],
             timeout: float | None = None) -> str | None:
     """The candidate closest to a keyword; on a tie the one after it (labels precede values)."""

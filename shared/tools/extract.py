@@ -9,9 +9,10 @@ Layers, each tried over every text before the next layer is tried:
 3. only with `step.quantity`: the nearest number (or date, for `quantity="date"`) in
    those sentences (confidence `entity:number` / `entity:date`);
 4. the step's `fallback` (confidence `fallback`, no evidence: no document stated it).
-A value carries the document of the text it came from; `note` names the layer when it
-is not the plan's pattern. Every regex runs under a timeout: the plan's pattern shares one
-`timeout_s` budget over all texts, the built-in layers another.
+A value carries the document of the text it came from and `quote`, the sentence of it
+that holds the value (shared/tools/entities.py: `sentence_around`); `note` names the
+layer when it is not the plan's pattern. Every regex runs under a timeout: the plan's
+pattern shares one `timeout_s` budget over all texts, the built-in layers another.
 
 ToolError codes: NO_MATCH (and no fallback), PATTERN_TIMEOUT, BAD_PATTERN (does not
 compile, or has no capture group), NOT_A_DOCUMENT (the source holds no text).
@@ -47,7 +48,8 @@ def run_extract(step: ExtractStep, text: str | list[str],
                        remaining_s=deadline - time.monotonic())
         value = (match.group(1) or "").strip() if match else ""
         if value:
-            return ToolOutput(value=value, confidence="pattern", document=doc)
+            quote = entities.sentence_around(body, match.start(1), match.end(1))
+            return ToolOutput(value=value, confidence="pattern", document=doc, quote=quote)
     words = literal_words(step.pattern)
     if step.quantity and words:
         deadline = time.monotonic() + timeout_s  # the built-in layers get their own budget
@@ -63,7 +65,10 @@ def run_extract(step: ExtractStep, text: str | list[str],
                     value, confidence, sentence = found
                     note = (f"pattern `{step.pattern}` found nothing; the {confidence} layer "
                             f"took {value!r} from: {_clip(sentence)}")
-                    return ToolOutput(value=value, confidence=confidence, document=doc, note=note)
+                    at = max(sentence.find(value), 0)
+                    quote = entities.sentence_around(sentence, at, at + len(value))
+                    return ToolOutput(value=value, confidence=confidence, document=doc,
+                                      note=note, quote=quote)
     if step.fallback is not None:
         return ToolOutput(value=step.fallback, confidence="fallback",
                           note=f"no layer found a value in {_where(documents, texts)}; "

@@ -26,6 +26,26 @@ def test_the_value_is_capture_group_one_stripped_with_its_document_as_evidence()
     assert out.document == REPORT
 
 
+def test_the_value_keeps_the_sentence_it_was_read_from_for_the_page_to_show():
+    out = run_extract(extract(r"battery yield rate reached(\s+\d+\.\d+)%"), TEXT, REPORT)
+    assert out.quote == "The Battery Yield Rate reached 91.7% in the quarter."
+    long = "Intro. " + "word " * 200 + "yield 91.7% " + "more " * 200 + "end."
+    quoted = run_extract(extract(r"yield (\d+\.\d+)%"), long, REPORT).quote
+    assert "yield 91.7%" in quoted and quoted.startswith("…") and quoted.endswith("…")
+    assert len(quoted) < 320
+
+
+def test_a_value_the_library_layer_found_keeps_its_sentence_too():
+    out = run_extract(layered(r"battery yield rate of (\d+\.\d+)%", "percent"), LONG, REPORT)
+    assert out.quote == ("The battery yield rate stood at 91.7 percent this quarter, short of "
+                         "the 92% target.")
+
+
+def test_a_fallback_quotes_nothing():
+    assert run_extract(extract(r"gross margin\s+(\d+)", fallback="unknown"), TEXT,
+                       REPORT).quote is None
+
+
 def test_patterns_ignore_case_so_an_llm_need_not_guess_capitalization():
     assert run_extract(extract(r"REVENUE:\s*\$([\d.]+)"), TEXT, REPORT).value == "23.4"
 

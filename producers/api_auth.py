@@ -1,0 +1,114 @@
+"""Who may call the HTTP API and open its pages.
+
+Consumes the `Settings` (CHORDAL_API_TOKEN), the run store's Redis (sessions,
+producers/api_sessions.py) and each request; produces FastAPI dependencies:
+
+- `Access.api()` for the JSON routes: `Authorization: Bearer <token>`, or the session
+  cookie of a browser that logged in (so `EventSource` needs no token in its URL). A
+  request that changes something (POST) on the cookie alone must carry the session's
+  CSRF token in `X-CSRF-Token`. Otherwise 401 (403 for a missing CSRF token).
+- `Access.page()` for the pages: the same, but a browser without a session is sent to
+  the login form (`LoginRequired`, answered with a redirect by producers/pages.py).
+
+Without a token (`--insecure`, allowed on loopback only, see `check_exposure`) everyone
+may. Every token and CSRF comparison is constant-time (`hmac.compare_digest`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+import redis
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from producers.api_sessions import SESSION_COOKIE, Session, SessionStore, same
+from shared.config import Settings
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+LOOPBACK_NAMES = ("localhost",)
+CSRF_HEADER = "X-CSRF-Token"
+
+
+class LoginRequired(Exception):
+    """Raised when a page is asked for without a session: the browser goes to the login
+    form, which comes back to `next` (a path of this site)."""
+
+    def __init__(self, next_path: str):
+        super().__init__(next_path)
+        self.next_path = next_path
+
+
+def is_loopback(host: str | None) -> bool:
+    """True for `localhost`, 127.0.0.0/8 and ::1 (with or without brackets)."""
+    if not host:
+        return False
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Access:
+    """The API token and the sessions made with it; `open` when there is no token."""
+
+    def __init__(self, settings: Settings, client: redis.Redis):
+        self.token = settings.api_token.get_secret_value() if settings.api_token else None
+        self.sessions = SessionStore(client, self.token) if self.token else None
+
+    @property
+    def open(self) -> bool:
+        return self.token is None
+
+    def session(self, request: Request) -> Session | None:
+        """The session the request's cookie names, if any."""
+        if self.sessions is None:
+            return None
+        return self.sessions.get(request.cookies.get(SESSION_COOKIE))
+
+    def api(self):
+        scheme = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
+
+        def check(request: Request,
+                  credentials: HTTPAuthorizationCredentials | None = Depends(scheme)) -> None:
+            if self.token is None:
+                return
+            if credentials is not None:
+                if not same(credentials.credentials, self.token):
+                    raise HTTPException(401, "wrong bearer token: send the value of "
+                                             "CHORDAL_API_TOKEN that the API was started with",
+                                        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+                return
+            session = self.session(request)
+            if session is None:
+                raise HTTPException(401, "missing bearer token: send the header "
+                                         "`Authorization: Bearer <CHORDAL_API_TOKEN>` (a "
+                                         "browser: log in at /ui/login)",
+                                    headers={"WWW-Authenticate": "Bearer"})
+            if request.method not in SAFE_METHODS and not same(
+                    request.headers.get(CSRF_HEADER), session.csrf):
+                raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header: a request "
+                                         "that changes something on a session cookie must "
+                                         "carry the session's CSRF token (or send the bearer "
+                                         "token instead of the cookie)")
+        return check
+
+    def page(self):
+        def check(request: Request) -> Session | None:
+            """The session (None: open access, or a bearer token was sent)."""
+            if self.token is None:
+                return None
+            kind, _, value = request.headers.get("authorization", "").partition(" ")
+            if kind.lower() == "bearer" and value:
+                if same(value.strip(), self.token):
+                    return None
+                raise HTTPException(401, "wrong bearer token: send the value of "
+                                         "CHORDAL_API_TOKEN that the API was started with")
+            session = self.session(request)
+            if session is None:
+                query = f"?{request.url.query}" if request.url.query else ""
+                raise LoginRequired(request.url.path + query)
+            return session
+        return check

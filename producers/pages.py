@@ -1,0 +1,135 @@
+"""The pages `chordal api` serves to a browser, next to the JSON routes, with their auth.
+
+Consumes the run store, the batch store, the Settings (CHORDAL_FLOWER_URL,
+CHORDAL_WORKER_DEAD_AFTER_S) and `Access` (producers/api_auth.py); produces HTML pages,
+written by producers/page_templates.py from producers/templates/ and
+producers/static/:
+
+    GET /ui/batches                        every batch: progress, counts per state,
+                                           answers/s (overall, last minute), p50/p95,
+                                           failed queries grouped by reason and code
+    GET /ui/batches/{name}                 one batch, the same
+    GET /ui/batches/{name}/failed          the queries of one failure group (?reason=&code=)
+    GET /ui/queries/{id}                   one query: answer and footnotes with their
+                                           evidence, plan graph, timeline, LLM calls,
+                                           ReAct iterations; live while it runs (SSE)
+    GET /ui/queries/{id}/live              the part of that page that changes
+    GET /ui/workers                        live workers per queue, tasks held, silent ones
+    GET/POST /ui/login, POST /ui/logout    producers/pages_auth.py
+
+A page needs the bearer token or a session; a browser without one goes to the login form.
+The numbers are those of `chordal status` (page_batches.py, page_workers.py).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from producers.api_auth import Access, LoginRequired
+from producers.api_sessions import Session
+from producers.batch_follow import STATES
+from producers.page_batches import SHOWN_IDS, batch_view, failed_in_group
+from producers.page_query import query_view
+from producers.page_templates import PREFIX, STATIC, PageHeaders, render
+from producers.page_workers import workers_view
+from producers.pages_auth import HOME, FormTooLarge, auth_routes
+from shared.batch_store import BatchStore
+from shared.config import Settings
+from shared.store import RunStore
+
+
+def install_pages(app: FastAPI, settings: Settings, store: RunStore, access: Access) -> None:
+    """Add the pages, their static files, headers and auth routes to `app`."""
+    app.add_middleware(PageHeaders)
+    app.mount(f"{PREFIX}/static", StaticFiles(directory=STATIC), name="static")
+    app.add_exception_handler(LoginRequired, _to_login)
+    app.add_exception_handler(FormTooLarge, _too_large)
+    app.include_router(auth_routes(access))
+    app.include_router(page_routes(settings, store, access))
+
+
+async def _to_login(request: Request, exc: LoginRequired) -> Response:
+    # A link followed from another site comes without the SameSite=Strict cookie: the
+    # page reloads itself once (now same-site, so with the cookie) before asking to log in.
+    if request.headers.get("sec-fetch-site") == "cross-site" and request.method == "GET":
+        return render("reopen.html", path=exc.next_path)
+    return RedirectResponse(f"{PREFIX}/login?next={quote(exc.next_path, safe='/')}", 303)
+
+
+async def _too_large(request: Request, exc: FormTooLarge) -> Response:
+    return render("message.html", 413, title="Form too large", session=None,
+                  open_access=True, message=f"A form of these pages is under {exc} bytes.")
+
+
+def page_routes(settings: Settings, store: RunStore, access: Access) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+    batches = BatchStore(store.r, settings.run_ttl_s)
+    page = access.page()
+
+    def show(name: str, session: Session | None, status_code: int = 200, **context) -> Response:
+        return render(name, status_code, session=session, open_access=access.open,
+                      flower_url=settings.flower_url, **context)
+
+    def missing(session: Session | None, what: str) -> Response:
+        return show("message.html", session, 404, title="Not found", message=what)
+
+    @router.get("/")
+    @router.get(PREFIX)
+    @router.get(f"{PREFIX}/")
+    def home() -> Response:
+        return RedirectResponse(HOME, 303)
+
+    @router.get(f"{PREFIX}/batches")
+    def all_batches(session: Session | None = Depends(page)) -> Response:
+        views = [batch_view(batches, name) for name in reversed(batches.names())]
+        return show("batches.html", session, views=views, one=False, states=STATES)
+
+    @router.get(f"{PREFIX}/batches/{{name}}")
+    def one_batch(name: str, session: Session | None = Depends(page)) -> Response:
+        if not batches.exists(name):
+            return missing(session, f"No batch {name!r} in the run store (or it expired).")
+        return show("batches.html", session, views=[batch_view(batches, name)], one=True,
+                    states=STATES)
+
+    @router.get(f"{PREFIX}/batches/{{name}}/failed")
+    def failed(name: str, reason: str = Query(..., max_length=200),
+               code: str = Query(..., max_length=200),
+               session: Session | None = Depends(page)) -> Response:
+        if not batches.exists(name):
+            return missing(session, f"No batch {name!r} in the run store (or it expired).")
+        members, count = failed_in_group(batches, name, reason, code)
+        return show("failed.html", session, batch=name, reason=reason, code=code,
+                    members=members, count=count, shown=SHOWN_IDS)
+
+    @router.get(f"{PREFIX}/queries")
+    def find_query(query_id: str = Query("", alias="id", max_length=200),
+                   session: Session | None = Depends(page)) -> Response:
+        if not query_id.strip():
+            return RedirectResponse(HOME, 303)
+        return RedirectResponse(f"{PREFIX}/queries/{quote(query_id.strip(), safe='')}", 303)
+
+    @router.get(f"{PREFIX}/queries/{{query_id}}")
+    def one_query(query_id: str, session: Session | None = Depends(page)) -> Response:
+        record = store.record(query_id)
+        if record is None:
+            return missing(session, f"No query {query_id!r} in the run store: check the id, "
+                                    "or it expired after CHORDAL_RUN_TTL_S.")
+        return show("query.html", session, view=query_view(record, settings.flower_url))
+
+    @router.get(f"{PREFIX}/queries/{{query_id}}/live")
+    def live_part(query_id: str, session: Session | None = Depends(page)) -> Response:
+        record = store.record(query_id)
+        if record is None:
+            return missing(session, f"No query {query_id!r} in the run store.")
+        return show("query_live.html", session, view=query_view(record, settings.flower_url))
+
+    @router.get(f"{PREFIX}/workers")
+    def workers(session: Session | None = Depends(page)) -> Response:
+        return show("workers.html", session,
+                    view=workers_view(store, settings.worker_dead_after_s))
+
+    return router
