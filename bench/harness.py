@@ -57,12 +57,37 @@ class ReplayLLM:
         self.process.stop()
 
 
-class Phase:
+class Sender:
+    """Submit queries to the workers on `settings`' Redis and wait for their records."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+        self.app = make_celery(settings)
+
+    def submit(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> Query:
+        query = Query(question=question, plan=Plan.model_validate(plan) if plan else None,
+                      mode=mode, deadline_s=600)
+        submit(query, self.store, self.app)
+        return query
+
+    def wait(self, query: Query, timeout: float = 300) -> RunRecord:
+        record = self.store.wait(query.id, timeout)
+        if record is None or record.status not in ("done", "failed"):
+            raise RuntimeError(f"query {query.id} stuck in "
+                               f"{record.status if record else 'nowhere'}")
+        return record
+
+    def ask(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> RunRecord:
+        return self.wait(self.submit(question, plan, mode))
+
+
+class Phase(Sender):
     """Planner, executor, finalizer and react workers with one phase's settings."""
 
     def __init__(self, settings: Settings, get_latency_s: float = 0.0,
                  executor_threads: int | None = None):
-        self.settings = settings
+        super().__init__(settings)
         env = {"CHORDAL_TOOL_MODULES": "bench.tools",
                "CHORDAL_BENCH_GET_LATENCY_S": str(get_latency_s),
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
@@ -71,8 +96,6 @@ class Phase:
                                       concurrency=executor_threads if role == "executor"
                                       else None)
                         for role in ("planner", "executor", "finalizer", "react")]
-        self.store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
-        self.app = make_celery(settings)
 
     def __enter__(self) -> Phase:
         try:
@@ -91,22 +114,6 @@ class Phase:
     def stop(self) -> None:
         for w in reversed(self.workers):
             w.stop(30)
-
-    def submit(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> Query:
-        query = Query(question=question, plan=Plan.model_validate(plan) if plan else None,
-                      mode=mode, deadline_s=600)
-        submit(query, self.store, self.app)
-        return query
-
-    def wait(self, query: Query, timeout: float = 300) -> RunRecord:
-        record = self.store.wait(query.id, timeout)
-        if record is None or record.status not in ("done", "failed"):
-            raise RuntimeError(f"query {query.id} stuck in "
-                               f"{record.status if record else 'nowhere'}")
-        return record
-
-    def ask(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> RunRecord:
-        return self.wait(self.submit(question, plan, mode))
 
     def noop_round_trip(self) -> float:
         """Seconds from send to result of one bare Celery no-op on the same Redis."""

@@ -18,6 +18,9 @@ def markdown(r: dict) -> str:
     from bench.accuracy import table  # the accuracy figure writes its own table
 
     text = _markdown(r)
+    if "hosts" in r:
+        from bench.hosts import table as hosts_table
+        text += "\n" + "\n".join(hosts_table(r["hosts"])) + "\n"
     if "streaming" in r:
         from bench.streaming import table as streaming_table
         text += "\n" + "\n".join(streaming_table(r["streaming"])) + "\n"

@@ -10,6 +10,8 @@ Phases (workers restarted between them, Redis kept):
   E  replay LLM writing plans at 20 and 50 tokens/s, then the bundled local model when
      chordal[local-llm] is installed, each with streamed and with whole-reply planning
      workers: streaming (bench/streaming.py)
+  F  executors on 1, 2 and 4 test hosts (network namespaces, root), 100 ms GETs: scaling
+     across hosts (bench/hosts.py; its own Redis on its own host)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import accuracy, figures, report, streaming
+from bench import accuracy, figures, hosts, report, streaming
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -87,6 +89,11 @@ def main() -> None:
                 log(f"  {threads} threads: {results['scaling'][threads]:.2f} answers/s")
             log("phase E: streaming (plans written at 20 and 50 tokens/s, then a real model)")
             results["streaming"] = streaming_phase(base, llm, quick)
+            log("phase F: scaling across hosts (executors on 1, 2, 4 namespaced hosts)")
+            results["hosts"] = hosts.scaling(home / "hosts", free_port(), SCALING_GET_S,
+                                             8 if quick else 48,
+                                             counts=(1, 2) if quick else hosts.HOST_COUNTS)
+            log(f"  {results['hosts']['note']}")
             log("phase D: accuracy (publication-dated corpora with known answers)")
             results["accuracy"] = accuracy.accuracy(base)
     finally:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers import api_cli, batch, config_cli, local_llm_cli, ops
+from producers import api_cli, batch, config_cli, local_llm_cli, ops, redis_auth_cli
 from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
@@ -32,7 +32,8 @@ from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import BACKENDS, default_backend, open_backend
 from shared.search.corpus import load_jsonl
-from shared.stack.embedded import Stack, is_stack_running
+from shared.queues import QUEUE_REACT
+from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor
 from shared.store import RunStore
 from shared.urls import mask_url
@@ -45,9 +46,11 @@ err = Console(stderr=True, soft_wrap=True)
 
 
 @contextlib.contextmanager
-def stack_for(settings: Settings):
-    """Use the running stack when one answers; otherwise run the embedded one meanwhile."""
-    if is_stack_running(settings):
+def stack_for(settings: Settings, mode: str = "rewoo"):
+    """Use the running stack when one answers (with react workers for a `react` or
+    `auto` query); otherwise run the embedded one meanwhile."""
+    required = REQUIRED_QUEUES | ({QUEUE_REACT} if mode in ("react", "auto") else set())
+    if is_stack_running(settings, frozenset(required)):
         yield
         return
     err.print("[dim]no running stack found: starting the embedded one for this command[/]")
@@ -84,7 +87,7 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
         fail(str(exc))
     except ValidationError as exc:  # the question: the one field left unchecked here
         fail(f"QUESTION: {exc.errors()[0]['msg']}")
-    with stack_for(settings):
+    with stack_for(settings, mode):
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         submit(query, store, make_celery(settings))
         record = store.wait(query.id, timeout)
@@ -194,9 +197,21 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
 def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the local model "
                                       "server (chordal\\[local-llm], CHORDAL_LOCAL_LLM_*) and "
                                       "point the workers' CHORDAL_LLM_BASE_URL and "
-                                      "CHORDAL_LLM_MODEL at it.")):
+                                      "CHORDAL_LLM_MODEL at it."),
+       tls: bool = typer.Option(False, "--tls", help="Redis over TLS only, with one ACL user "
+                                "per role (as CHORDAL_REDIS_TLS=true; needs a redis-server "
+                                "built with TLS, CHORDAL_REDIS_SERVER). Certificates and "
+                                "passwords are kept in CHORDAL_HOME/tls.")):
     """Run the embedded stack (Redis, planner, executor, finalizer, react) until Ctrl-C."""
     settings = Settings()
+    tls_by_flag = tls and not settings.redis_tls
+    if tls_by_flag:
+        if settings.redis_url:
+            fail("--tls starts the embedded Redis with TLS, but CHORDAL_REDIS_URL names "
+                 "another Redis: unset CHORDAL_REDIS_URL, or drop --tls (that Redis's URL "
+                 "says whether it speaks TLS: rediss://)")
+        settings = settings.model_copy(update={"redis_tls": True})
+    settings = settings.as_role("workers")  # the supervisor sweeps and restores as a worker
     stack = Stack(settings, local_llm=local_llm)
     if local_llm and settings.llm_base_url:
         err.print(f"CHORDAL_LLM_BASE_URL={mask_url(settings.llm_base_url)} is set; the "
@@ -204,8 +219,11 @@ def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the l
     with stack:
         if stack.local_llm is not None:
             out.print(escape(stack.local_llm.describe()), highlight=False)
-        out.print(f"chordal stack up: redis {settings.masked_redis_url}, home "
-                  f"{settings.home}. Ctrl-C stops it.")
+        out.print(f"chordal stack up: redis {escape(settings.masked_redis_url)}, home "
+                  f"{settings.home}. Ctrl-C stops it.", highlight=False)
+        if tls_by_flag:
+            out.print("Other chordal commands reach this stack with CHORDAL_REDIS_TLS=true "
+                      "(and the same CHORDAL_HOME).", highlight=False)
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         supervisor = Supervisor(stack, store, say=lambda m: out.print(escape(m), highlight=False),
                                 warn=lambda m: err.print(escape(m), highlight=False))
@@ -231,7 +249,8 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
     settings = Settings()
     n = concurrency or default_concurrency(role, settings)
     argv = worker_argv(role, f"{role}-{os.getpid()}@%h", pool, n)
-    os.execv(sys.executable, argv)
+    # a worker logs in as the `workers` ACL user (shared/redis_acl.py)
+    os.execve(sys.executable, argv, {**os.environ, "CHORDAL_REDIS_ROLE": "workers"})
 
 
 @cli.command()
@@ -290,6 +309,7 @@ cli.command("api")(api_cli.api)
 cli.command("config")(config_cli.config)
 cli.command("flower")(ops.flower)
 cli.command("local-llm")(local_llm_cli.local_llm)
+cli.command("redis-auth")(redis_auth_cli.redis_auth)
 
 
 def main() -> None:

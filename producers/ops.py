@@ -2,9 +2,12 @@
 
 Consumes the Settings (`CHORDAL_FLOWER_AUTH` as `user:password`, the Redis URL, the
 task time limit); produces a Flower process that takes this one's place (exec, so its
-PID is this command's): the web UI, the REST API under `/api/` (basic auth required)
-and Prometheus metrics at `/metrics`. Flower's API is open when started without
-credentials, so this command refuses to start without them.
+PID is this command's): the web UI, the REST API under `/api/` (basic auth required,
+which Flower checks with `hmac.compare_digest`) and Prometheus metrics at `/metrics`,
+on the one address given. Flower's API is open when started without credentials, so
+this command refuses to start without them. It logs in to Redis as the `monitoring`
+ACL user (shared/redis_acl.py), over TLS when the URL is `rediss://` (the TLS options
+reach Flower's broker view as `broker_use_ssl`, shared/broker.py).
 
 Flower learns about tasks from the events the workers send (`-E`); it sees the tasks
 that start after it does. Every executor task's arguments lead with its `action_id`,
@@ -65,10 +68,13 @@ def flower_argv(settings: Settings, port: int, address: str, max_tasks: int,
 
 def flower_env(settings: Settings) -> dict[str, str]:
     """This process's environment with the credentials as `FLOWER_BASIC_AUTH` and no
-    other `FLOWER_*` variable (one could turn auth off or change what we set)."""
+    other `FLOWER_*` variable (one could turn auth off or change what we set), and the
+    Redis of the `monitoring` ACL user."""
+    settings = settings.as_role("monitoring")
     env = {k: v for k, v in os.environ.items() if not k.startswith(FLOWER_ENV_PREFIX)}
     env["FLOWER_BASIC_AUTH"] = basic_auth(settings)
     env["CHORDAL_REDIS_URL"] = settings.effective_redis_url
+    env["CHORDAL_REDIS_ROLE"] = settings.redis_role
     return env
 
 
@@ -82,7 +88,7 @@ def flower(port: int = typer.Option(5555, "--port", help="TCP port of the UI, AP
                help="Seconds after its last heartbeat that a worker (and its metrics) is "
                     "dropped; a killed worker never says goodbye.")):
     """Run Flower (UI, REST API, Prometheus /metrics) with basic auth from CHORDAL_FLOWER_AUTH."""
-    settings = Settings()
+    settings = Settings().as_role("monitoring")  # events, broadcasts, queue lengths: read-only
     env = flower_env(settings)  # refuses before anything else when auth is missing
     if not redis_answers(settings.effective_redis_url, timeout=2.0):
         raise ConfigError(

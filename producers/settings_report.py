@@ -61,7 +61,9 @@ def report(settings: Settings, environ: Mapping[str, str] | None = None,
     environ = {k.upper(): v for k, v in (os.environ if environ is None else environ).items()}
     env_file = env_file or settings.model_config.get("env_file") or ".env"
     dotenv = {k.upper() for k in dotenv_values(env_file)} if Path(env_file).is_file() else set()
+    auth = settings.redis_auth
     effective = {"redis_url": f"embedded: {settings.embedded_redis_url}",
+                 "redis_auth_dir": str(auth.path) if auth else None,
                  "search_db": str(settings.search_path),
                  "local_llm_gguf": f"bundled: {BUNDLED_FILE} (chordal[local-llm])",
                  "local_llm_threads": server_threads(settings)}

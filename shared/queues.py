@@ -100,6 +100,13 @@ def held_messages_key() -> str:
     return f"{KEY_PREFIX}:held"
 
 
+def inflight_key(instance: str) -> str:
+    """List of the messages one worker instance has taken off its queue and not yet
+    recorded as unacknowledged (shared/transport.py moves each here atomically as it
+    takes it, so a reply lost on the wire loses no message)."""
+    return f"{KEY_PREFIX}:inflight:{instance}"
+
+
 def workers_key() -> str:
     """Sorted set of worker instances scored by their last heartbeat (shared/recovery.py)."""
     return f"{KEY_PREFIX}:workers"

@@ -21,9 +21,14 @@ instance still holds it, once, however many workers recover at the same time, an
 after a live worker took it. Re-running a restored task is safe (DESIGN: steps store
 first-write-wins, the finalizer's terminal guard, the join counts stored steps).
 
-Not covered: a worker killed between kombu parking a message and the `task_received`
-signal (microseconds) leaves it to the visibility timeout; ReAct iterations have their
-own leases (shared/react/leases.py) and are not recorded here.
+A message is recorded as held in the same transaction that records it unacknowledged
+(shared/transport.py), and before that it sits in its worker's in-flight list, which a
+dead worker's recovery pushes back too: so a worker killed at any moment, or cut off
+the network with a message on its way, leaves nothing to the visibility timeout. (A
+worker consuming several queues, `--role all`, takes messages with BRPOP and records
+them held at `task_received`: a kill in between leaves that message to the visibility
+timeout.) ReAct iterations have their own leases (shared/react/leases.py) and are not
+recorded here.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import redis
 from kombu.utils.encoding import bytes_to_str
 
 from shared import queues
+from shared.transport import restore_inflight
 
 HELD = queues.held_messages_key()
 WORKERS = queues.workers_key()
@@ -167,14 +173,22 @@ def restore_held(channel, held: Held) -> bool:
 
 
 def recover_dead_workers(channel, dead_after_s: float, now: float | None = None) -> list[Held]:
-    """Restore every message the dead worker instances held, forget those instances,
-    and return what was restored."""
+    """Restore every message the dead worker instances held, and those they had taken
+    off their queue and not yet recorded (their in-flight lists, shared/transport.py),
+    forget those instances, and return what was restored (an instance's in-flight
+    messages as one Held without a tag, its task_id saying how many)."""
     with channel.conn_or_acquire() as client:
         dead = set(dead_instances(client, dead_after_s, now))
         if not dead:
             return []
         restored = [h for h in held_messages(client)
                     if h.instance in dead and restore_held(channel, h)]
+        for instance in sorted(dead):
+            consumed = consumed_queues(instance)
+            if len(consumed) == 1 and (moved := restore_inflight(channel, instance,
+                                                                 consumed[0])):
+                restored.append(Held("", instance, consumed[0], "(taken, not yet received)",
+                                     f"{moved} message(s)"))
         client.zrem(WORKERS, *dead)
     return restored
 

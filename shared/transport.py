@@ -1,6 +1,19 @@
-"""Kombu's Redis transport with two defects of kombu/Celery 5.7.0 closed: a worker whose
-broker connection drops no longer exits, and no longer loses the message it was
-receiving at that moment.
+"""Kombu's Redis transport with three defects of kombu/Celery 5.7.0 closed: a worker
+whose broker connection drops no longer exits, no longer loses the message it was
+receiving at that moment, and a message on its way to a worker whose host is cut off
+the network is no longer lost on the wire.
+
+On the wire: kombu takes a message with BRPOP, which removes it from the queue before
+the reply travels; a reply that never arrives (the worker's link is down, its host gone)
+leaves the message nowhere. Here a worker that consumes one queue (every Chordal role
+does) takes it with BLMOVE into its own in-flight list (`queues.inflight_key`), so Redis
+holds the message until the worker records it: one MULTI/EXEC writes kombu's `unacked`
+record, the held-task record (shared/recovery.py) and removes it from the in-flight
+list. A worker found dead has its in-flight list pushed back to its queue with the
+messages it held (`recover_dead_workers`); a worker that reconnects pushes back its own
+(`restore_inflight`). Priorities are off (`priority_steps` [0]: one list per queue, as
+BLMOVE takes one source; Chordal sends no priorities). A worker consuming several
+queues (`--role all`), and any process that did not `set_owner`, uses BRPOP as before.
 
 Lost message: kombu takes a message off its queue (BRPOP) and then, in a second
 command, records it in the `unacked` hash. A connection that drops between the two
@@ -29,26 +42,72 @@ keys on the scheme's name); everything else is kombu's own transport.
 from __future__ import annotations
 
 import threading
+from time import monotonic, time
 
 import redis
 from kombu import transport as kombu_transport
 from kombu.transport import TRANSPORT_ALIASES
 from kombu.transport import redis as kombu_redis
+from kombu.transport import virtual
+from kombu.utils.encoding import bytes_to_str
+from kombu.utils.json import dumps, loads
 
+from shared import queues
 
+TASK_QUEUES = frozenset(q for role in queues.ROLE_QUEUES.values() for q in role)
+"""Queues whose consumers restore unacknowledged tasks (`QoS.restore_visible`)."""
 _orphans: list[tuple[dict, str, str]] = []
 _orphans_lock = threading.Lock()
+_owner: str | None = None
+
+
+def set_owner(instance: str) -> None:
+    """Name this process's worker instance (shared/recovery.py), so that its channels
+    take messages into its in-flight list and record them as held as they arrive."""
+    global _owner
+    _owner = instance
 
 
 class QoS(kombu_redis.QoS):
+    def restore_visible(self, *args, **kwargs):
+        """kombu makes every consumer, also a control client waiting for the replies to
+        a ping or an inspect (the API's /health, `chordal ask` looking for a stack,
+        Flower), take `unacked_mutex` and give back tasks unacknowledged past the
+        visibility timeout: that needs `unacked` and every task queue, which the
+        `producers` and `monitoring` ACL users must not have (shared/redis_acl.py).
+        Only channels that consume a task queue restore; every worker does."""
+        if TASK_QUEUES.isdisjoint(self.channel.active_queues):
+            return None
+        return super().restore_visible(*args, **kwargs)
+
     def append(self, message, delivery_tag):
         try:
-            super().append(message, delivery_tag)
+            self._record(message, delivery_tag)
         except redis.ConnectionError:  # taken off the queue, not recorded as unacked
             delivery = message.delivery_info
             with _orphans_lock:
                 _orphans.append((message._raw, delivery["exchange"], delivery["routing_key"]))
             raise  # the consumer never sees it and reconnects
+
+    def _record(self, message, delivery_tag) -> None:
+        """kombu's append (the `unacked` record and its index entry), and for a message
+        taken into the in-flight list, in the same transaction: out of that list, and
+        recorded as held by this instance."""
+        received = getattr(self.channel, "_received", None)
+        if received is None:
+            return super().append(message, delivery_tag)
+        delivery = message.delivery_info
+        exchange, routing_key = delivery["exchange"], delivery["routing_key"]
+        headers = (message._raw or {}).get("headers") or {}
+        with self.pipe_or_acquire() as pipe:
+            pipe.zadd(self.unacked_index_key, {delivery_tag: time()})
+            pipe.hset(self.unacked_key, delivery_tag, dumps([message._raw, exchange, routing_key]))
+            pipe.lrem(queues.inflight_key(_owner), 1, received)
+            if routing_key != queues.QUEUE_REACT:  # ReAct iterations have leases instead
+                pipe.hset(queues.held_messages_key(), delivery_tag, f"{_owner}|{routing_key}|"
+                          f"{headers.get('task', '')}|{headers.get('id', '')}")
+            pipe.execute()
+        virtual.QoS.append(self, message, delivery_tag)
 
 
 def orphans() -> int:
@@ -80,8 +139,72 @@ def restore_orphans(channel) -> int:
     return done
 
 
+def restore_inflight(channel, instance: str, queue: str) -> int:
+    """Push what `instance` took into its in-flight list and never recorded back to the
+    head of `queue`, in one transaction; how many. For a dead instance, and for this
+    one after a reconnect (a BLMOVE whose reply the dropped connection lost)."""
+    key = queues.inflight_key(instance)
+    moved = 0
+
+    def transaction(pipe) -> None:
+        nonlocal moved
+        items = pipe.lrange(key, 0, -1)
+        moved = len(items)
+        pipe.multi()
+        if items:  # the list's oldest first, each to the head, as BRPOP takes them
+            pipe.rpush(queue, *reversed(items))
+        pipe.delete(key)
+
+    with channel.conn_or_acquire() as client:
+        client.transaction(transaction, key)
+    return moved
+
+
 class Channel(kombu_redis.Channel):
     QoS = QoS
+    priority_steps = [0]
+    _moving_from: str | None = None
+    _received: bytes | None = None
+
+    def _inflight_queue(self) -> str | None:
+        """The one queue this channel takes into the in-flight list, or None (BRPOP)."""
+        active = list(self.active_queues)
+        if _owner is None or self.global_keyprefix or list(self.priority_steps) != [0] \
+                or len(active) != 1:
+            return None
+        return active[0]
+
+    def _brpop_start(self, timeout=None):
+        queue = self._inflight_queue()
+        self._moving_from = queue
+        if queue is None:
+            return super()._brpop_start(timeout)
+        timeout = self.brpop_timeout if timeout is None else timeout
+        self._in_poll = self.client.connection
+        self._brpop_sent_at = monotonic()
+        self.client.connection.send_command("BLMOVE", queue, queues.inflight_key(_owner),
+                                            "RIGHT", "LEFT", timeout or 0)
+
+    def _brpop_read(self, **options):
+        if self._moving_from is None:
+            return super()._brpop_read(**options)
+        try:
+            try:
+                item = self.client.parse_response(self.client.connection, "BLMOVE", **options)
+            except self.connection_errors:
+                self.client.connection.disconnect()
+                raise
+            if item is None:
+                raise virtual.Empty()
+            self._received = item
+            try:
+                self.connection._deliver(loads(bytes_to_str(item)), self._moving_from)
+            finally:
+                self._received = None
+            return True
+        finally:
+            self._in_poll = None
+            self._flush_brpop_reauth()
 
     def _connparams(self, asynchronous=False):
         if self.connection is None or self.connection.client is None:

@@ -18,20 +18,23 @@ from pathlib import Path
 
 import pytest
 
+from producers.redis_auth_cli import server_argv
 from producers.settings_report import env_name
 from shared import queues
 from shared.config import Settings
+from shared.redis_auth import AuthDir
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker" / "compose.yaml"
 PROFILES = ["--profile", "search", "--profile", "cli"]
 ROLES = ("planner", "executor", "finalizer", "react")
 CHORDAL_SERVICES = ("api", "flower", "cli", *ROLES)
-#: settings compose fixes (home, Redis), that do not apply to it (the embedded Redis's
-#: port, a search store path outside /data, the local model server of `chordal up
-#: --local-llm`), or that are one service's secret.
-NOT_PASSED = {"home", "redis_url", "redis_port", "search_db", "api_token", "flower_auth",
-              "local_llm_gguf", "local_llm_port", "local_llm_ctx", "local_llm_threads",
-              "local_llm_alias"}
+#: settings compose fixes (home, Redis and its TLS files), that do not apply to it (the
+#: embedded Redis's port, binary and TLS, a search store path outside /data, the local
+#: model server of `chordal up --local-llm`), that each command sets for itself (its
+#: Redis user), or that are one service's secret.
+NOT_PASSED = {"home", "redis_url", "redis_port", "redis_tls", "redis_server", "redis_auth_dir",
+              "redis_role", "search_db", "api_token", "flower_auth", "local_llm_gguf",
+              "local_llm_port", "local_llm_ctx", "local_llm_threads", "local_llm_alias"}
 
 
 def compose_version(command: list[str]) -> int | None:
@@ -101,8 +104,8 @@ def test_ci_validates_the_compose_file_with_a_compose_v2_cli():
 def test_compose_defines_redis_search_api_flower_and_one_service_per_worker_role():
     result = compose("config", "--services")
     assert result.returncode == 0, result.stderr
-    assert set(result.stdout.split()) == {"redis", "elasticsearch", "api", "flower", "cli",
-                                          *ROLES}
+    assert set(result.stdout.split()) == {"tls", "redis", "elasticsearch", "api", "flower",
+                                          "cli", *ROLES}
 
 
 @needs_compose
@@ -126,7 +129,7 @@ def test_each_role_is_its_own_scalable_service_on_its_own_queue_against_one_redi
         service = services[role]
         assert "container_name" not in service and not service.get("ports")
         assert service["command"][:4] == ["chordal", "worker", "--role", role]
-        assert service["environment"]["CHORDAL_REDIS_URL"] == "redis://redis:6379/0"
+        assert service["environment"]["CHORDAL_REDIS_URL"] == "rediss://redis:6379/0"
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
     assert services["executor"]["command"][4:] == ["--pool", "threads"]
     assert set(queues.ROLE_QUEUES) - {"all"} == set(ROLES)
@@ -158,3 +161,30 @@ def test_every_chordal_service_gets_every_setting_so_the_api_accepts_only_what_p
         missing = {v for v in shell if environment.get(v) != shell[v]}
         assert not missing, f"{service} does not pass {sorted(missing)}"
         assert environment["CHORDAL_HOME"] == "/data"
+
+
+@needs_v2
+def test_redis_speaks_tls_only_with_the_acl_users_and_flags_chordal_renders():
+    services = resolved()
+    command = services["redis"]["command"]
+    flags = server_argv(AuthDir("/tls"), 6379)
+    assert any(command[i:i + len(flags)] == flags for i in range(len(command)))
+    assert command[command.index("--port") + 1] == "0"  # no plain-text port
+    assert services["redis"]["depends_on"]["tls"]["condition"] == "service_completed_successfully"
+    assert "chordal redis-auth /tls --host redis" in " ".join(services["tls"]["command"])
+    healthcheck = " ".join(services["redis"]["healthcheck"]["test"])
+    assert "--tls" in healthcheck and "--user owner" in healthcheck
+
+
+@needs_v2
+def test_every_chordal_service_reads_the_tls_files_and_logs_in_by_its_command_role():
+    services = resolved()
+    for name in CHORDAL_SERVICES:
+        service = services[name]
+        mounts = {(v["source"], v["target"], v.get("read_only", False)) for v in service["volumes"]}
+        assert ("chordal-tls", "/tls", True) in mounts, name
+        environment = service["environment"]
+        assert environment["CHORDAL_REDIS_AUTH_DIR"] == "/tls"
+        assert "CHORDAL_REDIS_ROLE" not in environment  # each command picks its own user
+        # no password in the file: each comes from /tls/ROLE.password
+        assert "@" not in environment["CHORDAL_REDIS_URL"]

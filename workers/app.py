@@ -30,8 +30,11 @@ log = logging.getLogger("chordal.workers")
 
 @functools.cache
 def settings() -> Settings:
-    """The worker process's Settings, built once."""
-    return Settings()
+    """The worker process's Settings, built once; it logs in to Redis as the `workers`
+    ACL user unless CHORDAL_REDIS_ROLE says otherwise (Flower runs on this app as
+    `monitoring`)."""
+    built = Settings()
+    return built if "redis_role" in built.model_fields_set else built.as_role("workers")
 
 
 app = make_celery(settings, include=TASK_MODULES)

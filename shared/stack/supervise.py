@@ -98,7 +98,7 @@ class Supervisor:
         if not self._restarted(self.stack.redis, "the embedded Redis", " on its AOF"):
             return
         try:
-            app = control_app(self.stack.redis_url)
+            app = control_app(self.stack.worker_url)
             try:
                 with app.connection_for_write() as conn:
                     given = restore_unacked_before(conn.default_channel, time.time())

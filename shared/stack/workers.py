@@ -88,10 +88,19 @@ def settings_env(settings: Settings) -> dict[str, str | None]:
 
 
 def control_app(broker_url: str) -> Celery:
-    """A task-less Celery app that can only ping and inspect workers on `broker_url`."""
+    """A task-less Celery app that can only ping and inspect workers on `broker_url`,
+    on Chordal's Redis transport (shared/transport.py: a control client restores no
+    tasks, which the `producers` and `monitoring` ACL users may not touch), and with a
+    `rediss://` URL's TLS settings (shared/broker.py)."""
     from celery import Celery
 
-    return Celery("chordal-control", broker=broker_url, set_as_current=False)
+    from shared.broker import tls_options
+    from shared.transport import install
+
+    install()
+    app = Celery("chordal-control", broker=broker_url, set_as_current=False)
+    app.conf.broker_use_ssl = tls_options(broker_url)
+    return app
 
 
 def ping_workers(broker: str | Celery, names: list[str], timeout: float = 0.5) -> set[str]:

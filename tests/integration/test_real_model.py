@@ -131,9 +131,10 @@ def test_a_model_server_killed_while_planning_fails_the_query_naming_the_endpoin
         assert time.monotonic() - started < 60 + 15  # within its deadline, not hanging
         assert "LLM planning failed" in record.error
         assert server.base_url in record.error, record.error
-        # the streamed attempt the kill cut short, then the attempts the planner made
-        # again (CHORDAL_PLAN_ATTEMPTS) against a server that is gone, all recorded
-        cut, *again = record.llm_calls
-        assert cut.status == "error" and "broke off" in cut.error, cut.error
-        assert again and all(c.status == "error" for c in again)
-        assert "is the server running" in again[-1].error
+        # the streamed attempt the kill cut short (CHORDAL_PLAN_ATTEMPTS=1 here: no other)
+        # (a stream broken mid-reply, or the request refused if the kill came before the
+        # server answered it)
+        (cut,) = record.llm_calls
+        assert cut.status == "error", cut
+        assert ("broke off" in cut.error and "connection closed" in cut.error) or (
+            "is the server running" in cut.error), cut.error

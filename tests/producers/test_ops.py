@@ -30,3 +30,13 @@ def test_the_runtime_histogram_ends_at_the_task_time_limit():
     argv = flower_argv(Settings(task_time_limit_s=45), 5555, "127.0.0.1", 1000, 60)
     (buckets,) = [a.split("=", 1)[1] for a in argv if a.startswith("--task_runtime_metric_buckets=")]
     assert buckets.split(",")[-3:] == ["10", "30", "45"]
+
+
+def test_flower_binds_only_the_address_given_and_logs_in_to_redis_as_monitoring(tmp_path):
+    (tmp_path / "monitoring.password").write_text("pw-of-monitoring\n")
+    settings = Settings(flower_auth="ops:pw", redis_url="rediss://10.0.0.5:6379/0",
+                        redis_auth_dir=tmp_path)
+    assert "--address=10.0.0.7" in flower_argv(settings, 5555, "10.0.0.7", 1000, 60)
+    env = flower_env(settings)
+    assert env["CHORDAL_REDIS_ROLE"] == "monitoring"
+    assert env["CHORDAL_REDIS_URL"].startswith("rediss://monitoring:pw-of-monitoring@10.0.0.5")

@@ -154,3 +154,25 @@ def test_the_census_counts_live_workers_by_role_the_silent_ones_and_the_tasks_he
     silent.beat(time.time() - DEAD_AFTER - 1)
 
     assert census(r, DEAD_AFTER) == Census(live={"execute": 3, "plan": 1}, silent=1, held=1)
+
+
+def test_messages_a_dead_worker_took_in_flight_go_back_to_its_queue_once(broker):
+    """Taken off the queue into the worker's in-flight list (shared/transport.py), never
+    recorded: a worker cut off the network as Redis handed them over."""
+    from shared import queues
+
+    channel, r = broker.default_channel, broker.default_channel.client
+    dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
+    broker.Producer(channel).publish({"n": 1}, routing_key="execute", serializer="json")
+    broker.Producer(channel).publish({"n": 2}, routing_key="execute", serializer="json")
+    inflight = queues.inflight_key(dead.instance)
+    r.blmove("execute", inflight, 1, "RIGHT", "LEFT")  # what its consumer did
+    dead.beat(time.time() - DEAD_AFTER - 1)
+
+    (restored,) = recover_dead_workers(channel, DEAD_AFTER)
+
+    assert (restored.instance, restored.queue, restored.task_id) == (
+        dead.instance, "execute", "1 message(s)")
+    assert r.llen(inflight) == 0 and recover_dead_workers(channel, DEAD_AFTER) == []
+    order = [broker.queue.get(no_ack=True).payload["n"] for _ in range(2)]
+    assert order == [1, 2]  # back at the head, where it was taken from

