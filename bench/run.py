@@ -57,7 +57,9 @@ def main() -> None:
     home.mkdir(parents=True)
     base = Settings(_env_file=None, home=home, redis_port=free_port(), redis_url=None,
                     search_db=home / "search.db", max_steps=100, react_max_iterations=70,
-                    query_timeout_s=600, get_cache_s=0, llm_base_url=None, llm_model=None)
+                    query_timeout_s=600, get_cache_s=0, llm_base_url=None, llm_model=None,
+                    # a replayed 64-step plan is ~1,600 tokens: above the 1,024 default cap
+                    llm_max_tokens=8192)
     backend = open_backend(base)
     backend.add(load_jsonl(figures.CORPUS))
     backend.add(figures.bench_documents())
