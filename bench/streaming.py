@@ -77,7 +77,8 @@ def real_rows(base: Settings, get_latency_s: float, reps: int) -> tuple[list[dic
     rows = []
     with contextlib.ExitStack() as stack:
         stack.enter_context(model.start())
-        settings = model.client_settings(base).model_copy(update={"llm_max_retries": 0})
+        settings = model.client_settings(base).model_copy(update={
+            "llm_max_retries": 0, "llm_max_tokens": 1024})  # the default cap, for a real model
         for mode in ("streamed", "whole"):
             with Phase(settings.model_copy(update={"llm_stream": mode == "streamed"}),
                        get_latency_s=get_latency_s) as phase:
