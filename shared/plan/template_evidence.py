@@ -48,7 +48,7 @@ def check_template_evidence(plan: Plan, question: str) -> list[PlanProblem]:
             "the answer template prints none of the plan's variables, so nothing it says "
             "comes from a document; print the values the steps find, e.g. "
             f"{{{{ {example} }}}}")))
-    allowed = _figures(question) | {f for s in plan.steps for f in _step_figures(s)}
+    allowed = figures(question) | {f for s in plan.steps for f in _step_figures(s)}
     for figure in sorted(_literal_figures(ast) - allowed):
         problems.append(PlanProblem(step=None, code="uncited_figure", message=(
             f"the answer template writes the figure {figure:f} itself, but neither the "
@@ -63,18 +63,19 @@ def _literal_figures(ast: nodes.Template) -> set[Decimal]:
     for output in ast.find_all(nodes.Output):
         for child in output.nodes:
             if isinstance(child, nodes.TemplateData):
-                found |= _figures(child.data)
+                found |= figures(child.data)
             elif isinstance(child, nodes.Const) and isinstance(child.value, (str, int, float)):
-                found |= _figures(str(child.value))
+                found |= figures(str(child.value))
     return found
 
 
 def _step_figures(step) -> set[Decimal]:
     fields = step.model_dump(exclude=set(_NOT_EVIDENCE), exclude_none=True)
-    return {f for value in fields.values() for f in _figures(str(value))}
+    return {f for value in fields.values() for f in figures(str(value))}
 
 
-def _figures(text: str) -> set[Decimal]:
+def figures(text: str) -> set[Decimal]:
+    """The figures written in `text`, as numbers (1,234.5 and 1234.50 are one figure)."""
     found = set()
     for match in FIGURE_RE.findall(text):
         digits = match.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", match) \

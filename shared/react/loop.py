@@ -12,7 +12,8 @@ model calls `finish` or the last allowed iteration ends, the query's Answer.
    is stored under `{query_id}:R{n}`, the observation cleaned (observe.py).
 3. The iteration is stored (first write wins: a duplicate run keeps the first), with
    the LLM call and its tokens.
-4. `finish` ends the loop with the model's answer, cited (answer.py); reaching
+4. `finish` ends the loop with the model's answer, cited (answer.py), unless nothing
+   the loop read supports it (support.py: the refusal goes back as feedback); reaching
    settings.react_max_iterations ends it with an answer that says it stopped, why, and
    the evidence gathered. The run store's terminal guard stores one answer only.
 An LLM that fails after its retries fails the query.
@@ -36,6 +37,7 @@ from .answer import finished_answer, stopped_answer
 from .observe import observe
 from .prompts import build_messages
 from .reply_schema import reply_schema
+from .support import document_texts, unsupported
 from .seed import plan_seed
 from .tools import FINISH, TOOLS
 
@@ -125,8 +127,10 @@ def _act(query: Query, n: int, reply: str, previous: list[ReactIteration],
         return ReactIteration(n=n, thought=action.thought, feedback=action.error)
     it = ReactIteration(n=n, thought=action.thought, tool=action.tool, tool_input=action.input)
     if action.tool == FINISH:
-        if final_text(it) is None:
-            it.feedback = "finish needs the final answer as its input (text)"
+        text = final_text(it)
+        it.feedback = ("finish needs the final answer as its input (text)" if text is None
+                       else unsupported(text, query.question, results,
+                                        lambda docs: document_texts(backend, docs)))
         return it
     result = run_action(action.tool, action.input, query_id=query.id, n=n, results=results,
                         backend=backend, timeout_s=settings.react_tool_timeout_s)

@@ -327,3 +327,21 @@ def test_instructions_smuggled_into_a_document_stay_data_in_the_observation(
     assert [it.tool for it in record.iterations] == ["get", "finish"]
     assert "HACKED" not in record.answer.text
     assert record.answer.text == "Acme recalls 300 widgets[1]."
+
+
+def test_a_finish_with_nothing_read_or_a_figure_read_nowhere_goes_back_to_the_model(
+        react_stack, fake_llm):
+    fake_llm.load([
+        reply("I know this.", "finish", "The KX-900 runs at 600 MHz."),
+        reply("Look it up then.", "get", "Kestrel KX-900 Microcontroller Datasheet"),
+        reply("Close enough.", "finish", "The KX-900 runs at 600 MHz [R2]."),
+        reply("Read it again.", "finish", "The KX-900 runs at up to 480 MHz [R2]."),
+    ])
+    record = ask(react_stack, "How fast is the Kestrel KX-900's core clock?")
+    assert record.status == "done", record.error
+    first, _, third, last = record.iterations
+    assert first.feedback.startswith("finish refused: no tool has returned anything")
+    assert "states 600" in third.feedback
+    assert last.feedback is None and record.answer.complete
+    assert record.answer.text.startswith("The KX-900 runs at up to 480 MHz")
+    assert record.answer.footnotes[0].evidence.title == "Kestrel KX-900 Microcontroller Datasheet"
