@@ -85,7 +85,8 @@ def real_rows(base: Settings, get_latency_s: float, reps: int) -> tuple[list[dic
                 for question in REAL_QUESTIONS:
                     records = [phase.ask(question) for _ in range(reps)]
                     rows.append(_row(records, mode, "SmolLM2-135M (local)", None, question))
-    return rows, model.describe()
+    return rows, ("Real model: " + model.describe().split(" at ")[0] + ", planning bundled "
+                  "questions; `answered` counts plans that passed the checks and ran.")
 
 
 def _row(records: list[RunRecord], mode: str, model: str, k: int | None,
