@@ -43,7 +43,7 @@ from kombu.exceptions import OperationalError
 from producers import api_events
 from producers.api_auth import Access, is_loopback
 from producers.api_body import StrictJsonRoute
-from producers.api_health import WorkerCensus, check_health
+from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
                                   Unprocessable)
 from producers.api_requests import to_queries, unprocessable
@@ -79,7 +79,6 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         raise ConfigError(NO_TOKEN)
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     celery = make_celery(settings)
-    census = WorkerCensus(settings.effective_redis_url)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -87,7 +86,6 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         yield
         if sweeper:
             sweeper.cancel()
-        census.close()
 
     app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan,
                   description="Submit questions, read their run records, stream progress.")
@@ -141,7 +139,8 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     @app.get("/health", response_model=Health, responses={503: {"model": Health}})
     def health(response: Response) -> Health:
         """Whether Redis answers (503 when not) and how many workers consume each queue."""
-        result = check_health(settings.effective_redis_url, census)
+        result = check_health(settings.effective_redis_url, store.r,
+                              settings.worker_dead_after_s)
         if result.status == "down":
             response.status_code = 503
         return result

@@ -88,7 +88,7 @@ class Health(BaseModel):
     (its queries wait); `down`: Redis does not answer (HTTP 503)."""
     redis: bool
     workers: dict[str, int] = {}
-    """Queue name -> workers consuming it (seen within the last few seconds)."""
+    """Queue name -> live workers consuming it (a heartbeat within `worker_dead_after_s`)."""
     problems: list[str] = []
 
 

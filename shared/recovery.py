@@ -90,6 +90,26 @@ class Presence:
     def beat(self, now: float | None = None) -> None:
         self.r.zadd(WORKERS, {self.instance: time.time() if now is None else now})
 
+    def leave(self) -> bool:
+        """Leave the workers set at a clean shutdown, so nobody counts this worker as
+        alive for `dead_after_s` after it stopped; True when it left. It stays, for
+        recovery to give back after `dead_after_s`, while it still holds a message or
+        has one in its in-flight list (one transaction watches both)."""
+        inflight = queues.inflight_key(self.instance)
+        left = False
+
+        def transaction(pipe) -> None:
+            nonlocal left
+            holds = any(bytes_to_str(v).startswith(self.instance + "|")
+                        for v in pipe.hgetall(HELD).values())
+            left = not holds and not pipe.llen(inflight)
+            pipe.multi()
+            if left:
+                pipe.zrem(WORKERS, self.instance)
+
+        self.r.transaction(transaction, HELD, inflight)
+        return left
+
     def hold(self, tag: str, queue: str, task: str, task_id: str) -> None:
         """Record a message just received (the heartbeat goes with it, so a recorded
         instance is always in the workers set)."""

@@ -12,8 +12,9 @@ cannot drift apart.
   tasks, and read and write every `chordal:` key.
 - `producers`: `ask`, `enqueue`, `status`, `wait`, `results`, `show`, `debug`, `index`
   and the HTTP API: they write query records and send `chordal.plan` to the `plan`
-  queue; they read, but cannot take, what waits in the other queues (LLEN only), and
-  never see kombu's unacknowledged tasks.
+  queue; they read, but cannot take, what waits in the other queues (LLEN only), never
+  see kombu's unacknowledged tasks, and send no control broadcast (they count workers
+  by heartbeat, shared/recovery.py `census`), so they cannot shut a worker down.
 - `monitoring`: Flower and a read-only `chordal status`: task events, control
   broadcasts (inspect, ping) and their replies, queue lengths, `chordal:` keys read-only.
 - `owner`: the process that runs the Redis server itself (`chordal up`, the test
@@ -88,8 +89,9 @@ REPLIES = Rule(f"({queue_keys('*.reply.celery.pidbox')} +brpop +llen +exists +de
                "control replies (ping, inspect): a reply queue per request, taken with "
                "BRPOP and deleted after; only these keys, so no task queue can be taken")
 PIDBOX_PUBLISH = Rule(f"&{CONTROL} +publish",
-                      "send control broadcasts (ping, inspect active queues); Redis cannot "
-                      "tell a ping from a shutdown, so any user with this may send both")
+                      "send control broadcasts (Flower's inspect and its worker controls); "
+                      "Redis cannot tell a ping from a shutdown, so any user with this "
+                      "may send both")
 
 WORKERS = (
     CONNECT,
@@ -135,10 +137,9 @@ PRODUCERS = (
          "answers (BLPOP), batches, the API's sessions; `chordal index` bumps the GET "
          "cache's generation"),
     BINDINGS,
-    REPLIES,
-    PIDBOX_PUBLISH,
-    Rule(f"&/{DB}.celeryev/task.sent",
-         "the `task-sent` event of each query sent, so Flower sees it queued"),
+    Rule(f"&/{DB}.celeryev/task.sent +publish",
+         "the `task-sent` event of each query sent, so Flower sees it queued: the only "
+         "channel they may publish on (no control broadcast, so no worker shutdown)"),
     SCRIPTS,
     TRANSACTIONS,
 )

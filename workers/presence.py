@@ -11,6 +11,9 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
   queries past their deadline (the run store's sweeper; failing is atomic, so many
   workers sweeping at once fail each query once), so no query outlives its deadline
   for want of a `chordal up` or an API process.
+- `worker_shutdown` (a clean stop, after running tasks finished): stop beating and
+  leave the workers set, unless a message is still held (recovery gives it back), so
+  `chordal ask` and `/health`, which count workers by heartbeat, see it gone at once.
 - every reconnection to the broker (a consumer bootstep, `GiveBackOnReconnect`): push
   back the message the connection dropped under as it arrived, and those taken into
   this worker's in-flight list whose reply the connection lost (shared/transport.py),
@@ -25,7 +28,8 @@ import time
 
 import redis
 from celery import bootsteps
-from celery.signals import task_postrun, task_received, worker_init, worker_ready
+from celery.signals import (task_postrun, task_received, worker_init, worker_ready,
+                            worker_shutdown)
 from celery.worker.state import active_requests
 
 from shared import queues
@@ -36,6 +40,8 @@ from shared.transport import restore_inflight, restore_orphans, set_owner
 from workers.app import app, log, run_store, settings
 
 _presence: Presence | None = None
+_stopped = threading.Event()
+_beating = threading.Lock()  # a beat never lands after the worker left the set
 
 
 @worker_init.connect
@@ -78,7 +84,10 @@ def keep_alive(presence: Presence, store: RunStore) -> None:
     conn = None
     while True:
         try:
-            presence.beat()
+            with _beating:
+                if _stopped.is_set():
+                    return
+                presence.beat()
             for query_id in store.sweep_expired():
                 log.warning("query %s failed: past its deadline", query_id)
             healthy_since = healthy_since or time.monotonic()
@@ -99,8 +108,26 @@ def keep_alive(presence: Presence, store: RunStore) -> None:
 @worker_ready.connect
 def _start(sender=None, **kwargs) -> None:
     if _presence is not None:
+        try:  # before the first ping is answered: a worker that answers is counted
+            _presence.beat()
+        except redis.RedisError as exc:  # the thread beats again
+            log.warning("first heartbeat failed: %s", exc)
         threading.Thread(target=keep_alive, args=(_presence, run_store()),
                          name="chordal-presence", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _leave(sender=None, **kwargs) -> None:
+    with _beating:
+        _stopped.set()
+        if _presence is None:
+            return
+        try:
+            if not _presence.leave():
+                log.warning("stopped holding messages: recovery gives them back after "
+                            "%.0f s", _presence.dead_after_s)
+        except redis.RedisError as exc:  # it is counted alive until dead_after_s passes
+            log.warning("could not leave the workers set: %s", exc)
 
 
 class GiveBackOnReconnect(bootsteps.StartStopStep):

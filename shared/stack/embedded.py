@@ -30,6 +30,7 @@ from redis.retry import Retry
 from shared.config import Settings
 from shared.errors import StackError, StoreError
 from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
+from shared.recovery import census
 from shared.stack.local_llm import LocalLLM
 from shared.stack.redis_server import EmbeddedRedis
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
@@ -43,34 +44,29 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def redis_answers(url: str, timeout: float = 0.3) -> bool:
     """True when the Redis at `url` answers PING within `timeout` seconds."""
     try:
-        client = redis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0)
-        )
-        with client:
+        with _quick_client(url, timeout) as client:
             return bool(client.ping())
     except (redis.RedisError, ValueError):
         return False
 
 
 def is_stack_running(settings: Settings, required: frozenset[str] = REQUIRED_QUEUES) -> bool:
-    """True when Redis answers and some worker consumes each of the `required` queues
-    (plan, execute, finalize; a cluster without react workers runs ReWOO queries)."""
-    url = settings.effective_redis_url
-    if not redis_answers(url, timeout=0.3):
-        return False
-    app = control_app(url)
+    """True when Redis answers and some live worker consumes each of the `required`
+    queues (plan, execute, finalize; a cluster without react workers runs ReWOO
+    queries). Workers are counted by their heartbeats (`census`), not by a control
+    broadcast, which the `producers` ACL user may not send: a worker that stopped cleanly
+    has left, one that was killed counts until `worker_dead_after_s` passes."""
     try:
-        # Local workers reply within milliseconds; give remote ones a second chance.
-        for timeout in (0.3, 1.0):
-            replies = app.control.inspect(timeout=timeout).active_queues() or {}
-            served = {q["name"] for queues in replies.values() for q in queues or []}
-            if required <= served:
-                return True
+        with _quick_client(settings.effective_redis_url, 0.3) as client:
+            live = census(client, settings.worker_dead_after_s).live
+    except (redis.RedisError, ValueError):
         return False
-    except Exception:  # noqa: BLE001 - any broker trouble means "not running"
-        return False
-    finally:
-        app.close()
+    return required <= set(live)
+
+
+def _quick_client(url: str, timeout: float) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                retry=Retry(NoBackoff(), 0))
 
 
 class Stack:

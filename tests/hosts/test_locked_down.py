@@ -149,7 +149,8 @@ def test_tls_and_an_acl_user_per_role_across_the_hosts(tmp_path, tls_binary):
 
         for role, refused in (
                 ("producers", [("FLUSHALL",), ("CONFIG", "GET", "*"), ("KEYS", "*"),
-                               ("BRPOP", "execute", "1"), ("HGETALL", "unacked")]),
+                               ("BRPOP", "execute", "1"), ("HGETALL", "unacked"),
+                               ("PUBLISH", "/0.celery.pidbox", "shutdown")]),
                 ("monitoring", [("FLUSHALL",), ("LPUSH", "plan", "x"),
                                 ("HSET", "chordal:run:x", "status", "done")]),
                 ("workers", [("FLUSHALL",), ("CONFIG", "SET", "save", ""), ("KEYS", "*"),

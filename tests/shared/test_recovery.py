@@ -9,6 +9,7 @@ import time
 import pytest
 from kombu import Connection, Queue
 
+from shared import queues
 from shared.recovery import (HELD, WORKERS, Census, Presence, census, give_back_unstarted,
                              instance_name, recover_dead_workers, release)
 
@@ -176,3 +177,24 @@ def test_messages_a_dead_worker_took_in_flight_go_back_to_its_queue_once(broker)
     assert r.llen(inflight) == 0 and recover_dead_workers(channel, DEAD_AFTER) == []
     order = [broker.queue.get(no_ack=True).payload["n"] for _ in range(2)]
     assert order == [1, 2]  # back at the head, where it was taken from
+
+
+def test_a_worker_that_stops_holding_nothing_leaves_and_one_still_holding_stays(broker):
+    """A clean stop leaves the workers set, so nobody counts the worker alive after it;
+    one that still holds a message, or has one in its in-flight list, stays for
+    recovery to give it back once its heartbeat is old."""
+    r = broker.default_channel.client
+    idle = Presence(r, instance_name("executor@idle", ["execute"]), DEAD_AFTER)
+    holding = Presence(r, instance_name("executor@holding", ["execute"]), DEAD_AFTER)
+    taking = Presence(r, instance_name("executor@taking", ["execute"]), DEAD_AFTER)
+    for presence in (idle, holding, taking):
+        presence.beat()
+    (message,) = broker.take(1)
+    hold(holding, message)
+    r.rpush(queues.inflight_key(taking.instance), b"{}")
+
+    assert [p.leave() for p in (idle, holding, taking)] == [True, False, False]
+    assert census(r, DEAD_AFTER).live == {"execute": 2}
+    release(r, message.delivery_tag)
+    assert holding.leave()
+    assert census(r, DEAD_AFTER).live == {"execute": 1}

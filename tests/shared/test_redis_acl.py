@@ -47,6 +47,12 @@ def test_producers_may_push_only_to_the_plan_queue_and_only_count_the_others():
     assert not [t for t in root if t.lstrip("~%RW") in ("execute", "unacked", "unacked_index")]
 
 
+def test_producers_send_no_control_broadcast_so_no_worker_shutdown():
+    channels = [t for t in every_token("producers") if t.startswith("&")]
+    assert channels == ["&/0.celeryev/task.sent"] and "+publish" in every_token("producers")
+    assert not [t for t in every_token("producers") if "pidbox" in t]
+
+
 def test_only_workers_reach_kombus_unacknowledged_tasks():
     for role in ROLES:
         holds = any("unacked" in t for t in every_token(role))

@@ -23,17 +23,30 @@ pytestmark = pytest.mark.integration
 def test_a_running_stack_is_seen_as_running_and_leaves_no_process_after_exit(
     settings, probe_app, no_leftovers
 ):
-    assert not is_stack_running(settings)
     with Stack(settings, app="probe_app:app", env=probe_app) as stack:
         no_leftovers.extend([stack.redis.pid, *(w.pid for w in stack.workers)])
         assert [w.role for w in stack.workers] == ["planner", "executor", "finalizer", "react"]
-        assert is_stack_running(settings)
-    assert not is_stack_running(settings)
     assert not any(pid_exists(pid) for pid in no_leftovers)
 
 
-def test_a_stack_without_an_executor_is_not_seen_as_running(settings, probe_app, no_leftovers):
-    stack = Stack(settings, roles=("planner", "finalizer"), app="probe_app:app", env=probe_app)
+def test_workers_are_seen_by_their_heartbeats_and_gone_as_soon_as_they_stop(
+    settings, redis_server, no_leftovers
+):
+    """Chordal's own workers on a Redis that outlives them: counted by heartbeat (no
+    control broadcast), and a worker that stops cleanly leaves the count at once, not
+    `worker_dead_after_s` later."""
+    settings = settings.model_copy(update={"redis_url": redis_server.url,
+                                           "worker_dead_after_s": 60.0})
+    assert not is_stack_running(settings)
+    with Stack(settings) as stack:
+        no_leftovers.extend(w.pid for w in stack.workers)
+        assert is_stack_running(settings)
+    assert redis_server.client().ping()
+    assert not is_stack_running(settings)
+
+
+def test_a_stack_without_an_executor_is_not_seen_as_running(settings, no_leftovers):
+    stack = Stack(settings, roles=("planner", "finalizer"))
     with stack:
         no_leftovers.extend([stack.redis.pid, *(w.pid for w in stack.workers)])
         assert not is_stack_running(settings)
