@@ -28,7 +28,7 @@ FIELDS = ("status", "t_queued", "t_done", "t_failed")
 WAIT_POLL_S = 0.5
 RECENT_S = 60.0
 """The window of `answers_per_s_last_minute`."""
-QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE, queues.QUEUE_REACT)
+QUEUES = queues.ROLE_QUEUES["all"]
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -53,8 +53,12 @@ class BatchStatus:
     """`{"id", "status", "age_s"}` of the unfinished query queued first."""
 
     @property
+    def finished(self) -> int:
+        return self.counts["done"] + self.counts["failed"] + self.counts["missing"]
+
+    @property
     def unfinished(self) -> int:
-        return self.total - self.counts["done"] - self.counts["failed"] - self.counts["missing"]
+        return self.total - self.finished
 
 
 class Tally:
@@ -137,6 +141,10 @@ class WaitResult:
     done: int = 0
     failed: int = 0
     """Failed, or whose record expired."""
+
+    @property
+    def finished(self) -> int:
+        return self.counts["done"] + self.counts["failed"] + self.counts["missing"]
 
     @property
     def unfinished(self) -> int:

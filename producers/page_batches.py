@@ -41,8 +41,7 @@ class BatchView:
 
     @property
     def finished(self) -> int:
-        s = self.status
-        return s.counts["done"] + s.counts["failed"] + s.counts["missing"]
+        return self.status.finished
 
 
 def reason_and_code(error: str | None, problems: str | None) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """The Workers page's data: consumes the broker's Redis; produces what `chordal status`
-prints about workers, from the same functions (`census`: live workers per queue, tasks
-held, silent workers; `queue_depths`), and one line per worker instance: its node name,
-queues, pid, last heartbeat and the tasks it holds (shared/recovery.py records them).
+prints about workers, from the same functions (`count_live`, the heart of `census`: live
+workers per queue, tasks held, silent workers; `queue_depths`), and one line per worker
+instance: its node name, queues, pid, last heartbeat and the tasks it holds
+(shared/recovery.py records them), all from one read of the workers set and held tasks.
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import redis
 from kombu.utils.encoding import bytes_to_str
 
 from producers.batch_follow import queue_depths
-from shared.recovery import WORKERS, Census, census, consumed_queues, held_messages
+from shared.recovery import HELD, WORKERS, Census, Held, consumed_queues, count_live
 from shared.store import RunStore
 
 
@@ -36,21 +36,29 @@ class WorkersView:
     dead_after_s: float
 
 
-def instances(client: redis.Redis, dead_after_s: float, now: float) -> list[Instance]:
+def workers_view(runs: RunStore, dead_after_s: float) -> WorkersView:
+    """One read of the workers set and the held tasks, so the census and the instance
+    lines below it tell the same moment."""
+    now = time.time()
+    with runs.r.pipeline(transaction=False) as pipe:
+        pipe.zrange(WORKERS, 0, -1, withscores=True)
+        pipe.hgetall(HELD)
+        members, raw_held = pipe.execute()
+    held = [Held.parse(bytes_to_str(tag), bytes_to_str(value)) for tag, value in raw_held.items()]
+    return WorkersView(count_live(members, len(held), dead_after_s, now), queue_depths(runs),
+                       instances(members, held, dead_after_s, now), dead_after_s)
+
+
+def instances(members: list[tuple], held: list[Held], dead_after_s: float,
+              now: float) -> list[Instance]:
     """Every worker instance, silent ones last, with the messages it holds."""
-    held: dict[str, list[str]] = {}
-    for h in held_messages(client):
-        held.setdefault(h.instance, []).append(f"{h.task} {h.task_id}")
+    by_instance: dict[str, list[str]] = {}
+    for h in held:
+        by_instance.setdefault(h.instance, []).append(f"{h.task} {h.task_id}")
     out = []
-    for member, beat in client.zrange(WORKERS, 0, -1, withscores=True):
+    for member, beat in members:
         name = bytes_to_str(member)
         node, _, pid, _ = (name.split("|") + ["", "", "", ""])[:4]
         out.append(Instance(node, consumed_queues(name), pid, max(now - beat, 0.0),
-                            beat < now - dead_after_s, sorted(held.get(name, []))))
+                            beat < now - dead_after_s, sorted(by_instance.get(name, []))))
     return sorted(out, key=lambda i: (i.silent, i.node, i.pid))
-
-
-def workers_view(runs: RunStore, dead_after_s: float) -> WorkersView:
-    now = time.time()
-    return WorkersView(census(runs.r, dead_after_s, now), queue_depths(runs),
-                       instances(runs.r, dead_after_s, now), dead_after_s)

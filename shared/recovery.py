@@ -144,11 +144,17 @@ class Census:
 
 def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -> Census:
     """Who is alive, for `chordal status` (one round trip)."""
-    now = time.time() if now is None else now
     with client.pipeline(transaction=False) as pipe:
         pipe.zrange(WORKERS, 0, -1, withscores=True)
         pipe.hlen(HELD)
         members, held = pipe.execute()
+    return count_live(members, held, dead_after_s, now)
+
+
+def count_live(members: list[tuple], held: int, dead_after_s: float,
+               now: float | None = None) -> Census:
+    """The census of `members` (the workers set read with its scores) and `held` tasks."""
+    now = time.time() if now is None else now
     live: dict[str, int] = {}
     silent = 0
     for member, beat in members:
