@@ -100,6 +100,11 @@ def held_messages_key() -> str:
     return f"{KEY_PREFIX}:held"
 
 
+def held_value(instance: str, queue: str, task: str, task_id: str) -> str:
+    """A held message's value in `held_messages_key()` (shared/recovery.py `Held.parse`)."""
+    return f"{instance}|{queue}|{task}|{task_id}"
+
+
 def inflight_key(instance: str) -> str:
     """List of the messages one worker instance has taken off its queue and not yet
     recorded as unacknowledged (shared/transport.py moves each here atomically as it

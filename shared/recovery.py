@@ -115,7 +115,7 @@ class Presence:
         instance is always in the workers set)."""
         with self.r.pipeline(transaction=False) as pipe:
             pipe.zadd(WORKERS, {self.instance: time.time()})
-            pipe.hset(HELD, tag, f"{self.instance}|{queue}|{task}|{task_id}")
+            pipe.hset(HELD, tag, queues.held_value(self.instance, queue, task, task_id))
             pipe.execute()
 
 

@@ -71,8 +71,8 @@ def set_owner(instance: str) -> None:
 class QoS(kombu_redis.QoS):
     def restore_visible(self, *args, **kwargs):
         """kombu makes every consumer, also a control client waiting for the replies to
-        a ping or an inspect (the API's /health, `chordal ask` looking for a stack,
-        Flower), take `unacked_mutex` and give back tasks unacknowledged past the
+        a ping or an inspect (Flower, `chordal up` waiting for its workers), take
+        `unacked_mutex` and give back tasks unacknowledged past the
         visibility timeout: that needs `unacked` and every task queue, which the
         `producers` and `monitoring` ACL users must not have (shared/redis_acl.py).
         Only channels that consume a task queue restore; every worker does."""
@@ -92,7 +92,8 @@ class QoS(kombu_redis.QoS):
     def _record(self, message, delivery_tag) -> None:
         """kombu's append (the `unacked` record and its index entry), and for a message
         taken into the in-flight list, in the same transaction: out of that list, and
-        recorded as held by this instance."""
+        recorded as held by this instance (with a heartbeat, as `Presence.hold` does for
+        the messages of a worker that consumes several queues)."""
         received = getattr(self.channel, "_received", None)
         if received is None:
             return super().append(message, delivery_tag)
@@ -103,10 +104,13 @@ class QoS(kombu_redis.QoS):
             pipe.zadd(self.unacked_index_key, {delivery_tag: time()})
             pipe.hset(self.unacked_key, delivery_tag, dumps([message._raw, exchange, routing_key]))
             pipe.lrem(queues.inflight_key(_owner), 1, received)
-            if routing_key != queues.QUEUE_REACT:  # ReAct iterations have leases instead
-                pipe.hset(queues.held_messages_key(), delivery_tag, f"{_owner}|{routing_key}|"
-                          f"{headers.get('task', '')}|{headers.get('id', '')}")
+            held = routing_key != queues.QUEUE_REACT  # ReAct iterations have leases instead
+            if held:
+                pipe.hset(queues.held_messages_key(), delivery_tag, queues.held_value(
+                    _owner, routing_key, headers.get("task", ""), headers.get("id", "")))
+                pipe.zadd(queues.workers_key(), {_owner: time()})  # a holder is in the set
             pipe.execute()
+        message.held_recorded = held  # so workers/presence.py does not record it again
         virtual.QoS.append(self, message, delivery_tag)
 
 

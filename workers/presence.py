@@ -4,7 +4,8 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
 - `worker_init`: the worker process takes a unique instance name (the first message it
   records, or the heartbeat thread, puts it in the workers set).
 - `task_received` (the consumer, as a message arrives): record it as held, unless it is
-  a ReAct iteration (those have their own leases, shared/react/leases.py).
+  a ReAct iteration (those have their own leases, shared/react/leases.py) or the
+  transport recorded it already, as it does for a worker consuming one queue.
 - `task_postrun` (wherever the task ran): forget it; kombu acknowledges it next.
 - `worker_ready`: a daemon thread beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds,
   gives back the messages of every worker whose heartbeat is that old, and fails the
@@ -56,7 +57,8 @@ def _register(sender=None, **kwargs) -> None:
 @task_received.connect
 def _hold(sender=None, request=None, **kwargs) -> None:
     queue = (request.delivery_info or {}).get("routing_key")
-    if _presence is None or queue == queues.QUEUE_REACT:
+    if _presence is None or queue == queues.QUEUE_REACT \
+            or getattr(request.message, "held_recorded", False):  # by shared/transport.py
         return
     try:
         _presence.hold(request.message.delivery_tag, queue, request.name, request.id)
