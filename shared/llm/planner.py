@@ -39,7 +39,7 @@ from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
 from shared.llm.schema import without_nulls
 from shared.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem, Step
-from shared.plan.draft import FENCE_RE
+from shared.plan.draft import without_fences
 from shared.plan.parse import parse_plan_with_repairs, parse_step
 from shared.plan.prefix import PrefixCheck
 from shared.plan.stream import StepReader
@@ -132,10 +132,14 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
                max_chars: int = MAX_PLAN_CHARS) -> tuple[Plan, list[str]]:
     """The checked plan in a planner reply and its repairs; PlanError naming what is
     wrong (code `bad_json` when the reply is not JSON, `bad_field` when it has no plan)."""
-    text = "\n".join("" if FENCE_RE.match(line) else line for line in content.split("\n"))
+    text = without_fences(content)
     if detect_syntax(text) in ("rewoo", "llmcompiler"):
         return _parse(text, max_steps, max_chars)
-    data = _decode(text)
+    try:
+        data = _decode(text)
+    except RecursionError:
+        raise _problem("bad_json", "the reply's JSON is nested too deeply to read; send "
+                       + REPLY_FORM) from None
     if isinstance(data, dict) and "plan" in data:
         plan = data["plan"]
     elif isinstance(data, dict) and "steps" in data:
@@ -151,9 +155,6 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
 def _decode(text: str) -> object:
     try:
         return json.loads(text)
-    except RecursionError:
-        raise _problem("bad_json", "the reply's JSON is nested too deeply to read; send "
-                       + REPLY_FORM) from None
     except ValueError as e:
         start = text.find("{")
         if start < 0:
@@ -161,9 +162,6 @@ def _decode(text: str) -> object:
                            "object in it; send " + REPLY_FORM) from None
     try:  # prose around the object: read the object that starts at the first "{"
         return json.JSONDecoder().raw_decode(text[start:])[0]
-    except RecursionError:
-        raise _problem("bad_json", "the reply's JSON is nested too deeply to read; send "
-                       + REPLY_FORM) from None
     except ValueError as e:
         raise _problem("bad_json", f"the reply is not valid JSON: {e.msg} at character "
                        f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None

@@ -24,6 +24,12 @@ FENCE_RE = re.compile(r"^\s*```[\w-]*\s*$")
 """A Markdown code-fence line, which LLMs often wrap plans in; readers skip it."""
 
 
+def without_fences(text: str) -> str:
+    """`text` with its Markdown fence lines blanked, not dropped, so line numbers stay
+    those of the whole reply."""
+    return "\n".join("" if FENCE_RE.match(line) else line for line in text.split("\n"))
+
+
 @dataclass
 class Draft:
     syntax: str

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from shared.errors import PlanError
 from shared.llm.schema import without_nulls
-from shared.plan.draft import FENCE_RE
+from shared.plan.draft import FENCE_RE, without_fences
 from shared.plan.limits import MAX_PLAN_CHARS
 from shared.plan.syntax import Syntax, detect_syntax, read_draft
 from shared.plan.tools_table import ToolsTable
@@ -190,7 +190,7 @@ class StepReader:
             self._halted = True
             return
         try:
-            draft = read_draft(_without_fences(text[:limit]), self._tools)
+            draft = read_draft(without_fences(text[:limit]), self._tools)
         except PlanError:
             return
         done = len(self._raws)
@@ -373,7 +373,3 @@ class _Frame:
 def _meaningful(line: str) -> bool:
     return bool(line.strip()) and not FENCE_RE.match(line)
 
-
-def _without_fences(text: str) -> str:
-    # as read_reply blanks them, so that line numbers stay those of the whole reply
-    return "\n".join("" if FENCE_RE.match(line) else line for line in text.split("\n"))

@@ -16,7 +16,7 @@ from typing import Literal
 
 from shared.errors import PlanError
 from shared.models import PlanProblem
-from shared.plan.draft import FENCE_RE, Draft
+from shared.plan.draft import Draft, without_fences
 from shared.plan.json_plan import EXAMPLE, decode_json, read_json
 from shared.plan.llmcompiler import read_llmcompiler
 from shared.plan.rewoo import read_rewoo
@@ -32,7 +32,7 @@ _FORMS = (f"JSON like {EXAMPLE}; ReWOO lines like 'Plan: …' then '#E1 = Wikipe
 
 def detect_syntax(text: str) -> Syntax | None:
     """The syntax `text` is written in, or None when it looks like none of them."""
-    text = _without_fences(text)
+    text = without_fences(text)
     if text.lstrip()[:1] in ("{", "["):
         return "json"
     if _REWOO_STEP_RE.search(text):
@@ -58,7 +58,7 @@ def read_draft(source: str | bytes | dict, tools: Mapping[str, str] | None = Non
     table = ToolsTable(tools)
     syntax = detect_syntax(text)
     if syntax == "json":
-        return read_json(decode_json(_without_fences(text)))
+        return read_json(decode_json(without_fences(text)))
     if syntax == "rewoo":
         return read_rewoo(text, table)
     if syntax == "llmcompiler":
@@ -78,7 +78,3 @@ def _text(source: str | bytes | bytearray) -> str:
             step=None, code="bad_json", message=f"byte {e.start} is not UTF-8; send the "
             "plan as UTF-8 text")]) from None
 
-
-def _without_fences(text: str) -> str:
-    # blank the fence lines rather than drop them, so line numbers stay right
-    return "\n".join("" if FENCE_RE.match(line) else line for line in text.split("\n"))

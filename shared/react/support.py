@@ -22,6 +22,7 @@ from shared.errors import StoreError
 from shared.models import Evidence, StepResult
 from shared.plan.template_evidence import figures
 from shared.search import SearchBackend
+from shared.tools.variables import unique_evidence
 
 _CITATION = re.compile(r"\[[^\]]*\]")
 
@@ -39,9 +40,7 @@ def unsupported(answer: str, question: str, results: dict[str, StepResult],
         seen |= figures(r.value if isinstance(r.value, str) else json.dumps(r.value))
     stated = figures(_CITATION.sub(" ", answer)) - seen
     if stated:  # read further: the documents the results came from, whole
-        docs = {d.doc_id: d for r in read for d in ([r.document] if r.document else [])
-                + list(r.documents)}
-        for text in contents(list(docs.values())):
+        for text in contents(unique_evidence(read)):
             seen |= figures(text)
         stated -= seen
     if stated:
