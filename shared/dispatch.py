@@ -1,7 +1,6 @@
 """Send the work of one query: steps in as the planner learns them (a whole plan, or one
 step at a time while the model writes it), step tasks out the moment their inputs are
-stored, and the finalizer once the plan is closed and every step sent has reported
-(shared/plan/compile.py tells the whole flow).
+stored, and the finalizer once the plan is closed and every step sent has reported.
 
 The steps that may run live in the query's *dispatch graph* in the run store (step id
 -> `GraphStep`: the task and the ids of the steps it reads; RunStore.add_to_graph). Two
@@ -38,14 +37,22 @@ def ready_steps(view: GraphView, candidates: list[str]) -> list[str]:
             and set(view.steps[s].task.inputs.values()) <= view.stored]
 
 
+def claim_ready(store: RunStore, view: GraphView, query_id: str, candidates: list[str],
+                owner: str) -> list[StepTask]:
+    """The tasks of the ready `candidates` that `owner` may send (one claim each, all
+    in one round trip)."""
+    ready = ready_steps(view, candidates)
+    claimed = store.claim_many(query_id, [queues.dispatch_claim(s) for s in ready], owner)
+    return [view.steps[s].task for s, mine in zip(ready, claimed) if mine]
+
+
 def next_steps(store: RunStore, view: GraphView, query_id: str, finished: str,
                owner: str) -> list[StepTask]:
     """The steps that read `finished`, are now ready and that `owner` may send; `view`
     read after `finished` stored its result."""
     readers = sorted((s for s, g in view.steps.items() if finished in g.task.inputs.values()),
                      key=step_order)
-    return [view.steps[s].task for s in ready_steps(view, readers)
-            if store.claim(query_id, queues.dispatch_claim(s), owner)]
+    return claim_ready(store, view, query_id, readers, owner)
 
 
 def joined(store: RunStore, view: GraphView, query_id: str, owner: str) -> bool:
@@ -74,7 +81,7 @@ class PlanDispatch:
         view = self.store.graph(self.query_id)
         sent = self.store.dispatched(self.query_id)
         self._send(view, [s for s in sorted(view.steps, key=step_order) if s not in sent])
-        if view.closed and joined(self.store, view, self.query_id, self.owner):
+        if joined(self.store, view, self.query_id, self.owner):
             self._send_finalize(self.query_id)
         return view.closed
 
@@ -113,9 +120,8 @@ class PlanDispatch:
         return final
 
     def _send(self, view: GraphView, candidates: list[str]) -> None:
-        ready = [s for s in ready_steps(view, candidates)
-                 if self.store.claim(self.query_id, queues.dispatch_claim(s), self.owner)]
-        send_steps(self.store, self.query_id, [view.steps[s].task for s in ready],
+        send_steps(self.store, self.query_id,
+                   claim_ready(self.store, view, self.query_id, candidates, self.owner),
                    self._send_step)
 
 

@@ -37,6 +37,8 @@ ROLE_QUEUES = {
     "react": (QUEUE_REACT,),
 }
 ROLE_QUEUES["all"] = tuple(q for queues in ROLE_QUEUES.values() for q in queues)
+TASK_QUEUES: tuple[str, ...] = ROLE_QUEUES["all"]
+"""Every queue a task waits in."""
 
 KEY_PREFIX = "chordal"
 

@@ -54,8 +54,6 @@ DB = 0
 """The database every URL names: kombu puts it into the channel names below."""
 EVENTS = f"/{DB}.celeryev/*"
 CONTROL = f"/{DB}.celery.pidbox"
-TASK_QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE,
-               queues.QUEUE_REACT)
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ PIDBOX_PUBLISH = Rule(f"&{CONTROL} +publish",
 
 WORKERS = (
     CONNECT,
-    Rule(queue_keys(*TASK_QUEUES) + " +blmove +brpop +lpush +rpush +llen",
+    Rule(queue_keys(*queues.TASK_QUEUES) + " +blmove +brpop +lpush +rpush +llen",
          "take tasks from every queue (BLMOVE into the worker's in-flight list; BRPOP for "
          "`--role all`), send the next ones (LPUSH), give back those of dead workers to "
          "the head (RPUSH)"),
@@ -122,7 +120,7 @@ PRODUCERS = (
     CONNECT,
     Rule(f"(~{queues.QUEUE_PLAN} +lpush)",
          "send `chordal.plan` to the `plan` queue, and nothing else to any queue"),
-    Rule(f"({queue_keys(*TASK_QUEUES, prefix='%R~')} +llen)",
+    Rule(f"({queue_keys(*queues.TASK_QUEUES, prefix='%R~')} +llen)",
          "queue depths (`chordal status`, the pages): LLEN only, so no queue can be "
          "taken from or read"),
     Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +get +exists +hget +hgetall "
@@ -148,7 +146,7 @@ MONITORING = (
     CONNECT,
     Rule(f"&{EVENTS} +psubscribe +punsubscribe",
          "Flower: every task and worker event"),
-    Rule(f"({queue_keys(*TASK_QUEUES, 'celeryev.*', prefix='%R~')} +llen)",
+    Rule(f"({queue_keys(*queues.TASK_QUEUES, 'celeryev.*', prefix='%R~')} +llen)",
          "queue depths (Flower's broker page, `chordal status`) and of Flower's own event "
          "queue: LLEN only"),
     Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +exists +hget +hgetall +hkeys "

@@ -173,11 +173,11 @@ class RunStore:
             k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
         return GraphView(steps, bool(closed), frozenset(stored), bool(terminal))
 
-    def mark_dispatched(self, query_id: str, step_ids: list[str], at: float | None = None) -> None:
+    def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
         """Record when the tasks of `step_ids` were sent (the first time only)."""
         if not step_ids:
             return
-        key, at = queues.dispatched_key(query_id), at or time.time()
+        key = queues.dispatched_key(query_id)
         with self.r.pipeline() as p:
             for step_id in step_ids:
                 p.hsetnx(key, step_id, at)
@@ -191,12 +191,18 @@ class RunStore:
     def claim(self, query_id: str, what: str, owner: str = "") -> bool:
         """True for the first caller only, and again for the same `owner` (a redelivered
         task that claimed before it died must be able to finish what it claimed)."""
-        key, field = queues.run_key(query_id), f"claimed_{what}"
+        return self.claim_many(query_id, [what], owner)[0]
+
+    def claim_many(self, query_id: str, whats: list[str], owner: str = "") -> list[bool]:
+        """`claim` of each of `whats`, in one round trip."""
+        key = queues.run_key(query_id)
         with self.r.pipeline() as p:
-            p.hsetnx(key, field, owner or time.time())
-            p.hget(key, field)
-            first, holder = p.execute()
-        return bool(first) or (bool(owner) and holder == owner)
+            for what in whats:
+                p.hsetnx(key, f"claimed_{what}", owner or time.time())
+                p.hget(key, f"claimed_{what}")
+            replies = p.execute() if whats else []
+        return [bool(first) or (bool(owner) and holder == owner)
+                for first, holder in zip(replies[::2], replies[1::2])]
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent)."""
@@ -298,10 +304,6 @@ class RunStore:
         finalizer run; one with another task id is."""
         return int(self.r.eval(_COUNT_ONCE, 1, queues.run_key(query_id),
                                f"finalizer_task:{task_id}" if task_id else ""))
-
-    def stored_steps(self, query_id: str) -> set[str]:
-        """Ids of the steps that have a stored result."""
-        return set(self.r.hkeys(queues.steps_key(query_id)))
 
     def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
                  iterations_seen: set[str]) -> tuple[dict, dict[str, str], dict[str, str]]:

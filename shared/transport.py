@@ -54,8 +54,6 @@ from kombu.utils.json import dumps, loads
 
 from shared import queues
 
-TASK_QUEUES = frozenset(q for role in queues.ROLE_QUEUES.values() for q in role)
-"""Queues whose consumers restore unacknowledged tasks (`QoS.restore_visible`)."""
 _orphans: list[tuple[dict, str, str]] = []
 _orphans_lock = threading.Lock()
 _owner: str | None = None
@@ -76,7 +74,7 @@ class QoS(kombu_redis.QoS):
         visibility timeout: that needs `unacked` and every task queue, which the
         `producers` and `monitoring` ACL users must not have (shared/redis_acl.py).
         Only channels that consume a task queue restore; every worker does."""
-        if TASK_QUEUES.isdisjoint(self.channel.active_queues):
+        if frozenset(queues.TASK_QUEUES).isdisjoint(self.channel.active_queues):
             return None
         return super().restore_visible(*args, **kwargs)
 

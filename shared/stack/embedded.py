@@ -24,15 +24,13 @@ import time
 from collections.abc import Iterable
 
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from shared.config import Settings
 from shared.errors import StackError, StoreError
 from shared.queues import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
 from shared.recovery import census
 from shared.stack.local_llm import LocalLLM
-from shared.stack.redis_server import EmbeddedRedis
+from shared.stack.redis_server import EmbeddedRedis, quick_client
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app
 
 DEFAULT_ROLES = ("planner", "executor", "finalizer", "react")
@@ -44,7 +42,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def redis_answers(url: str, timeout: float = 0.3) -> bool:
     """True when the Redis at `url` answers PING within `timeout` seconds."""
     try:
-        with _quick_client(url, timeout) as client:
+        with quick_client(url, timeout) as client:
             return bool(client.ping())
     except (redis.RedisError, ValueError):
         return False
@@ -57,16 +55,11 @@ def is_stack_running(settings: Settings, required: frozenset[str] = REQUIRED_QUE
     broadcast, which the `producers` ACL user may not send: a worker that stopped cleanly
     has left, one that was killed counts until `worker_dead_after_s` passes."""
     try:
-        with _quick_client(settings.effective_redis_url, 0.3) as client:
+        with quick_client(settings.effective_redis_url, 0.3) as client:
             live = census(client, settings.worker_dead_after_s).live
     except (redis.RedisError, ValueError):
         return False
     return required <= set(live)
-
-
-def _quick_client(url: str, timeout: float) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
-                                retry=Retry(NoBackoff(), 0))
 
 
 class Stack:

@@ -104,6 +104,12 @@ def server_traits(path: str) -> tuple[tuple[int, ...], bool]:
     return (tuple(map(int, found.groups())) if found else ()), "Bad directive" not in output
 
 
+
+def quick_client(url: str, timeout: float) -> redis.Redis:
+    """A client of `url` whose commands fail after `timeout` seconds, without retries."""
+    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                retry=Retry(NoBackoff(), 0))
+
 class EmbeddedRedis(ChildProcess):
     """A Redis server owned by this process; use as a context manager. `stop()` asks for
     SHUTDOWN (which flushes the AOF), then SIGTERMs and SIGKILLs our PID if needed."""
@@ -139,10 +145,7 @@ class EmbeddedRedis(ChildProcess):
 
     def client(self, timeout: float = 1.0) -> redis.Redis:
         """A short-lived client without retries (a probe must fail fast)."""
-        return redis.Redis.from_url(
-            self.url, socket_timeout=timeout, socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-        )
+        return quick_client(self.url, timeout)
 
     def write_config(self) -> Path:
         """Write `redis.conf` for this home and port; return its path."""
