@@ -12,7 +12,7 @@ from pathlib import Path
 from shared.models import RunRecord
 from shared.search.document import Document
 
-from bench.harness import Phase, ReplayLLM
+from bench.harness import Phase, ReplayLLM, Sender
 
 CORPUS = Path(__file__).resolve().parent.parent / "shared" / "data" / "corpus.jsonl"
 QUESTIONS = Path(__file__).resolve().parent.parent / "shared" / "data" / "questions.txt"
@@ -153,7 +153,7 @@ def throughput(phase: Phase, n: int, noops: int) -> dict:
             "ceiling_qps": noop_rate / tasks}
 
 
-def scaling_run(phase: Phase, n: int, k: int) -> float:
+def scaling_run(phase: Sender, n: int, k: int) -> float:
     """Answers/s for n queries of k independent (slow) GETs, all sent at once."""
     t0 = time.time()
     queries = [phase.submit(f"Fetch {k} reports ({i}).", get_plan(k)) for i in range(n)]

@@ -82,16 +82,21 @@ class Sender:
         return self.wait(self.submit(question, plan, mode))
 
 
+def bench_env(get_latency_s: float) -> dict[str, str]:
+    """What a bench worker needs: the bench's tools, their GET latency, this checkout."""
+    return {"CHORDAL_TOOL_MODULES": "bench.tools",
+            "CHORDAL_BENCH_GET_LATENCY_S": str(get_latency_s),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                        os.environ.get("PYTHONPATH")]))}
+
+
 class Phase(Sender):
     """Planner, executor, finalizer and react workers with one phase's settings."""
 
     def __init__(self, settings: Settings, get_latency_s: float = 0.0,
                  executor_threads: int | None = None):
         super().__init__(settings)
-        env = {"CHORDAL_TOOL_MODULES": "bench.tools",
-               "CHORDAL_BENCH_GET_LATENCY_S": str(get_latency_s),
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                           os.environ.get("PYTHONPATH")]))}
+        env = bench_env(get_latency_s)
         self.workers = [WorkerProcess(role, settings, env=env,
                                       concurrency=executor_threads if role == "executor"
                                       else None)

@@ -10,9 +10,7 @@ namespaces); without it the figure says why it was not measured.
 
 from __future__ import annotations
 
-import os
 import secrets
-import time
 from pathlib import Path
 
 from shared.config import Settings
@@ -20,8 +18,8 @@ from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.workers import WorkerProcess
 
-from bench.figures import CORPUS, bench_documents, get_plan
-from bench.harness import ROOT, Sender
+from bench.figures import CORPUS, bench_documents, get_plan, scaling_run
+from bench.harness import Sender, bench_env
 from tests.hosts.cluster import Cluster, HostRedis, probe
 
 HOST_COUNTS = (1, 2, 4)
@@ -47,10 +45,7 @@ def scaling(home: Path, port: int, get_latency_s: float, queries: int, k: int = 
         backend.add(load_jsonl(CORPUS))
         backend.add(bench_documents())
         backend.close()
-        env = {"CHORDAL_TOOL_MODULES": "bench.tools",
-               "CHORDAL_BENCH_GET_LATENCY_S": str(get_latency_s),
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                           os.environ.get("PYTHONPATH")]))}
+        env = bench_env(get_latency_s)
 
         def worker(host, role: str, **update) -> WorkerProcess:
             w = WorkerProcess(role, settings.model_copy(update={"home": home / host.name,
@@ -68,15 +63,7 @@ def scaling(home: Path, port: int, get_latency_s: float, queries: int, k: int = 
                 worker(executors[started], "executor", executor_concurrency=threads)
                 started += 1
             phase.ask("warm-up", get_plan(1))
-            t0 = time.time()
-            sent = [phase.submit(f"Fetch {k} reports ({n}, {i}).", get_plan(k))
-                    for i in range(queries)]
-            records = [phase.wait(q, 600) for q in sent]
-            bad = [r.error for r in records if r.status != "done"]
-            if bad:
-                raise RuntimeError(f"{len(bad)} queries failed on {n} hosts: {bad[0]}")
-            end = max(r.timings["done"] for r in records)
-            rows.append({"hosts": n, "answers_per_s": queries / (end - t0)})
+            rows.append({"hosts": n, "answers_per_s": scaling_run(phase, queries, k)})
         for row in rows:
             row["efficiency"] = row["answers_per_s"] / (rows[0]["answers_per_s"] * row["hosts"])
         return {"rows": rows, "note": f"{queries} queries of {k} GETs of "

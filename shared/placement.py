@@ -57,8 +57,7 @@ class Placement:
         added = None
         if graph_id is None:
             graph_id = self._free_id(step.id)
-            runs = step.model_copy(update={"id": graph_id, "output_var": f"${step.var}"})
-            task = StepTask(query_id=self.query_id, step=runs,
+            task = StepTask(query_id=self.query_id, step=_renamed(step, graph_id),
                             inputs={v: self._ids[v] for v in step.references() if v in self._ids})
             added = GraphStep(task=task, key=key, attempt=self.attempt,
                               reply_started_at=self.reply_started_at)
@@ -74,8 +73,7 @@ class Placement:
         steps, added = [], []
         for step in plan.steps:
             graph_id, new = self.place(step)
-            steps.append(step if graph_id == step.id else
-                         step.model_copy(update={"id": graph_id, "output_var": f"${step.var}"}))
+            steps.append(step if graph_id == step.id else _renamed(step, graph_id))
             added += [new] if new else []
         return plan.model_copy(update={"steps": steps}), added
 
@@ -86,3 +84,8 @@ class Placement:
         while f"{step_id[:28]}_{n}" in self.graph:
             n += 1
         return f"{step_id[:28]}_{n}"
+
+
+def _renamed(step: Step, graph_id: str) -> Step:
+    """`step` as graph step `graph_id`, still binding its own variable."""
+    return step.model_copy(update={"id": graph_id, "output_var": f"${step.var}"})

@@ -210,13 +210,18 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
         restored = [h for h in held_messages(client)
                     if h.instance in dead and restore_held(channel, h)]
         for instance in sorted(dead):
-            consumed = consumed_queues(instance)
-            if len(consumed) == 1 and (moved := restore_inflight(channel, instance,
-                                                                 consumed[0])):
-                restored.append(Held("", instance, consumed[0], "(taken, not yet received)",
-                                     f"{moved} message(s)"))
+            if moved := restore_inflight_of(channel, instance):
+                restored.append(Held("", instance, consumed_queues(instance)[0],
+                                     "(taken, not yet received)", f"{moved} message(s)"))
         client.zrem(WORKERS, *dead)
     return restored
+
+
+def restore_inflight_of(channel, instance: str) -> int:
+    """Push back what `instance` took into its in-flight list (only a worker consuming
+    one queue has one, shared/transport.py); how many."""
+    consumed = consumed_queues(instance)
+    return restore_inflight(channel, instance, consumed[0]) if len(consumed) == 1 else 0
 
 
 def give_back_unstarted(channel, instance: str, running: set[str]) -> list[Held]:

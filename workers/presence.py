@@ -34,10 +34,10 @@ from celery.signals import (task_postrun, task_received, worker_init, worker_rea
 from celery.worker.state import active_requests
 
 from shared import queues
-from shared.recovery import (Presence, consumed_queues, give_back_unstarted, instance_name,
-                             recover_dead_workers, release)
+from shared.recovery import (Presence, give_back_unstarted, instance_name,
+                             recover_dead_workers, release, restore_inflight_of)
 from shared.store import RunStore
-from shared.transport import restore_inflight, restore_orphans, set_owner
+from shared.transport import restore_orphans, set_owner
 from workers.app import app, log, run_store, settings
 
 _presence: Presence | None = None
@@ -151,9 +151,7 @@ class GiveBackOnReconnect(bootsteps.StartStopStep):
                 if pushed := restore_orphans(conn.default_channel):
                     log.warning("reconnected: pushed back %d message(s) received as the "
                                 "connection dropped", pushed)
-                consumed = consumed_queues(_presence.instance)
-                if len(consumed) == 1 and (moved := restore_inflight(
-                        conn.default_channel, _presence.instance, consumed[0])):
+                if moved := restore_inflight_of(conn.default_channel, _presence.instance):
                     log.warning("reconnected: pushed back %d message(s) taken as the "
                                 "connection dropped, whose reply never came", moved)
                 given = give_back_unstarted(conn.default_channel, _presence.instance, running)
