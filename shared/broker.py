@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import ssl
 from typing import Callable, Sequence
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from celery import Celery
 from kombu import Queue
+from kombu.utils.url import parse_url
 
 from shared import queues
 from shared.config import Settings
@@ -21,28 +22,22 @@ from shared.errors import ConfigError
 from shared.transport import install as install_transport
 
 
-#: `rediss://` query parameters that say how to check the server and who the client is.
-TLS_PARAMS = ("ssl_cert_reqs", "ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
-CERT_REQS = {"required": ssl.CERT_REQUIRED, "optional": ssl.CERT_OPTIONAL,
-             "none": ssl.CERT_NONE}
-
-
 def tls_options(url: str) -> dict | None:
     """The `ssl_*` parameters of a `rediss://` URL as Celery's `broker_use_ssl` and
-    `redis_backend_use_ssl` take them (`ssl_cert_reqs` as an `ssl.CERT_*` constant);
-    None for a `redis://` URL. kombu and redis-py read them from the URL themselves,
-    but Flower's broker view (queue lengths) reads only `broker_use_ssl`, and without
-    it connects to a TLS Redis in plain text."""
-    parts = urlsplit(url)
-    if parts.scheme != "rediss":
+    `redis_backend_use_ssl` take them (kombu's own reading: `ssl_cert_reqs` as an
+    `ssl.CERT_*` constant, `required` when the URL says nothing); None for a `redis://`
+    URL. kombu and redis-py read them from the URL themselves, but Flower's broker view
+    (queue lengths) reads only `broker_use_ssl`, and without it connects to a TLS Redis
+    in plain text."""
+    if urlsplit(url).scheme != "rediss":
         return None
-    query = dict(parse_qsl(parts.query))
-    options = {k: query[k] for k in TLS_PARAMS if query.get(k)}
-    reqs = options.get("ssl_cert_reqs", "required")
-    if reqs.lower().removeprefix("cert_") not in CERT_REQS:
-        raise ConfigError(f"CHORDAL_REDIS_URL has ssl_cert_reqs={reqs}; use required (check "
-                          "the server's certificate against ssl_ca_certs), optional or none")
-    options["ssl_cert_reqs"] = CERT_REQS[reqs.lower().removeprefix("cert_")]
+    try:
+        options = dict(parse_url(url).get("ssl") or {})
+    except KeyError as e:
+        raise ConfigError(f"CHORDAL_REDIS_URL has ssl_cert_reqs={e.args[0]}; use required "
+                          "(check the server's certificate against ssl_ca_certs), optional "
+                          "or none") from None
+    options.setdefault("ssl_cert_reqs", ssl.CERT_REQUIRED)
     return options
 
 
