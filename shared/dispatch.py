@@ -98,8 +98,8 @@ class PlanDispatch:
             self.begin()
         _, added = self._placement.place(step)
         if added is not None:
-            self.store.add_to_graph(self.query_id, [added])
-            self._send(self.store.graph(self.query_id), [added.task.step.id])
+            view = self.store.add_to_graph(self.query_id, [added])
+            self._send(view, [added.task.step.id])
 
     def close(self, plan: Plan, repairs: list[str], mode: str) -> Plan:
         """Record the final plan (its steps renamed to the graph ids they run as), add
@@ -112,8 +112,7 @@ class PlanDispatch:
                               max(self.attempt, 1), started)
         final, added = placement.place_plan(plan)
         self.store.save_plan(self.query_id, final, repairs)  # before the finalizer can run
-        self.store.add_to_graph(self.query_id, added, close=True, mode=mode)
-        view = self.store.graph(self.query_id)
+        view = self.store.add_to_graph(self.query_id, added, close=True, mode=mode)
         self._send(view, [g.task.step.id for g in added])
         if joined(self.store, view, self.query_id, self.owner):
             self._send_finalize(self.query_id)

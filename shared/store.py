@@ -78,6 +78,21 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
+def _read_graph(p, query_id: str, known: dict[str, GraphStep] | None) -> None:
+    """Queue `RunStore.graph`'s reads on pipeline `p` (2 replies with `known`, else 3)."""
+    if known is None:
+        p.hgetall(queues.graph_key(query_id))
+    p.hmget(queues.run_key(query_id), ["graph_closed", "terminal"])
+    p.hkeys(queues.steps_key(query_id))
+
+
+def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
+    *raw, (closed, terminal), stored = replies
+    steps = known if known is not None else {
+        k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
+    return GraphView(steps, bool(closed), frozenset(stored), bool(terminal))
+
+
 class RunStore:
     def __init__(self, client: redis.Redis, ttl_s: int):
         self.r = client
@@ -144,10 +159,10 @@ class RunStore:
                               "repairs": json.dumps(repairs or [])})
 
     def add_to_graph(self, query_id: str, steps: list[GraphStep], *, close: bool = False,
-                     mode: str | None = None) -> None:
+                     mode: str | None = None) -> GraphView:
         """Add steps to the query's dispatch graph (a step id written before keeps its
-        first step), and with `close` mark it complete (`mode`: how the plan came), in
-        one MULTI/EXEC."""
+        first step), and with `close` mark it complete (`mode`: how the plan came), then
+        read the graph as it is now (`graph`), all in one MULTI/EXEC."""
         key, run = queues.graph_key(query_id), queues.run_key(query_id)
         with self.r.pipeline() as p:
             for step in steps:
@@ -156,22 +171,16 @@ class RunStore:
             if close:
                 p.hset(run, mapping={"graph_closed": 1, **({"plan_mode": mode} if mode else {})})
                 p.expire(run, self.ttl_s)
-            p.execute()
+            _read_graph(p, query_id, None)
+            return _graph_view(p.execute()[-3:], None)
 
     def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
         """The dispatch graph, whether it is closed, the stored step ids and whether the
         query is terminal, read together; `known`: the steps of a graph already read
         closed (it never changes again), so they are not read twice."""
-        run = queues.run_key(query_id)
         with self.r.pipeline() as p:
-            if known is None:
-                p.hgetall(queues.graph_key(query_id))
-            p.hmget(run, ["graph_closed", "terminal"])
-            p.hkeys(queues.steps_key(query_id))
-            *raw, (closed, terminal), stored = p.execute()
-        steps = known if known is not None else {
-            k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
-        return GraphView(steps, bool(closed), frozenset(stored), bool(terminal))
+            _read_graph(p, query_id, known)
+            return _graph_view(p.execute(), known)
 
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
         """Record when the tasks of `step_ids` were sent (the first time only)."""
