@@ -28,6 +28,8 @@ from shared.config import Settings
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 LOOPBACK_NAMES = ("localhost",)
 CSRF_HEADER = "X-CSRF-Token"
+BEARER = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
+"""`Authorization: Bearer <token>` (the token stripped), or None without one."""
 
 
 class LoginRequired(Exception):
@@ -68,18 +70,23 @@ class Access:
             return None
         return self.sessions.get(request.cookies.get(SESSION_COOKIE))
 
-    def api(self):
-        scheme = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
+    def _bearer(self, credentials: HTTPAuthorizationCredentials | None) -> bool:
+        """True when the request needs no session: open access, or the right bearer
+        token; False when it sent none. A wrong token is answered 401."""
+        if self.token is None:
+            return True
+        if credentials is None:
+            return False
+        if not same(credentials.credentials, self.token):
+            raise HTTPException(401, "wrong bearer token: send the value of "
+                                     "CHORDAL_API_TOKEN that the API was started with",
+                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return True
 
+    def api(self):
         def check(request: Request,
-                  credentials: HTTPAuthorizationCredentials | None = Depends(scheme)) -> None:
-            if self.token is None:
-                return
-            if credentials is not None:
-                if not same(credentials.credentials, self.token):
-                    raise HTTPException(401, "wrong bearer token: send the value of "
-                                             "CHORDAL_API_TOKEN that the API was started with",
-                                        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+                  credentials: HTTPAuthorizationCredentials | None = Depends(BEARER)) -> None:
+            if self._bearer(credentials):
                 return
             session = self.session(request)
             if session is None:
@@ -96,16 +103,11 @@ class Access:
         return check
 
     def page(self):
-        def check(request: Request) -> Session | None:
+        def check(request: Request, credentials: HTTPAuthorizationCredentials | None
+                  = Depends(BEARER)) -> Session | None:
             """The session (None: open access, or a bearer token was sent)."""
-            if self.token is None:
+            if self._bearer(credentials):
                 return None
-            kind, _, value = request.headers.get("authorization", "").partition(" ")
-            if kind.lower() == "bearer" and value:
-                if same(value.strip(), self.token):
-                    return None
-                raise HTTPException(401, "wrong bearer token: send the value of "
-                                         "CHORDAL_API_TOKEN that the API was started with")
             session = self.session(request)
             if session is None:
                 query = f"?{request.url.query}" if request.url.query else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared.models import Plan
+from shared.plan.graph import dependencies, topological_order
 
 NODE_W, NODE_H = 200, 62
 GAP_X, GAP_Y, PAD = 56, 18, 8
@@ -52,46 +53,42 @@ class Graph:
     node_h: int = NODE_H
 
 
-def reads(plan: Plan) -> dict[str, list[str]]:
-    """Step id -> the ids of the steps whose variables it reads."""
-    producers = plan.producers()
-    return {s.id: list(dict.fromkeys(producers[v] for v in s.references()
-                                     if v in producers and producers[v] != s.id))
-            for s in plan.steps}
+def _columns(plan: Plan, deps: list[list[int]]) -> list[int]:
+    """Each step's column (by position): 0 without inputs, else one more than its deepest
+    input's. `deps` is `dependencies(plan)`; in a plan whose steps read each other in a
+    cycle (never a checked one) the steps go in written order and a read of a step not
+    placed yet is left out."""
+    order = topological_order(plan) or range(len(plan.steps))
+    column: dict[int, int] = {}
+    for index in order:
+        column[index] = 1 + max((column[d] for d in deps[index] if d in column), default=-1)
+    return [column[index] for index in range(len(plan.steps))]
 
 
 def depths(plan: Plan) -> dict[str, int]:
-    """Step id -> its column: 0 without inputs, else one more than its deepest input's."""
-    inputs, depth = reads(plan), {}
-
-    def of(step_id: str, seen: frozenset[str]) -> int:
-        if step_id not in depth:
-            parents = [p for p in inputs.get(step_id, []) if p not in seen]
-            depth[step_id] = 1 + max((of(p, seen | {p}) for p in parents), default=-1)
-        return depth[step_id]
-
-    for s in plan.steps:
-        of(s.id, frozenset({s.id}))
-    return depth
+    """Step id -> its column (see `_columns`)."""
+    return {s.id: c for s, c in zip(plan.steps, _columns(plan, dependencies(plan)))}
 
 
 def plan_graph(plan: Plan, statuses: dict[str, str], action_ids: dict[str, str]) -> Graph:
     """Boxes and edges of `plan`; `statuses` and `action_ids` by step id."""
-    depth, rows, nodes = depths(plan), {}, {}
-    for s in plan.steps:
-        column = depth[s.id]
+    deps = dependencies(plan)
+    columns, rows, nodes = _columns(plan, deps), {}, {}
+    for s, column in zip(plan.steps, columns):
         row = rows.get(column, 0)
         rows[column] = row + 1
         nodes[s.id] = Node(s.id, s.operation, action_ids.get(s.id, s.id),
                            statuses.get(s.id, "waiting"),
                            PAD + column * (NODE_W + GAP_X), PAD + row * (NODE_H + GAP_Y))
     edges = []
-    for target, sources in reads(plan).items():
-        for source in sources:
+    for step, sources in zip(plan.steps, deps):
+        for source, target in ((plan.steps[d].id, step.id) for d in sources):
+            if source == target:
+                continue
             a, b = nodes[source], nodes[target]
             x1, y1, x2, y2 = a.x + NODE_W, a.y + NODE_H // 2, b.x, b.y + NODE_H // 2
             mid = (x1 + x2) // 2
             edges.append(Edge(source, target, f"M{x1} {y1} C{mid} {y1} {mid} {y2} {x2 - 6} {y2}"))
-    width = PAD * 2 + (max(depth.values(), default=0) + 1) * (NODE_W + GAP_X) - GAP_X
+    width = PAD * 2 + (max(columns, default=0) + 1) * (NODE_W + GAP_X) - GAP_X
     height = PAD * 2 + max(rows.values(), default=1) * (NODE_H + GAP_Y) - GAP_Y
     return Graph(list(nodes.values()), edges, width, height)

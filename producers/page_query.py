@@ -107,12 +107,12 @@ def _quote(r: StepResult, mask: Callable[[str], str]) -> Quote:
     return Quote(r.step_id, sentence[:at], value, sentence[at + len(value):])
 
 
-def _quotes(record: RunRecord, doc_id: str, variables: list[str],
+def _quotes(record: RunRecord, results: dict[str, StepResult],
+            producers: dict[str, str], doc_id: str, variables: list[str],
             mask: Callable[[str], str]) -> list[Quote]:
-    """The sentences of document `doc_id` that the footnote's variables were read from."""
-    results = {s.step_id: s for s in record.steps}
+    """The sentences of document `doc_id` that the footnote's variables were read from;
+    `results` by step id, `producers` the plan's (variable -> step id)."""
     if record.plan is not None:
-        producers = record.plan.producers()
         ids = [sid for v in variables if v in producers
                for sid in chain.upstream(record.plan, results, producers[v])]
     else:
@@ -137,10 +137,10 @@ def _short(value: object, mask: Callable[[str], str]) -> str:
     return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "…"
 
 
-def step_views(record: RunRecord, flower_url: str | None,
+def step_views(record: RunRecord, results: dict[str, StepResult], flower_url: str | None,
                mask: Callable[[str], str]) -> list[StepView]:
-    """One row per step of the plan (and per other step sent or stored), in plan order."""
-    results = {s.step_id: s for s in record.steps}
+    """One row per step of the plan (and per other step sent or stored), in plan order;
+    `results` by step id."""
     sent = {d.step_id for d in record.dispatch if d.dispatched_at}
     ops = {s.id: s.operation for s in record.plan.steps} if record.plan else {}
     ids = list(dict.fromkeys([*ops, *(d.step_id for d in record.dispatch), *results]))
@@ -163,13 +163,16 @@ def step_views(record: RunRecord, flower_url: str | None,
 
 def query_view(record: RunRecord, flower_url: str | None = None) -> QueryView:
     mask = mask_identifiers if record.plan and record.plan.domain == "medical" else str
-    steps = step_views(record, flower_url, mask)
+    results = {s.step_id: s for s in record.steps}
+    producers = record.plan.producers() if record.plan is not None else {}
+    steps = step_views(record, results, flower_url, mask)
     notes = []
     if record.answer is not None:
         for f in record.answer.footnotes:
             notes.append(FootnoteView(f.number, f.evidence, safe_href(f.evidence.url),
-                                      f.variables, _quotes(record, f.evidence.doc_id,
-                                                           f.variables, mask)))
+                                      f.variables, _quotes(record, results, producers,
+                                                           f.evidence.doc_id, f.variables,
+                                                           mask)))
     graph = None
     if record.plan is not None:
         graph = plan_graph(record.plan, {s.step_id: s.status for s in steps},

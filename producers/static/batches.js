@@ -9,17 +9,10 @@
   }
   function tick() {
     if (!unfinished()) { return; }
-    fetch(window.location.href, {credentials: 'same-origin', headers: {'Accept': 'text/html'}})
-      .then(function (response) {
-        if (response.redirected) {  // the session ended: the login form, then back here
-          window.location.assign(response.url);
-          return null;
-        }
-        return response.ok ? response.text() : null;
-      })
-      .then(function (html) {
-        if (html === null) { return; }
-        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('batches');
+    window.Chordal.fetchPage(window.location.href)
+      .then(function (page) {
+        if (page === null) { return; }
+        var fresh = page.getElementById('batches');
         var box = document.getElementById('batches');
         if (fresh && box) { box.replaceWith(fresh); }
       })

@@ -45,17 +45,9 @@
     timer = null;
     if (busy) { again = true; return; }
     busy = true;
-    fetch(root.dataset.live, {credentials: 'same-origin', headers: {'Accept': 'text/html'}})
-      .then(function (response) {
-        if (response.redirected) {  // the session ended: the login form, then back here
-          window.location.assign(response.url);
-          return null;
-        }
-        return response.ok ? response.text() : null;
-      })
-      .then(function (html) {
-        if (html === null) { return; }
-        var fresh = new DOMParser().parseFromString(html, 'text/html');
+    window.Chordal.fetchPage(root.dataset.live)
+      .then(function (fresh) {
+        if (fresh === null) { return; }
         var live = document.getElementById('live');
         var open = Array.prototype.map.call(live.querySelectorAll('details[open]'),
                                             function (d) { return d.id; });
