@@ -83,8 +83,7 @@ class LLMClient:
                                      timeout=settings.llm_timeout_s,
                                      max_retries=settings.llm_max_retries, http_client=http)
         self.forms = FormChoice(settings, redis_client, self.endpoint)
-        self.stream_choice = StreamChoice(settings, redis_client, self.forms.key,
-                                          self.forms.what)
+        self.stream_choice = StreamChoice(settings, self.forms)
         self.limit = (ConcurrencyLimit(redis_client, settings.llm_max_concurrency)
                       if redis_client is not None else None)
         self.slot_timeout_s = slot_timeout_s or settings.llm_timeout_s * (settings.llm_max_retries + 1)
@@ -141,8 +140,7 @@ class LLMClient:
                 exc.call = self._call(purpose, started, 0.0, status="error", error=exc.message)
             raise
         if streaming and self._attempts.mode != known:
-            self.stream_choice.remember(self._attempts.mode, "; ".join(
-                [*self._attempts.stream_refusals, f"{self._attempts.mode} accepted"]))
+            self.stream_choice.remember(self._attempts.mode, self._attempts.stream_refusals)
         if isinstance(reply, Streamed):
             return LLMReply(content=reply.content, call=self._call(
                 purpose, started, t0, prompt_tokens=reply.prompt_tokens,

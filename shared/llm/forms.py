@@ -71,8 +71,16 @@ def form_of(body: dict) -> str:
 def refuses(form: str, status: int, message: str) -> bool:
     """Whether an HTTP `status` reply saying `message` refuses `form` (rather than failing
     for a reason a retry may cure)."""
-    if form == "none" or status < 400 or status in _NOT_REFUSALS:
+    if form == "none":
         return False
     names = _NAMED_IN_REFUSALS.get(form) or (_BODY_FIELDS[form], "schema", "grammar")
-    return any(re.search(rf"(?<![A-Za-z_]){name}(?![A-Za-z_])", message, re.IGNORECASE)
-               for name in names)
+    return names_in_refusal(status, message, *names)
+
+
+def names_in_refusal(status: int, message: str, *names: str) -> bool:
+    """Whether an HTTP `status` reply saying `message` is a refusal (a 4xx but 401, 403,
+    408, 409, 429, or a 5xx) that names one of `names` as a whole word, in any case."""
+    if status < 400 or status in _NOT_REFUSALS:
+        return False
+    return any(re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message,
+                         re.IGNORECASE) for name in names)

@@ -51,6 +51,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from shared.errors import InputError
 from shared.llm.forms import field, form_of
 from shared.llm.replay_script import Entry, Script, Server
+from shared.llm.stream_reader import approx_tokens, message_text
 
 MODEL = "replay"
 
@@ -58,19 +59,6 @@ MODEL = "replay"
 class StreamCut(Exception):
     """Raised inside a `cut` fault's stream, so the server drops the connection mid-body
     as a crashing server would (never seen by clients as an HTTP reply)."""
-
-
-def approx_tokens(text: str) -> int:
-    """About one token per four characters; 0 for empty text."""
-    return math.ceil(len(text) / 4)
-
-
-def message_text(message: object) -> str:
-    """The text of one chat message (string content, or the text parts of a list)."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content if isinstance(content, str) else ""
 
 
 def _error(status: int, message: str, kind: str, headers: dict | None = None,

@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from typing import Literal
 
-import redis
-
 from shared.config import Settings
+from shared.llm.form_choice import FormChoice
+from shared.llm.forms import names_in_refusal
 
 Mode = Literal["usage", "plain", "whole"]
-_NOT_REFUSALS = (401, 403, 408, 409, 429)
-_NAMES_OPTIONS = re.compile(r"(?<![A-Za-z_])stream_options(?![A-Za-z_])", re.IGNORECASE)
-_NAMES_STREAM = re.compile(r"(?<![A-Za-z_])stream(?![A-Za-z_])", re.IGNORECASE)
 
 log = logging.getLogger("chordal.llm")
 
@@ -47,37 +43,38 @@ def request_fields(mode: Mode) -> dict:
 def refused(mode: Mode, status: int, message: str) -> Mode | None:
     """The mode to try next when an HTTP `status` reply saying `message` refuses `mode`;
     None when it is no refusal of streaming."""
-    if mode == "whole" or status < 400 or status in _NOT_REFUSALS:
+    if mode == "whole":
         return None
-    if mode == "usage" and _NAMES_OPTIONS.search(message):
+    if mode == "usage" and names_in_refusal(status, message, "stream_options"):
         return "plain"
-    return "whole" if _NAMES_STREAM.search(message) else None
+    return "whole" if names_in_refusal(status, message, "stream") else None
 
 
 class StreamChoice:
-    """The stream mode of one endpoint and model; thread-safe (Redis or one assignment)."""
+    """The stream mode of the endpoint and model of `forms`, stored beside its form (same
+    Redis, TTL and log name); thread-safe (Redis or one assignment)."""
 
-    def __init__(self, settings: Settings, redis_client: redis.Redis | None, form_key: str,
-                 what: str):
+    def __init__(self, settings: Settings, forms: FormChoice):
         self.on = settings.llm_stream
         """CHORDAL_LLM_STREAM: off, every call asks for the whole reply."""
-        self.key = f"{form_key}:stream"
-        self.ttl_s = settings.llm_json_form_ttl_s
-        self.what = what
-        self.r = redis_client
-        self._kept: str | None = None
+        self.key = f"{forms.key}:stream"
+        self.forms = forms
+        self._kept: str | None = None  # the stored mode, without Redis
 
     def known(self) -> Mode | None:
         """The mode stored for the endpoint, or None."""
-        raw = self.r.get(self.key) if self.r is not None else self._kept
+        r = self.forms.r
+        raw = r.get(self.key) if r is not None else self._kept
         return json.loads(raw)["mode"] if raw is not None else None
 
-    def remember(self, mode: Mode, reason: str) -> None:
-        """Store `mode` as the one the endpoint takes, and why."""
+    def remember(self, mode: Mode, refusals: list[str]) -> None:
+        """Store `mode` as the one the endpoint takes, after the `refusals` of the modes
+        tried before it."""
+        reason = "; ".join([*refusals, f"{mode} accepted"])
         raw = json.dumps({"mode": mode, "reason": reason})
-        if self.r is None:
+        if self.forms.r is None:
             self._kept = raw
         else:
-            self.r.set(self.key, raw, ex=self.ttl_s)
-        log.info("%s answers %s: %s", self.what,
+            self.forms.r.set(self.key, raw, ex=self.forms.ttl_s)
+        log.info("%s answers %s: %s", self.forms.what,
                  "whole replies only" if mode == "whole" else f"streams ({mode})", reason)

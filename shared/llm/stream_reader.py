@@ -83,10 +83,9 @@ def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
     pieces: list[str] = []
     first_at = last_at = None
     finish_reason = usage = None
-    chunks = _chunks(stream, pieces, lambda: first_at, timeout_s)
     try:
-        for chunk in chunks:
-            usage = getattr(chunk, "usage", None) or usage  # a field since openai 1.26
+        for chunk in _chunks(stream, timeout_s):
+            usage = chunk.usage or usage
             if not chunk.choices:
                 continue
             choice = chunk.choices[0]
@@ -97,6 +96,8 @@ def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
                 first_at = first_at or time.perf_counter()
                 pieces.append(text)
                 on_text(text)
+    except BrokeOff as exc:  # from _chunks, which knows nothing of the text so far
+        raise BrokeOff(exc.why, "".join(pieces), first_at) from None
     finally:
         stream.close()
     if finish_reason is None:
@@ -110,9 +111,9 @@ def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
                     last_at or time.time())
 
 
-def _chunks(stream: openai.Stream, pieces: list[str], first_at: Callable[[], float | None],
-            timeout_s: float) -> Iterator:
-    """The chunks of `stream`; its failures as BrokeOff (the callback is not inside)."""
+def _chunks(stream: openai.Stream, timeout_s: float) -> Iterator:
+    """The chunks of `stream`; its failures as BrokeOff without the text so far (the
+    callback is not inside)."""
     iterator = iter(stream)
     while True:
         try:
@@ -132,18 +133,25 @@ def _chunks(stream: openai.Stream, pieces: list[str], first_at: Callable[[], flo
         else:
             yield chunk
             continue
-        raise BrokeOff(why, "".join(pieces), first_at())
+        raise BrokeOff(why, "", None)
 
 
 def estimated_prompt_tokens(messages: list[dict]) -> int:
     """About one token per four characters of the messages' text."""
-    chars = 0
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        chars += len(content) if isinstance(content, str) else 0
-    return math.ceil(chars / 4)
+    return approx_tokens("".join(map(message_text, messages)))
+
+
+def approx_tokens(text: str) -> int:
+    """About one token per four characters; 0 for empty text."""
+    return math.ceil(len(text) / 4)
+
+
+def message_text(message: object) -> str:
+    """The text of one chat message (string content, or the text parts of a list)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
 
 
 def clip(text: str) -> str:

@@ -116,8 +116,6 @@ def load_plan_file_with_repairs(path: str | Path, *, tools: Mapping[str, str] | 
 def parse_step(raw: object) -> Step | None:
     """One raw step (a dict as a syntax reader makes it) as a Step; None when it does not
     validate (the whole plan, parsed at the end, says why)."""
-    if not isinstance(raw, dict) or raw.get("operation") not in OPERATIONS:
-        return None
     try:
         return _STEP.validate_python(raw)
     except ValidationError:
