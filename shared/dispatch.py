@@ -81,7 +81,7 @@ class PlanDispatch:
         self._send_step, self._send_finalize = send_step, send_finalize
         self.max_steps = max_steps
         self._placement: Placement | None = None
-        self._full = False  # this reply's steps no longer go out early
+        self._full = False  # True: the rest of this reply waits for the final plan
         self._closing = False
         self.attempt = 0
 

@@ -122,7 +122,7 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
 def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
              max_deliveries: int = 3) -> StepResult | None:
     """Execute a step once per action_id and store its result; return the stored result,
-    or None when the step is no longer wanted (skipped: the query is terminal, or its
+    or None when nothing waits for the step (skipped: the query is terminal, or its
     final plan left the step out after it was sent)."""
     existing, wanted = store.step_to_run(task.query_id, task.step.id)
     if existing is not None:
