@@ -77,7 +77,8 @@ class Settings(BaseSettings):
 
     max_steps: int = Field(MAX_STEPS, ge=1, le=500)
     """Plans with more steps than this, as written or once repaired, are rejected before
-    anything runs."""
+    anything runs; and one query sends at most this many steps in all, across every
+    reply of its planner (streamed steps of rejected replies count once sent)."""
 
     max_plan_chars: int = Field(MAX_PLAN_CHARS, ge=1000, le=10_000_000)
     """Plans longer than this many characters (in any syntax; a JSON object as compact
