@@ -100,7 +100,7 @@ def answered(p, timeout: float = 60) -> None:
 def restart_planner(p) -> None:
     planner = next(w for w in p.stack.workers if w.role == "planner" and w.alive)
     planner.stop()
-    start_worker(p, "planner")
+    start_worker(p, "planner", timeout=90)  # a loaded machine starts Python slowly
 
 
 def test_tasks_sent_to_a_queue_not_theirs_are_acknowledged_counted_and_never_run(acl_stack):
