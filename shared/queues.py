@@ -40,6 +40,15 @@ ROLE_QUEUES["all"] = tuple(q for queues in ROLE_QUEUES.values() for q in queues)
 TASK_QUEUES: tuple[str, ...] = ROLE_QUEUES["all"]
 """Every queue a task waits in."""
 
+QUEUE_TASKS: dict[str, frozenset[str]] = {
+    QUEUE_PLAN: frozenset({TASK_PLAN}),
+    QUEUE_EXECUTE: frozenset(STEP_TASKS.values()),
+    QUEUE_FINALIZE: frozenset({TASK_FINALIZE}),
+    QUEUE_REACT: frozenset({TASK_REACT}),
+}
+"""queue -> the only task names a worker runs from it (shared/admission.py): anything
+else taken from it is refused, whatever the worker has registered."""
+
 KEY_PREFIX = "chordal"
 
 
@@ -105,6 +114,13 @@ def held_messages_key() -> str:
 def held_value(instance: str, queue: str, task: str, task_id: str) -> str:
     """A held message's value in `held_messages_key()` (shared/recovery.py `Held.parse`)."""
     return f"{instance}|{queue}|{task}|{task_id}"
+
+
+def refused_key() -> str:
+    """Hash `queue|task|reason` -> how many messages workers took from `queue` and
+    refused without running them (shared/admission.py); `task` is a registered task
+    name, `(unknown)` or `(malformed)`, so the hash stays small whatever is sent."""
+    return f"{KEY_PREFIX}:refused"
 
 
 def inflight_key(instance: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from producers.api import create_app
+from shared.admission import Refusal, count_refusal
 from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.models import (Answer, Evidence, Footnote, LLMCall, Plan, PlanProblem, Query,
@@ -210,6 +211,18 @@ def test_the_bearer_token_opens_the_pages_too(app):
     c = client(app)
     assert c.get("/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
     assert c.get("/ui/workers", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_the_workers_page_lists_the_messages_workers_refused_with_why(app, bare_store):
+    assert "Messages refused" not in client(app).get(
+        "/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).text  # none yet
+    for refused in (Refusal("chordal.extract", "a task of queue execute"),) * 2 + (
+            Refusal("(malformed)", f"not a message {SCRIPT}"),):
+        count_refusal(bare_store.r, "plan", refused)  # as workers/consumer.py counts
+    html = client(app).get("/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).text
+    row = re.search(r'<tr data-refused="plan chordal.extract">(.*?)</tr>', html, re.S).group(1)
+    assert "a task of queue execute" in row and '<td data-field="count">2</td>' in row
+    assert_nothing_runs(html)
 
 
 def test_every_page_carries_a_content_security_policy_without_inline_scripts(app, bare_store):
