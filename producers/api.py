@@ -19,8 +19,9 @@ Queries go in through `producers.submit.submit` (recorded `queued`, then `chorda
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
 `/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
-of a browser that logged in to the pages (api_auth.py); without a token the app is built
-only when asked to be insecure, and `serve` allows that on loopback only.
+of a browser that logged in to the pages (api_auth.py); without a token (of at least 32
+characters) the app is built only when asked to be insecure, and `serve` allows that on
+loopback only.
 The app also fails queries past their deadline, once a second, as `chordal up` does.
 """
 
@@ -41,7 +42,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from kombu.exceptions import OperationalError
 
 from producers import api_events
-from producers.api_auth import Access, is_loopback
+from producers.api_auth import Access, api_token, is_loopback
 from producers.api_body import StrictJsonRoute
 from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
@@ -66,17 +67,13 @@ REFUSALS = {
 }
 """Responses every `/queries` route may give besides its own."""
 NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
-NO_TOKEN = ("CHORDAL_API_TOKEN is not set: set it to a long random string (clients send "
-            "`Authorization: Bearer <token>`), or pass --insecure to serve without "
-            "authentication on a loopback address")
 
 
 def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.25,
                sweep_s: float | None = 1.0) -> FastAPI:
-    """The API over `settings`' run store; ConfigError without a token unless `insecure`.
-    `sweep_s=None` turns the deadline sweeper off."""
-    if settings.api_token is None and not insecure:
-        raise ConfigError(NO_TOKEN)
+    """The API over `settings`' run store; ConfigError without a token unless `insecure`,
+    or with an empty or short one. `sweep_s=None` turns the deadline sweeper off."""
+    token = api_token(settings, insecure)
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     celery = make_celery(settings)
 
@@ -95,7 +92,7 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
     app.add_exception_handler(StoreError, _unavailable(settings))
     app.router.route_class = StrictJsonRoute
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
-    access = Access(settings, store.r)
+    access = Access(token, store.r)
     auth = [Depends(access.api())]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
@@ -177,11 +174,10 @@ async def _sweep(store: RunStore, every_s: float) -> None:
 
 
 def check_exposure(settings: Settings, host: str, insecure: bool) -> None:
-    """ConfigError unless the API is authenticated or (with --insecure) loopback only."""
-    if settings.api_token is not None:
+    """ConfigError unless the API is authenticated with a good token or (with --insecure
+    and no token) loopback only."""
+    if api_token(settings, insecure) is not None:
         return
-    if not insecure:
-        raise ConfigError(NO_TOKEN)
     if not is_loopback(host):
         raise ConfigError(f"--insecure serves without authentication, which is allowed on a "
                           f"loopback address only (127.0.0.1, ::1, localhost), not on --host "

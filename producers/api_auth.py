@@ -1,7 +1,8 @@
 """Who may call the HTTP API and open its pages.
 
 Consumes the `Settings` (CHORDAL_API_TOKEN), the run store's Redis (sessions,
-producers/api_sessions.py) and each request; produces FastAPI dependencies:
+producers/api_sessions.py) and each request; produces the token the API requires
+(`api_token`: a ConfigError for none, an empty or a short one) and FastAPI dependencies:
 
 - `Access.api()` for the JSON routes: `Authorization: Bearer <token>`, or the session
   cookie of a browser that logged in (so `EventSource` needs no token in its URL). A
@@ -24,12 +25,22 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from producers.api_sessions import SESSION_COOKIE, Session, SessionStore, same
 from shared.config import Settings
+from shared.errors import ConfigError
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 LOOPBACK_NAMES = ("localhost",)
 CSRF_HEADER = "X-CSRF-Token"
 BEARER = HTTPBearer(auto_error=False, description="CHORDAL_API_TOKEN")
 """`Authorization: Bearer <token>` (the token stripped), or None without one."""
+MIN_TOKEN_CHARS = 32
+"""Characters the API token has at least. 32 random characters are at least 128 bits
+even in hex (192 in the URL-safe alphabet of MAKE_TOKEN, which prints 43): beyond any
+number of guesses. A length cannot tell a random token from a sentence: make it random."""
+MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+NO_TOKEN = (f"CHORDAL_API_TOKEN is not set: set it to a random string of at least "
+            f"{MIN_TOKEN_CHARS} characters, made with `{MAKE_TOKEN}` (clients send "
+            "`Authorization: Bearer <token>`), or pass --insecure to serve without "
+            "authentication on a loopback address")
 
 
 class LoginRequired(Exception):
@@ -39,6 +50,25 @@ class LoginRequired(Exception):
     def __init__(self, next_path: str):
         super().__init__(next_path)
         self.next_path = next_path
+
+
+def api_token(settings: Settings, insecure: bool) -> str | None:
+    """The token the API requires, None to serve without one (`insecure` and no token
+    set); ConfigError when none is set without `insecure`, or the one set (even with
+    `insecure`) is empty or shorter than MIN_TOKEN_CHARS."""
+    if settings.api_token is None:
+        if insecure:
+            return None
+        raise ConfigError(NO_TOKEN)
+    token = settings.api_token.get_secret_value()
+    if len(token) >= MIN_TOKEN_CHARS:
+        return token
+    what = ("empty (a line `CHORDAL_API_TOKEN=` sets it so)" if not token
+            else f"{len(token)} character{'s' if len(token) > 1 else ''} long")
+    raise ConfigError(f"CHORDAL_API_TOKEN is {what}: the API needs a random token of at "
+                      f"least {MIN_TOKEN_CHARS} characters; make one with `{MAKE_TOKEN}`"
+                      + (" (--insecure serves without a token only when CHORDAL_API_TOKEN "
+                         "is unset)" if insecure else ""))
 
 
 def is_loopback(host: str | None) -> bool:
@@ -56,9 +86,9 @@ def is_loopback(host: str | None) -> bool:
 class Access:
     """The API token and the sessions made with it; `open` when there is no token."""
 
-    def __init__(self, settings: Settings, client: redis.Redis):
-        self.token = settings.api_token.get_secret_value() if settings.api_token else None
-        self.sessions = SessionStore(client, self.token) if self.token else None
+    def __init__(self, token: str | None, client: redis.Redis):
+        self.token = token
+        self.sessions = SessionStore(client, token) if token else None
 
     @property
     def open(self) -> bool:

@@ -183,7 +183,9 @@ class Settings(BaseSettings):
     get_cache_s: int = Field(1800, ge=0)
     """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
     api_token: SecretStr | None = None
-    """Bearer token the HTTP API requires (`Authorization: Bearer …`)."""
+    """Bearer token the HTTP API requires (`Authorization: Bearer …`): a random string of
+    at least 32 characters (`chordal api` refuses a shorter one), e.g. from
+    `python -c "import secrets; print(secrets.token_urlsafe(32))"`."""
     flower_auth: SecretStr | None = None
     """`user:password` for Flower's basic auth; Flower does not start without it."""
     flower_url: str | None = None

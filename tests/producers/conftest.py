@@ -21,7 +21,7 @@ from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import free_port
 
-TOKEN = "test-token-4f1c9e"
+TOKEN = "test-token-4f1c9e-8a2d-45b7-9c3e-d1f0a6b2"
 
 
 class ApiServer:

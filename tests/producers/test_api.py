@@ -219,13 +219,14 @@ def run_api(pipeline, *args: str) -> subprocess.CompletedProcess:
 
 def test_the_api_refuses_to_start_without_a_token_and_says_how_to_set_one(pipeline):
     result = run_api(pipeline)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "CHORDAL_API_TOKEN is not set" in result.stderr and "--insecure" in result.stderr
+    assert "secrets.token_urlsafe(32)" in result.stderr
 
 
 def test_insecure_mode_is_refused_on_an_address_other_than_loopback(pipeline):
     result = run_api(pipeline, "--insecure", "--host", "0.0.0.0")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "loopback address only" in result.stderr and "'0.0.0.0'" in result.stderr
 
 
