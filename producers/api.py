@@ -19,9 +19,12 @@ Queries go in through `producers.submit.submit` (recorded `queued`, then `chorda
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
 `/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
-of a browser that logged in to the pages (api_auth.py); without a token (of at least 32
-characters) the app is built only when asked to be insecure, and `serve` allows that on
-loopback only.
+of a browser that logged in to the pages (api_auth.py). Without a token (of at least 32
+characters) the app is built only when asked to be insecure, `serve` allows that on
+loopback only, and then the app answers only requests whose Host header names a loopback
+address or the one served on (400 else), so no other site's page reaches it through a
+DNS name that resolves to loopback. No route redirects (a trailing slash is a 404), so
+no response carries the Host header back.
 The app also fails queries past their deadline, once a second, as `chordal up` does.
 """
 
@@ -40,9 +43,10 @@ from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from kombu.exceptions import OperationalError
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from producers import api_events
-from producers.api_auth import Access, api_token, is_loopback
+from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
 from producers.api_body import StrictJsonRoute
 from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
@@ -69,10 +73,11 @@ REFUSALS = {
 NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
 
 
-def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.25,
-               sweep_s: float | None = 1.0) -> FastAPI:
+def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0.0.1",
+               poll_s: float = 0.25, sweep_s: float | None = 1.0) -> FastAPI:
     """The API over `settings`' run store; ConfigError without a token unless `insecure`,
-    or with an empty or short one. `sweep_s=None` turns the deadline sweeper off."""
+    or with an empty or short one. Served open (`insecure`, no token), it answers only
+    requests for a loopback name or `host`. `sweep_s=None` turns the deadline sweeper off."""
     token = api_token(settings, insecure)
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     celery = make_celery(settings)
@@ -84,7 +89,7 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         if sweeper:
             sweeper.cancel()
 
-    app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan, redirect_slashes=False,
                   description="Submit questions, read their run records, stream progress.")
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(redis.RedisError, _unavailable(settings))
@@ -143,7 +148,17 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         return result
 
     install_pages(app, settings, store, access)
+    if access.open:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=_loopback_hosts(host),
+                           www_redirect=False)
     return app
+
+
+def _loopback_hosts(host: str) -> list[str]:
+    """The Host header values an open API answers: names of loopback and the address it
+    is served on (an IPv6 one in brackets, as a Host header writes it)."""
+    served = f"[{host.strip('[]')}]" if ":" in host else host
+    return list(dict.fromkeys([*LOOPBACK_NAMES, "127.0.0.1", "[::1]", served]))
 
 
 def _unavailable(settings: Settings):
@@ -188,8 +203,9 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000,
           insecure: bool = False) -> None:
     """Serve the API until SIGTERM or SIGINT; ConfigError when it must not start."""
     check_exposure(settings, host, insecure)
-    app = create_app(settings, insecure=insecure)
-    auth = "bearer token" if settings.api_token else "NO authentication (--insecure)"
+    app = create_app(settings, insecure=insecure, host=host)
+    auth = ("bearer token" if settings.api_token else
+            "NO authentication (--insecure; loopback Host headers only)")
     print(f"chordal api: http://{host}:{port} (pages at /ui, schema at /docs), run store "
           f"{settings.masked_redis_url}, {auth}", flush=True)
     # uvicorn handles SIGTERM/SIGINT (stops accepting, waits for open responses), then

@@ -18,7 +18,8 @@ from shared.errors import ConfigError
 def api(host: str = typer.Option("127.0.0.1", "--host", help="Address to bind."),
         port: int = typer.Option(8000, "--port", help="TCP port to listen on."),
         insecure: bool = typer.Option(False, "--insecure", help="Serve without "
-                                      "CHORDAL_API_TOKEN (loopback addresses only).")):
+                                      "CHORDAL_API_TOKEN (loopback addresses and "
+                                      "Host headers only).")):
     """Serve the HTTP API: POST /queries, GET /queries/{id}, its /events, GET /health."""
     from producers.api import serve
 

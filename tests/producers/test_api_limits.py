@@ -1,9 +1,12 @@
 """The HTTP API against a hostile client, through a real `chordal api` process over the
-`pipeline` stack: the token it starts with."""
+`pipeline` stack: the token it starts with, the Host header when it serves without a
+token, and redirects."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import subprocess
 import sys
 
@@ -13,7 +16,45 @@ from producers.api import create_app
 from shared.config import Settings
 from shared.errors import ConfigError
 
+from .conftest import TOKEN, ApiServer
 from ..conftest import free_port
+
+
+def connect(server: ApiServer, source: str) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=30,
+                                    source_address=(source, 0))
+
+
+def head(path: str, headers: dict[str, str], method: str = "POST",
+         host: str = "127.0.0.1") -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}",
+             *(f"{k}: {v}" for k, v in headers.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict, str]:
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    headers = {k.lower(): v for k, v in response.getheaders()}
+    return response.status, headers, response.read().decode()
+
+
+def call(server: ApiServer, method: str, path: str, *, source: str, body: bytes = b"",
+         headers: dict | None = None) -> tuple[int, dict, str]:
+    """One request from `source` (an address on 127.0.0.0/8)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30,
+                                      source_address=(source, 0))
+    try:
+        conn.request(method, path, body=body or None, headers=headers or {})
+        response = conn.getresponse()
+        return (response.status, {k.lower(): v for k, v in response.getheaders()},
+                response.read().decode())
+    finally:
+        conn.close()
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
 
 
 # -- the token -----------------------------------------------------------------------
@@ -63,3 +104,35 @@ def test_commands_other_than_the_api_run_with_a_short_api_token(pipeline):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["status"] == "done"
+
+
+# -- the Host header and redirects -----------------------------------------------------
+
+@pytest.mark.integration  # starts `chordal api --insecure`
+def test_served_without_a_token_the_api_answers_only_loopback_host_headers(pipeline, tmp_path):
+    server = ApiServer(pipeline.env(), tmp_path / "api.log", token=None,
+                       args=("--insecure",)).start()
+    try:
+        body = json.dumps({"id": "limits-rebound", "question": "q"}).encode()
+        for path, method in (("/queries", "POST"), ("/health", "GET"), ("/ui/batches", "GET")):
+            with connect(server, "127.0.0.1") as sock:
+                sock.sendall(head(path, {"Content-Type": "application/json",
+                                         "Content-Length": str(len(body))}, method,
+                                  host="rebound.example:80") + body)
+                status, _, text = read_response(sock)
+            assert (status, text) == (400, "Invalid host header"), path
+        assert server.request("GET", "/queries/limits-rebound")[0] == 404
+        for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}", "localhost"):
+            status, _, _ = call(server, "GET", "/health", source="127.0.0.1",
+                                headers={"Host": host})
+            assert status == 200, host
+    finally:
+        assert server.stop() == 0
+
+
+@pytest.mark.parametrize("path", ["/health/", "/queries/x/", "/ui/batches/"])
+def test_a_trailing_slash_is_a_404_that_sends_the_host_header_nowhere(api, path):
+    status, headers, _ = call(api, "GET", path, source="127.0.0.1",
+                              headers={"Host": "elsewhere.example", **bearer(TOKEN)})
+    assert status == 404
+    assert "location" not in headers and "elsewhere" not in json.dumps(headers)
