@@ -1,7 +1,7 @@
 """The HTTP API (`chordal api`): submit queries, read their records, stream their progress.
 
-Consumes `Settings` (the run store's Redis, `CHORDAL_API_TOKEN`) and JSON requests;
-produces what `create_app` serves:
+Consumes `Settings` (the run store's Redis, `CHORDAL_API_TOKEN`, the request limits)
+and JSON requests; produces what `create_app` serves:
 
     POST /queries               one QueryIn or a list -> 202 {"queries": [{id, submitted}]}
     GET  /queries/{id}          the RunRecord, or 404
@@ -10,10 +10,11 @@ produces what `create_app` serves:
     GET  /openapi.json, /docs   the schema; no auth
     GET  /ui/…                  pages for a browser: batches, one query, workers (pages.py)
 
-Bodies are in api_models.py; request checks and the 422 body in api_requests.py; request
-JSON is read strictly (UTF-8, bounded depth) by api_body.py, so a body that cannot be
-read is a 422 too. When Redis does not answer, a route answers 503 naming the
-(password-masked) URL.
+Bodies are in api_models.py; request checks and the 422 body in api_requests.py; a
+request body is read only once the request is authenticated, at most
+CHORDAL_API_MAX_BODY_BYTES (413) within CHORDAL_API_BODY_TIMEOUT_S (408), and strictly
+as JSON (UTF-8, bounded depth; else 422), by api_body.py. When Redis does not answer, a
+route answers 503 naming the (password-masked) URL.
 
 Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
@@ -47,7 +48,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from producers import api_events
 from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
-from producers.api_body import StrictJsonRoute
+from producers.api_body import BodyLimits, StrictJsonRoute
 from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
                                   Unprocessable)
@@ -71,6 +72,16 @@ REFUSALS = {
 }
 """Responses every `/queries` route may give besides its own."""
 NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
+BODY_REFUSALS = {
+    400: {"model": Refusal, "description": (
+        "The body could not be received (the connection broke off)")},
+    408: {"model": Refusal, "description": (
+        "The body did not arrive within CHORDAL_API_BODY_TIMEOUT_S; the connection closes")},
+    413: {"model": Refusal, "description": (
+        "The body is larger than CHORDAL_API_MAX_BODY_BYTES (by its Content-Length or as "
+        "it arrived); nothing was submitted")},
+}
+"""Responses of a route with a body, read once the request is authenticated."""
 
 
 def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0.0.1",
@@ -96,13 +107,14 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
     app.add_exception_handler(OperationalError, _unavailable(settings))
     app.add_exception_handler(StoreError, _unavailable(settings))
     app.router.route_class = StrictJsonRoute
+    app.add_middleware(BodyLimits, max_bytes=settings.api_max_body_bytes,
+                       timeout_s=settings.api_body_timeout_s)
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
     access = Access(token, store.r)
     auth = [Depends(access.api())]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
-              responses={**REFUSALS, 400: {"model": Refusal, "description": (
-                  "The body could not be received (the connection broke off)")},
+              responses={**REFUSALS, **BODY_REFUSALS,
                   422: {"model": Unprocessable, "description": (
                       "A field or plan is invalid, or the body is not UTF-8 JSON; nothing "
                       "was submitted")}})

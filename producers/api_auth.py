@@ -7,7 +7,8 @@ producers/api_sessions.py) and each request; produces the token the API requires
 - `Access.api()` for the JSON routes: `Authorization: Bearer <token>`, or the session
   cookie of a browser that logged in (so `EventSource` needs no token in its URL). A
   request that changes something (POST) on the cookie alone must carry the session's
-  CSRF token in `X-CSRF-Token`. Otherwise 401 (403 for a missing CSRF token).
+  CSRF token in `X-CSRF-Token`. Otherwise 401 (403 for a missing CSRF token). It runs
+  before a request's body is read (`BeforeBody`, producers/api_body.py).
 - `Access.page()` for the pages: the same, but a browser without a session is sent to
   the login form (`LoginRequired`, answered with a redirect by producers/pages.py).
 
@@ -22,7 +23,9 @@ import ipaddress
 import redis
 from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
+from producers.api_body import BeforeBody
 from producers.api_sessions import SESSION_COOKIE, Session, SessionStore, same
 from shared.config import Settings
 from shared.errors import ConfigError
@@ -113,24 +116,26 @@ class Access:
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
         return True
 
-    def api(self):
-        def check(request: Request,
-                  credentials: HTTPAuthorizationCredentials | None = Depends(BEARER)) -> None:
-            if self._bearer(credentials):
-                return
-            session = self.session(request)
-            if session is None:
-                raise HTTPException(401, "missing bearer token: send the header "
-                                         "`Authorization: Bearer <CHORDAL_API_TOKEN>` (a "
-                                         "browser: log in at /ui/login)",
-                                    headers={"WWW-Authenticate": "Bearer"})
-            if request.method not in SAFE_METHODS and not same(
-                    request.headers.get(CSRF_HEADER), session.csrf):
-                raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header: a request "
-                                         "that changes something on a session cookie must "
-                                         "carry the session's CSRF token (or send the bearer "
-                                         "token instead of the cookie)")
-        return check
+    def check_api(self, request: Request,
+                  credentials: HTTPAuthorizationCredentials | None) -> None:
+        """Nothing when the request may use a JSON route; else HTTPException."""
+        if self._bearer(credentials):
+            return
+        session = self.session(request)
+        if session is None:
+            raise HTTPException(401, "missing bearer token: send the header "
+                                     "`Authorization: Bearer <CHORDAL_API_TOKEN>` (a "
+                                     "browser: log in at /ui/login)",
+                                headers={"WWW-Authenticate": "Bearer"})
+        if request.method not in SAFE_METHODS and not same(
+                request.headers.get(CSRF_HEADER), session.csrf):
+            raise HTTPException(403, f"missing or wrong {CSRF_HEADER} header: a request "
+                                     "that changes something on a session cookie must "
+                                     "carry the session's CSRF token (or send the bearer "
+                                     "token instead of the cookie)")
+
+    def api(self) -> ApiGate:
+        return ApiGate(self)
 
     def page(self):
         def check(request: Request, credentials: HTTPAuthorizationCredentials | None
@@ -144,3 +149,25 @@ class Access:
                 raise LoginRequired(request.url.path + query)
             return session
         return check
+
+
+class ApiGate(BeforeBody):
+    """`Access.check_api` as the JSON routes' dependency. A route with a body runs it
+    before the body is read (`admit`); FastAPI's run of it afterwards finds the request
+    admitted and checks nothing twice."""
+
+    ADMITTED = "chordal.admitted"
+    """Scope key set once the request passed."""
+
+    def __init__(self, access: Access):
+        self.access = access
+
+    def __call__(self, request: Request,
+                 credentials: HTTPAuthorizationCredentials | None = Depends(BEARER)) -> None:
+        if request.scope.get(self.ADMITTED) is self:
+            return
+        self.access.check_api(request, credentials)
+        request.scope[self.ADMITTED] = self
+
+    async def admit(self, request: Request) -> None:
+        await run_in_threadpool(self, request, await BEARER(request))

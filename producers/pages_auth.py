@@ -6,10 +6,12 @@ session cookie; produces a session (producers/api_sessions.py) and its cookie, o
                       `next` (a path of this site, else the Batches page)
     POST /ui/logout   the session's CSRF token -> session deleted, cookie cleared
 
-A wrong token gets the form again with 401, compared in constant time. Over plain http
-on an address other than loopback the login is refused (400): the session cookie is
-Secure there, and a browser would not send it back. With no API token (`--insecure`)
-there is nothing to log in to: both lead to the Batches page.
+A wrong token gets the form again with 401, compared in constant time. The form body is
+at most `MAX_FORM_BYTES` (413), read within CHORDAL_API_BODY_TIMEOUT_S (408,
+api_body.py). Over
+plain http on an address other than loopback the login is refused (400): the session
+cookie is Secure there, and a browser would not send it back. With no API token
+(`--insecure`) there is nothing to log in to: both lead to the Batches page.
 """
 
 from __future__ import annotations

@@ -1,14 +1,20 @@
 """The HTTP API against a hostile client, through a real `chordal api` process over the
-`pipeline` stack: the token it starts with, the Host header when it serves without a
-token, and redirects."""
+`pipeline` stack: the token it starts with, request bodies (read only after
+authentication, bounded in size and time), the Host header when it serves without a
+token, and redirects.
+
+Clients here speak HTTP over their own sockets, so that a test sees when the server
+answers while the client is still sending."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import select
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +24,22 @@ from shared.errors import ConfigError
 
 from .conftest import TOKEN, ApiServer
 from ..conftest import free_port
+
+LIMITS = {"CHORDAL_API_MAX_BODY_BYTES": "100000", "CHORDAL_API_BODY_TIMEOUT_S": "2"}
+"""The `limited` server's settings: small, so that the tests send little and wait little."""
+HUGE = 200_000_000
+"""Bytes of the body a client starts to send and would go on sending."""
+CHUNK = 64 * 1024
+
+
+@pytest.fixture(scope="module")
+def limited(pipeline, tmp_path_factory) -> ApiServer:
+    server = ApiServer({**pipeline.env(), **LIMITS},
+                       tmp_path_factory.mktemp("api-limited") / "api.log").start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def connect(server: ApiServer, source: str) -> socket.socket:
@@ -32,11 +54,64 @@ def head(path: str, headers: dict[str, str], method: str = "POST",
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
+def question_body(size: int, query_id: str) -> Iterator[bytes]:
+    """A JSON query whose question makes it `size` bytes, in chunks."""
+    start, end = f'{{"id": "{query_id}", "question": "'.encode(), b'"}'
+    left = size - len(start) - len(end)
+    yield start
+    while left > 0:
+        yield b"x" * min(CHUNK, left)
+        left -= CHUNK
+    yield end
+
+
+def chunked(parts: Iterator[bytes]) -> Iterator[bytes]:
+    """`parts` in HTTP/1.1 chunked transfer coding."""
+    for part in parts:
+        yield b"%x\r\n%s\r\n" % (len(part), part)
+    yield b"0\r\n\r\n"
+
+
+def answered(sock: socket.socket) -> bool:
+    return bool(select.select([sock], [], [], 0)[0])
+
+
 def read_response(sock: socket.socket) -> tuple[int, dict, str]:
     response = http.client.HTTPResponse(sock)
     response.begin()
     headers = {k.lower(): v for k, v in response.getheaders()}
     return response.status, headers, response.read().decode()
+
+
+def send_while_unanswered(sock: socket.socket, request_head: bytes,
+                          body: Iterator[bytes]) -> tuple[int, dict, str, int]:
+    """Send the head, then the body until the server answers; (status, headers, text,
+    body bytes sent before the answer was seen)."""
+    sock.sendall(request_head)
+    sent = 0
+    for part in body:
+        if answered(sock):
+            break
+        sock.sendall(part)
+        sent += len(part)
+    return (*read_response(sock), sent)
+
+
+def trickle(sock: socket.socket, request_head: bytes, every_s: float = 0.5,
+            most: int = 40) -> tuple[int, dict, str, bytes]:
+    """Send the head, then one byte of the body every `every_s` until the server answers
+    (at most `most` bytes); (status, headers, text, what the connection gives after)."""
+    sock.sendall(request_head)
+    for _ in range(most):
+        if select.select([sock], [], [], every_s)[0]:
+            break
+        sock.sendall(b"a")
+    status, headers, text = read_response(sock)
+    try:
+        after = sock.recv(100)
+    except (ConnectionResetError, socket.timeout) as exc:
+        after = repr(exc).encode()
+    return status, headers, text, after
 
 
 def call(server: ApiServer, method: str, path: str, *, source: str, body: bytes = b"",
@@ -104,6 +179,83 @@ def test_commands_other_than_the_api_run_with_a_short_api_token(pipeline):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["status"] == "done"
+
+
+# -- request bodies --------------------------------------------------------------------
+
+def post_huge(server: ApiServer, source: str, query_id: str, coding: str,
+              headers: dict) -> tuple[int, str, int]:
+    """POST /queries of a `HUGE`-byte query, its length in a Content-Length or `chunked`,
+    sent until the server answers; (status, text, body bytes sent by then)."""
+    body = question_body(HUGE, query_id)
+    headers = {"Content-Type": "application/json", **headers}
+    if coding == "chunked":
+        body, headers["Transfer-Encoding"] = chunked(body), "chunked"
+    else:
+        headers["Content-Length"] = str(HUGE)
+    with connect(server, source) as sock:
+        status, _, reply, sent = send_while_unanswered(sock, head("/queries", headers), body)
+    return status, reply, sent
+
+
+@pytest.mark.parametrize("coding", ["content-length", "chunked"])
+def test_an_unauthenticated_200_mb_post_gets_401_before_the_client_has_sent_it(api, coding):
+    query_id = f"limits-unread-{coding}"
+    status, reply, sent = post_huge(api, "127.0.0.1", query_id, coding, {})
+    assert status == 401 and "missing bearer token" in json.loads(reply)["detail"]
+    assert sent < HUGE // 4, f"the 401 came after {sent:,} of {HUGE:,} bytes"
+    assert api.request("GET", f"/queries/{query_id}")[0] == 404
+
+
+@pytest.mark.parametrize("coding", ["content-length", "chunked"])
+def test_an_authenticated_body_over_the_limit_gets_413_naming_the_setting(limited, coding):
+    query_id = f"limits-too-large-{coding}"
+    status, reply, sent = post_huge(limited, "127.0.0.2", query_id, coding, bearer(TOKEN))
+    assert status == 413, reply
+    detail = json.loads(reply)["detail"]
+    assert "CHORDAL_API_MAX_BODY_BYTES" in detail and "100,000 bytes" in detail
+    assert sent < HUGE // 4, f"the 413 came after {sent:,} of {HUGE:,} bytes"
+    assert call(limited, "GET", f"/queries/{query_id}", source="127.0.0.2",
+                headers=bearer(TOKEN))[0] == 404
+
+
+def test_a_body_within_the_limit_is_read_as_before(limited):
+    status, _, reply = call(limited, "POST", "/queries", source="127.0.0.2",
+                            body=b"".join(question_body(90_000, "limits-fits")),
+                            headers={"Content-Type": "application/json", **bearer(TOKEN)})
+    assert status == 422 and "field 'question'" in json.loads(reply)["message"]
+
+
+@pytest.mark.parametrize("path, headers", [
+    ("/queries", {"Content-Type": "application/json", **bearer(TOKEN)}),
+    ("/ui/login", {"Content-Type": "application/x-www-form-urlencoded"}),
+], ids=["queries", "login-form"])
+def test_a_body_that_trickles_gets_408_and_its_connection_is_closed(limited, path, headers):
+    with connect(limited, "127.0.0.3") as sock:
+        status, _, reply, after = trickle(sock, head(path, {**headers, "Content-Length": "1000"}))
+    assert status == 408, reply
+    assert "CHORDAL_API_BODY_TIMEOUT_S" in json.loads(reply)["detail"]
+    assert after in (b"", b"ConnectionResetError(104, 'Connection reset by peer')")
+
+
+def test_a_full_batch_of_1000_queries_fits_the_default_body_limit(api):
+    plan = {"steps": [{"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial "
+                       "Report", "output_var": "$R"}], "answer": "{{ R }} " + "y" * 3900}
+    batch = [{"question": "q" * 4000, "plan": plan} for _ in range(999)] + [{"plan": plan}]
+    raw = json.dumps(batch).encode()
+    assert 8_000_000 < len(raw) <= Settings().api_max_body_bytes
+    status, _, reply = api.request("POST", "/queries", raw=raw, timeout=120)
+    assert status == 422, reply  # read and checked whole: only the last query is wrong
+    assert reply["message"] == "field '[999].question' is missing"
+
+
+def test_the_openapi_schema_documents_the_body_and_its_limits(api):
+    _, _, schema = api.request("GET", "/openapi.json", auth=False)
+    post = schema["paths"]["/queries"]["post"]
+    body = post["requestBody"]["content"]["application/json"]["schema"]
+    assert "QueryIn" in json.dumps(body)
+    assert {"202", "401", "408", "413", "422"} <= set(post["responses"])
+    assert "CHORDAL_API_MAX_BODY_BYTES" in post["responses"]["413"]["description"]
 
 
 # -- the Host header and redirects -----------------------------------------------------
