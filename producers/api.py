@@ -20,12 +20,13 @@ Queries go in through `producers.submit.submit` (recorded `queued`, then `chorda
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
 `/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
-of a browser that logged in to the pages (api_auth.py). Without a token (of at least 32
-characters) the app is built only when asked to be insecure, `serve` allows that on
-loopback only, and then the app answers only requests whose Host header names a loopback
-address or the one served on (400 else), so no other site's page reaches it through a
-DNS name that resolves to loopback. No route redirects (a trailing slash is a 404), so
-no response carries the Host header back.
+of a browser that logged in to the pages (api_auth.py), and a client that sent too many
+wrong tokens gets 429 (api_failures.py). Without a token (of at least 32 characters) the
+app is built only when asked to be insecure, `serve` allows that on loopback only, and
+then the app answers only requests whose Host header names a loopback address or the
+one served on (400 else), so no other site's page reaches it through a DNS name that
+resolves to loopback. No route redirects (a trailing slash is a 404), so no response
+carries the Host header back.
 The app also fails queries past their deadline, once a second, as `chordal up` does.
 """
 
@@ -49,6 +50,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from producers import api_events
 from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
 from producers.api_body import BodyLimits, StrictJsonRoute
+from producers.api_failures import AuthFailures
 from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
                                   Unprocessable)
@@ -68,6 +70,9 @@ EVENTS = ("`event: status` {status, at} for every status entered; `event: step` 
 REFUSALS = {
     401: {"model": Refusal, "description": "No bearer token, or not CHORDAL_API_TOKEN"},
     422: {"model": Unprocessable, "description": "The request is invalid; nothing was done"},
+    429: {"model": Refusal, "description": (
+        "Too many wrong tokens from this address (CHORDAL_API_AUTH_FAILURES per "
+        "CHORDAL_API_AUTH_WINDOW_S): try again after Retry-After seconds")},
     503: {"model": Refusal, "description": "The run store (Redis) does not answer"},
 }
 """Responses every `/queries` route may give besides its own."""
@@ -110,7 +115,8 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
     app.add_middleware(BodyLimits, max_bytes=settings.api_max_body_bytes,
                        timeout_s=settings.api_body_timeout_s)
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
-    access = Access(token, store.r)
+    access = Access(token, store.r, AuthFailures(store.r, settings.api_auth_failures,
+                                                 settings.api_auth_window_s))
     auth = [Depends(access.api())]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,

@@ -1,8 +1,9 @@
 """Who may call the HTTP API and open its pages.
 
 Consumes the `Settings` (CHORDAL_API_TOKEN), the run store's Redis (sessions,
-producers/api_sessions.py) and each request; produces the token the API requires
-(`api_token`: a ConfigError for none, an empty or a short one) and FastAPI dependencies:
+producers/api_sessions.py; wrong tokens per client, producers/api_failures.py) and each
+request; produces the token the API requires (`api_token`: a ConfigError for none, an
+empty or a short one) and FastAPI dependencies:
 
 - `Access.api()` for the JSON routes: `Authorization: Bearer <token>`, or the session
   cookie of a browser that logged in (so `EventSource` needs no token in its URL). A
@@ -12,6 +13,7 @@ producers/api_sessions.py) and each request; produces the token the API requires
 - `Access.page()` for the pages: the same, but a browser without a session is sent to
   the login form (`LoginRequired`, answered with a redirect by producers/pages.py).
 
+A client that sent too many wrong bearer tokens gets 429 before its token is compared.
 Without a token (`--insecure`, allowed on loopback only, see `check_exposure`) everyone
 may. Every token and CSRF comparison is constant-time (`hmac.compare_digest`).
 """
@@ -26,6 +28,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from producers.api_body import BeforeBody
+from producers.api_failures import AuthFailures, client_of
 from producers.api_sessions import SESSION_COOKIE, Session, SessionStore, same
 from shared.config import Settings
 from shared.errors import ConfigError
@@ -87,11 +90,13 @@ def is_loopback(host: str | None) -> bool:
 
 
 class Access:
-    """The API token and the sessions made with it; `open` when there is no token."""
+    """The API token, the sessions made with it and the wrong ones counted per client;
+    `open` when there is no token."""
 
-    def __init__(self, token: str | None, client: redis.Redis):
+    def __init__(self, token: str | None, client: redis.Redis, failures: AuthFailures):
         self.token = token
         self.sessions = SessionStore(client, token) if token else None
+        self.failures = failures
 
     @property
     def open(self) -> bool:
@@ -103,14 +108,19 @@ class Access:
             return None
         return self.sessions.get(request.cookies.get(SESSION_COOKIE))
 
-    def _bearer(self, credentials: HTTPAuthorizationCredentials | None) -> bool:
+    def _bearer(self, request: Request,
+                credentials: HTTPAuthorizationCredentials | None) -> bool:
         """True when the request needs no session: open access, or the right bearer
-        token; False when it sent none. A wrong token is answered 401."""
+        token; False when it sent none. A wrong token is answered 401 and counted, a
+        client past its wrong tokens 429 (api_failures.py)."""
         if self.token is None:
             return True
         if credentials is None:
             return False
+        client = client_of(request)
+        self.failures.check(client)
         if not same(credentials.credentials, self.token):
+            self.failures.add(client)
             raise HTTPException(401, "wrong bearer token: send the value of "
                                      "CHORDAL_API_TOKEN that the API was started with",
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
@@ -119,7 +129,7 @@ class Access:
     def check_api(self, request: Request,
                   credentials: HTTPAuthorizationCredentials | None) -> None:
         """Nothing when the request may use a JSON route; else HTTPException."""
-        if self._bearer(credentials):
+        if self._bearer(request, credentials):
             return
         session = self.session(request)
         if session is None:
@@ -141,7 +151,7 @@ class Access:
         def check(request: Request, credentials: HTTPAuthorizationCredentials | None
                   = Depends(BEARER)) -> Session | None:
             """The session (None: open access, or a bearer token was sent)."""
-            if self._bearer(credentials):
+            if self._bearer(request, credentials):
                 return None
             session = self.session(request)
             if session is None:

@@ -195,6 +195,13 @@ class Settings(BaseSettings):
     """Seconds the HTTP API waits for a whole request body from its first read; a slower
     one is refused with 408 and its connection closed (at the default, the largest body
     needs 2.2 Mbit/s)."""
+    api_auth_failures: int = Field(10, ge=1)
+    """Wrong tokens (bearer or login form) one client address may send per
+    `api_auth_window_s`; past them its attempts get 429 with Retry-After until the
+    window ends."""
+    api_auth_window_s: int = Field(60, ge=1)
+    """The window, in seconds from a client's first wrong token, that
+    `api_auth_failures` counts in (kept in Redis, shared by every API process)."""
     flower_auth: SecretStr | None = None
     """`user:password` for Flower's basic auth; Flower does not start without it."""
     flower_url: str | None = None

@@ -1,15 +1,18 @@
 """The HTTP API against a hostile client, through a real `chordal api` process over the
 `pipeline` stack: the token it starts with, request bodies (read only after
-authentication, bounded in size and time), the Host header when it serves without a
-token, and redirects.
+authentication, bounded in size and time), wrong tokens per client (429), the Host
+header when it serves without a token, and redirects.
 
 Clients here speak HTTP over their own sockets, so that a test sees when the server
-answers while the client is still sending."""
+answers while the client is still sending, and sends from an address of its own on
+127.0.0.0/8, so that its wrong tokens are counted apart from other tests' (the counts
+live in the stack's Redis, shared by every API server of the session)."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import re
 import select
 import socket
 import subprocess
@@ -25,7 +28,8 @@ from shared.errors import ConfigError
 from .conftest import TOKEN, ApiServer
 from ..conftest import free_port
 
-LIMITS = {"CHORDAL_API_MAX_BODY_BYTES": "100000", "CHORDAL_API_BODY_TIMEOUT_S": "2"}
+LIMITS = {"CHORDAL_API_MAX_BODY_BYTES": "100000", "CHORDAL_API_BODY_TIMEOUT_S": "2",
+          "CHORDAL_API_AUTH_FAILURES": "3", "CHORDAL_API_AUTH_WINDOW_S": "300"}
 """The `limited` server's settings: small, so that the tests send little and wait little."""
 HUGE = 200_000_000
 """Bytes of the body a client starts to send and would go on sending."""
@@ -249,13 +253,61 @@ def test_a_full_batch_of_1000_queries_fits_the_default_body_limit(api):
     assert reply["message"] == "field '[999].question' is missing"
 
 
-def test_the_openapi_schema_documents_the_body_and_its_limits(api):
+def test_the_openapi_schema_documents_the_body_its_limits_and_the_429(api):
     _, _, schema = api.request("GET", "/openapi.json", auth=False)
     post = schema["paths"]["/queries"]["post"]
     body = post["requestBody"]["content"]["application/json"]["schema"]
     assert "QueryIn" in json.dumps(body)
-    assert {"202", "401", "408", "413", "422"} <= set(post["responses"])
+    assert {"202", "401", "408", "413", "422", "429"} <= set(post["responses"])
     assert "CHORDAL_API_MAX_BODY_BYTES" in post["responses"]["413"]["description"]
+
+
+# -- wrong tokens ----------------------------------------------------------------------
+
+def test_after_3_wrong_bearer_tokens_a_client_gets_429_even_with_the_right_one(limited):
+    guesser, other = "127.0.0.4", "127.0.0.5"
+    for _ in range(3):
+        status, headers, _ = call(limited, "GET", "/queries/none", source=guesser,
+                                  headers=bearer("w" * 43))
+        assert status == 401 and "retry-after" not in headers
+    for token in ("w" * 43, TOKEN):
+        status, headers, reply = call(limited, "GET", "/queries/none", source=guesser,
+                                      headers=bearer(token))
+        assert status == 429, reply
+        assert 1 <= int(headers["retry-after"]) <= 300
+        assert "CHORDAL_API_AUTH_FAILURES" in json.loads(reply)["detail"]
+        assert TOKEN not in reply
+    # another client is not held back, and its right token frees nobody
+    assert call(limited, "GET", "/queries/none", source=other, headers=bearer(TOKEN))[0] == 404
+    assert call(limited, "GET", "/queries/none", source=guesser,
+                headers=bearer(TOKEN))[0] == 429
+    # a client without a token is told it needs one, as before
+    assert call(limited, "GET", "/queries/none", source=guesser)[0] == 401
+
+
+def test_after_3_wrong_logins_the_login_form_gets_429_with_retry_after(limited):
+    source = "127.0.0.6"
+    _, headers, form = call(limited, "GET", "/ui/login", source=source)
+    cookie = headers["set-cookie"].split(";")[0]
+    csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+
+    def log_in(token: str) -> tuple[int, dict, str]:
+        return call(limited, "POST", "/ui/login", source=source,
+                    body=f"csrf={csrf}&token={token}&next=/ui/batches".encode(),
+                    headers={"Cookie": cookie,
+                             "Content-Type": "application/x-www-form-urlencoded"})
+
+    for _ in range(3):
+        status, _, page = log_in("w" * 43)
+        assert status == 401 and "Wrong token" in page
+    for token in ("w" * 43, TOKEN):
+        status, headers, page = log_in(token)
+        assert status == 429 and "Too many wrong tokens" in page
+        assert 1 <= int(headers["retry-after"]) <= 300
+        assert "chordal_session" not in headers.get("set-cookie", "")
+    # the bearer token from that address is held back too: one count per client
+    assert call(limited, "GET", "/queries/none", source=source,
+                headers=bearer(TOKEN))[0] == 429
 
 
 # -- the Host header and redirects -----------------------------------------------------
