@@ -181,6 +181,12 @@ def session_key(digest: str) -> str:
     return f"{KEY_PREFIX}:session:{digest}"
 
 
+def auth_failures_key(client: str) -> str:
+    """Counter of the wrong API tokens (bearer or login form) one client address sent in
+    its current window; expires with the window (producers/api_failures.py)."""
+    return f"{KEY_PREFIX}:auth-failures:{client}"
+
+
 def action_id(query_id: str, step_id: str) -> str:
     """The id of one step's task and result (`q-17:E2`; a ReAct action is `q-17:R3`)."""
     return f"{query_id}:{step_id}"

@@ -19,7 +19,7 @@ from shared.config import Settings
 from shared.models import (Answer, Evidence, Footnote, LLMCall, Plan, PlanProblem, Query,
                            ReactIteration, StepResult)
 
-TOKEN = "page-token-7d1e"
+TOKEN = "page-token-7d1e-2b9c-4a6f-81e3-c5d0f7a9"
 SCRIPT = "<script>window.pwned=1</script>"
 PAYLOADS = [SCRIPT, '"><img src=x onerror=alert(1)>', "javascript:alert(1)",
             "<svg onload=alert(1)>", "</textarea><a href=\"javascript:alert(1)\">x</a>"]
@@ -200,7 +200,7 @@ def test_a_session_made_before_the_token_changed_is_not_accepted(redis_server, b
     c = client(old)
     log_in(c)
     cookie = c.cookies.get("chordal_session")
-    new = client(create_app(Settings(redis_url=redis_server.url, api_token="rotated-token"),
+    new = client(create_app(Settings(redis_url=redis_server.url, api_token=TOKEN[::-1]),
                             sweep_s=None))
     new.cookies.set("chordal_session", cookie)
     assert new.get("/ui/batches").status_code == 303
