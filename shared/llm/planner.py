@@ -23,6 +23,8 @@ out; the steps it offered stay offered.
 
 Every call, failed ones included, is passed to `on_call` (the planner task records it
 in the run store). `LLMError` (the endpoint failed after its retries) propagates.
+The reply schema (prompts.reply_schema) bounds the plan to `max_steps` steps and every
+string in it, so a model that loops under it ends its reply.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Protocol
 
 from shared.errors import InputError, LLMError, LLMStreamBroken, PlanError
 from shared.llm.client import LLMClient, LLMReply
-from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
+from shared.llm.prompts import plan_messages, problems_message, reply_schema
 from shared.llm.schema import without_nulls
 from shared.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem, Step
@@ -73,15 +75,16 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
     their steps are offered to it as they are written (see the module docstring)."""
     record = on_call or (lambda call: None)
     messages = plan_messages(question, list(documents), max_steps, prompt)
+    schema = reply_schema(max_steps)
     problems: list[PlanProblem] = []
     for attempt in range(1, attempts + 1):
         purpose, streaming = f"plan {attempt}", sink is not None and client.streams is not False
         if sink is not None:
             sink.begin(time.time() if streaming else None)
         try:
-            reply = (_streamed(client, messages, purpose, sink, max_steps, max_chars)
+            reply = (_streamed(client, messages, purpose, sink, max_steps, max_chars, schema)
                      if streaming else
-                     client.chat(messages, purpose=purpose, json_schema=REPLY_SCHEMA))
+                     client.chat(messages, purpose=purpose, json_schema=schema))
         except LLMError as exc:
             if exc.call is not None:
                 record(exc.call)
@@ -112,7 +115,7 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
 
 
 def _streamed(client: LLMClient, messages: list[dict], purpose: str, sink: StepSink,
-              max_steps: int, max_chars: int) -> LLMReply:
+              max_steps: int, max_chars: int, schema: dict) -> LLMReply:
     """The reply, read as it streams: every step complete and fit to run is offered."""
     reader, check = StepReader(max_chars=max_chars), PrefixCheck(max_steps)
 
@@ -122,7 +125,7 @@ def _streamed(client: LLMClient, messages: list[dict], purpose: str, sink: StepS
             if step is not None and check.accept(step):
                 sink.offer(step)
 
-    reply = client.chat_stream(messages, purpose=purpose, json_schema=REPLY_SCHEMA,
+    reply = client.chat_stream(messages, purpose=purpose, json_schema=schema,
                                on_text=lambda delta: take(reader.feed(delta)))
     take(reader.close())
     return reply
@@ -153,15 +156,17 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
 
 
 def _decode(text: str) -> object:
+    # strict=False: a control character (a raw newline) inside a string is read, as the
+    # grammars of constrained decoders let a model write one there
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except ValueError as e:
         start = text.find("{")
         if start < 0:
             raise _problem("bad_json", f"the reply is not JSON ({e.msg}) and has no JSON "
                            "object in it; send " + REPLY_FORM) from None
     try:  # prose around the object: read the object that starts at the first "{"
-        return json.JSONDecoder().raw_decode(text[start:])[0]
+        return json.JSONDecoder(strict=False).raw_decode(text[start:])[0]
     except ValueError as e:
         raise _problem("bad_json", f"the reply is not valid JSON: {e.msg} at character "
                        f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None
