@@ -11,22 +11,12 @@ import json
 import pytest
 
 from ..conftest import wait_idle
-from ..integration.conftest import FakeLLM
 from .conftest import assert_one_outcome, plan, wait_all, wait_for
 
 pytestmark = pytest.mark.faults
 GOOD = {"reasoning": "The report states the yield.", "plan": plan()}
 FLOOD = 200_000_000
 """Characters a flooding server sends: the 200 MB a hostile tester's server sent."""
-
-
-@pytest.fixture
-def fake_llm(tmp_path):
-    server = FakeLLM(tmp_path / "fake-llm").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def llm_stack(faulty_stack, fake_llm, **settings):

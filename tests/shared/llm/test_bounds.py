@@ -31,16 +31,6 @@ def sent(fake_llm) -> list[int | None]:
     return [request.get("sent") for request in fake_llm.log()]
 
 
-@pytest.fixture
-def r(redis_server, llm_settings) -> redis.Redis:
-    """The session's Redis, without a stream choice stored for the replay endpoint."""
-    client = redis.Redis.from_url(redis_server.url)
-    key = LLMClient(llm_settings).stream_choice.key
-    client.delete(key)
-    yield client
-    client.delete(key)
-
-
 def test_a_stream_past_max_tokens_pieces_is_cut_there_and_the_call_says_the_client_cut_it(
         fake_llm, llm_settings):
     fake_llm.load([{"fault": "flood", "chars": HUGE, "content": '{"answer": 42}'}])

@@ -338,10 +338,12 @@ def test_the_official_client_sees_a_cut_stream_as_a_connection_error_after_its_t
     assert "".join(pieces) == STREAMED[:6]
 
 
-def test_a_cut_fault_needs_after_and_after_needs_a_cut():
-    def script(*entries: dict) -> Script:
-        return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
+def script(*entries: dict) -> Script:
+    """The script of `entries`, as a file `s.jsonl` would hold them."""
+    return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
 
+
+def test_a_cut_fault_needs_after_and_after_needs_a_cut():
     with pytest.raises(InputError, match='s.jsonl line 1: a cut fault needs "after": N'):
         script({"fault": "cut", "content": "x"})
     with pytest.raises(InputError, match='line 2: "after" belongs to a cut fault only'):
@@ -367,9 +369,6 @@ def test_a_flood_ignores_max_tokens_streamed_or_whole_and_the_log_counts_what_it
 
 
 def test_a_flood_fault_needs_chars_and_chars_needs_a_flood():
-    def script(*entries: dict) -> Script:
-        return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
-
     with pytest.raises(InputError, match='s.jsonl line 1: a flood fault needs "chars": N'):
         script({"fault": "flood", "content": "x"})
     with pytest.raises(InputError, match='line 2: "chars" belongs to a flood fault only'):
