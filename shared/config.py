@@ -94,7 +94,8 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
     llm_timeout_s: float = Field(30.0, gt=0)
-    """Timeout of one HTTP request to the model."""
+    """Timeout of each wait on the model: connecting, and each read of its reply (a reply
+    that keeps trickling never trips it: `llm_reply_s` bounds the whole call)."""
     llm_reply_s: float = Field(120.0, gt=0)
     """Seconds one model call may take in all, retries included, however the server
     trickles its reply (CHORDAL_LLM_TIMEOUT_S bounds each wait for a byte, not the
