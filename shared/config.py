@@ -95,7 +95,16 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
     llm_timeout_s: float = Field(30.0, gt=0)
-    """Timeout of one HTTP request to the model."""
+    """Timeout of each wait on the model: connecting, and each read of its reply (a reply
+    that keeps trickling never trips it: `llm_reply_s` bounds the whole call)."""
+    llm_reply_s: float = Field(120.0, gt=0)
+    """Seconds one model call may take in all, retries included, however the server
+    trickles its reply (CHORDAL_LLM_TIMEOUT_S bounds each wait for a byte, not the
+    whole); a query's call also ends at the query's deadline, whichever comes first.
+    The default lets a reply of the default 1,024 tokens (CHORDAL_LLM_MAX_TOKENS) come
+    at 9 tokens a second, slower than any model worth planning with, and frees a worker
+    from a trickling server in two minutes whatever the query's deadline (a batch's may
+    be hours)."""
     llm_max_retries: int = Field(4, ge=0)
     """Retries on 429, 5xx and timeouts (exponential backoff with jitter, Retry-After)."""
     llm_max_tokens: int = Field(1024, ge=16)

@@ -12,7 +12,8 @@
     │   ├── ToolError            permanently (bad input, nothing found): report it
     │   └── TransientToolError   in a way that may pass (timeout, outage): retry it
     └── LLMError             the model endpoint failed or answered nonsense
-        └── LLMStreamBroken      a streamed reply broke off before its end (carries the text so far)
+        ├── LLMStreamBroken      a streamed reply broke off before its end (carries the text so far)
+        └── LLMReplyStopped      the client stopped a reply: past its time, or its query ended
 
 `except ToolError` catches only permanent failures, so a search outage is never taken
 for "nothing found"; `except ToolFailure` catches both.
@@ -134,6 +135,18 @@ class LLMStreamBroken(LLMError):
     """Raised when a streamed reply breaks off before its end (the connection dropped,
     the server sent an error, no chunk came within the timeout); `partial` is the text
     received until then. The client does not retry it: the caller decides."""
+
+    def __init__(self, message: str, call=None, partial: str = ""):
+        super().__init__(message, call)
+        self.args = (message, call, partial)
+        self.partial = partial
+
+
+class LLMReplyStopped(LLMError):
+    """Raised when the client stops a reply before its end: it ran past its time (the
+    caller's deadline or CHORDAL_LLM_REPLY_S), or the caller stopped reading it (its
+    query ended); `partial` is the text received until then. Asking again cannot help
+    within the same time: callers do not retry it."""
 
     def __init__(self, message: str, call=None, partial: str = ""):
         super().__init__(message, call)

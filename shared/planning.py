@@ -15,7 +15,7 @@ from collections.abc import Callable
 from shared.errors import StoreError
 from shared.llm.client import LLMClient
 from shared.llm.heuristic import heuristic_plan
-from shared.llm.planner import StepSink, llm_plan
+from shared.llm.planner import QueryWatch, StepSink, llm_plan
 from shared.models import LLMCall, Plan, Query
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.repair import prepare_plan
@@ -28,20 +28,22 @@ PROMPT_DOCUMENTS = 8
 def make_plan(query: Query, backend: SearchBackend, max_steps: int = MAX_STEPS, *,
               llm: LLMClient | None = None, plan_attempts: int = 3,
               on_call: Callable[[LLMCall], None] | None = None,
-              max_plan_chars: int = MAX_PLAN_CHARS,
-              sink: StepSink | None = None) -> tuple[Plan, list[str]]:
+              max_plan_chars: int = MAX_PLAN_CHARS, sink: StepSink | None = None,
+              ended: Callable[[], str | None] | None = None) -> tuple[Plan, list[str]]:
     """The plan to run and the repairs made to it; PlanError when it cannot run.
 
     With `llm`, a query without a plan is planned by the model (`on_call` receives each
     LLMCall; a reply whose plan is longer than `max_plan_chars` fails its attempt;
-    with `sink`, steps are offered to it while the reply streams, llm/planner.py);
+    with `sink`, steps are offered to it while the reply streams, llm/planner.py),
+    stopping at the query's deadline or once `ended` gives a reason (LLMReplyStopped);
     without it, by the heuristic planner. A given plan was checked against the size
     limit where it entered (the producer); here it is held to `max_steps` again.
     """
     if query.plan is None and llm is not None:
         plan, repairs = llm_plan(query.question, llm, attempts=plan_attempts, on_call=on_call,
                                  documents=candidate_documents(query.question, backend),
-                                 max_steps=max_steps, max_chars=max_plan_chars, sink=sink)
+                                 max_steps=max_steps, max_chars=max_plan_chars, sink=sink,
+                                 watch=QueryWatch(query.deadline_at, ended))
     else:
         plan = query.plan if query.plan is not None else heuristic_plan(query.question, backend)
         plan, repairs = prepare_plan(plan, max_steps)

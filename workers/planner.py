@@ -50,11 +50,15 @@ def plan(self, query: dict) -> None:
         def on_call(call) -> None:
             calls.append(call)
             store.add_llm_call(q.id, call)
+
+        def ended() -> str | None:  # planning stops once the sweeper (or anyone) ends q
+            status = store.status(q.id)
+            return f"the query is already {status}" if status in TERMINAL else None
         try:
             p, repairs = make_plan(q, search_backend(), settings().max_steps, llm=llm,
                                    plan_attempts=settings().plan_attempts,
                                    max_plan_chars=settings().max_plan_chars,
-                                   on_call=on_call,
+                                   on_call=on_call, ended=ended,
                                    sink=dispatch if llm is not None else None)
             store.set_status(q.id, "executing")
             streamed = any(getattr(c, "streamed", False) for c in calls)

@@ -38,10 +38,10 @@ class RecordingClient:
         self.failed: list = []
 
     def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
-             stop: list[str] | None = None) -> LLMReply:
+             stop: list[str] | None = None, deadline: float | None = None) -> LLMReply:
         try:
             reply = self.client.chat(messages, purpose=purpose, json_schema=json_schema,
-                                     stop=stop)
+                                     stop=stop, deadline=deadline)
         except LLMError as exc:
             self.failed.append(exc.call)
             raise

@@ -17,6 +17,12 @@ record) out, over any OpenAI-compatible endpoint through the official `openai` p
   (CHORDAL_LLM_MAX_TOKENS) tokens, so a small model that rambles under a grammar stops;
   a reply cut there says so in `LLMCall.finish_reason` (`length`). `stop` sequences end
   a reply where the caller's format does (ReAct: before a model-written Observation).
+  The client holds every server to that (bounds.py): a body is read to at most
+  `bounds.max_body_bytes` and a stream to `max_tokens` pieces of text; a stream past
+  either is cut there (`length`, and `LLMCall.cut_by_client` says why), a whole reply
+  past it fails the call (its JSON cannot be read in part). A call, retries included,
+  ends at the first of CHORDAL_LLM_REPLY_S after it began and the caller's `deadline`
+  (a query's): past it the connection is shut and `LLMReplyStopped` says so.
 - Concurrency: with a Redis client, each call holds a slot of the cluster-wide
   `ConcurrencyLimit` (limit.py) for its whole duration, retries included.
 - Failure after the retries raises `LLMError` whose `call` is the `LLMCall` (status
@@ -25,7 +31,9 @@ record) out, over any OpenAI-compatible endpoint through the official `openai` p
   to a callback as it arrives (stream_reader.py). An endpoint that refuses streams (not
   retried) or sends a whole reply gets whole-reply requests from then on (stream_choice.py,
   in Redis like the form), as every endpoint does under CHORDAL_LLM_STREAM=false. A
-  stream that breaks off raises `LLMStreamBroken` with the text so far, not retried here.
+  stream that breaks off raises `LLMStreamBroken` with the text so far, not retried here;
+  `on_text` may raise `StopReading` to end the stream (`LLMReplyStopped`, the call
+  recorded with the reason).
 """
 
 from __future__ import annotations
@@ -37,17 +45,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import httpx2
 import openai
 import redis
 
 from shared.config import Settings
-from shared.errors import ConfigError, LLMError, LLMStreamBroken
-from shared.llm import stream_choice
+from shared.errors import ConfigError, LLMError, LLMReplyStopped, LLMStreamBroken
+from shared.llm import bounds, stream_choice
+from shared.llm.bounds import Budget, OutOfBounds
 from shared.llm.form_choice import FormChoice
 from shared.llm.forms import refuses, request_fields
 from shared.llm.limit import ConcurrencyLimit
 from shared.llm.stream_choice import Mode, StreamChoice
-from shared.llm.stream_reader import BrokeOff, Streamed, read_stream, whole_body
+from shared.llm.stream_reader import BrokeOff, Stopped, Streamed, read_stream, whole_body
 from shared.log_lines import clip_line
 from shared.models import LLMCall
 from shared.urls import mask_url
@@ -75,13 +85,17 @@ class LLMClient:
         self.temperature = settings.llm_temperature
         self.timeout_s = settings.llm_timeout_s
         self.max_tokens = settings.llm_max_tokens
+        self.reply_s = settings.llm_reply_s
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else ""
         self._attempts = threading.local()
-        http = openai.DefaultHttpxClient(event_hooks={"request": [self._count_attempt],
-                                                      "response": [self._mark_refusal]})
+        transport = bounds.BoundedTransport(
+            httpx2.HTTPTransport(limits=openai.DEFAULT_CONNECTION_LIMITS), self._bounds)
+        http = openai.DefaultHttpxClient(transport=transport, event_hooks={
+            "request": [self._count_attempt], "response": [self._on_response]})
         self._openai = openai.OpenAI(base_url=self.base_url, api_key=key or "not-needed",
                                      timeout=settings.llm_timeout_s,
-                                     max_retries=settings.llm_max_retries, http_client=http)
+                                     max_retries=settings.llm_max_retries, http_client=http,
+                                     default_headers=bounds.HEADERS)
         self.forms = FormChoice(settings, redis_client, self.endpoint)
         self.stream_choice = StreamChoice(settings, self.forms)
         self.limit = (ConcurrencyLimit(redis_client, settings.llm_max_concurrency)
@@ -99,27 +113,36 @@ class LLMClient:
         return None if known is None else known != "whole"
 
     def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
-             stop: list[str] | None = None) -> LLMReply:
+             stop: list[str] | None = None, deadline: float | None = None) -> LLMReply:
         """The model's reply to `messages` (ending before any of the `stop` sequences);
-        LLMError (with `.call`) once retries run out."""
-        return self._ask(messages, purpose, json_schema, stop, None)
+        LLMError (with `.call`) once retries run out; LLMReplyStopped past CHORDAL_LLM_REPLY_S
+        or `deadline` (a Unix time), whichever comes first."""
+        return self._ask(messages, purpose, json_schema, stop, None, deadline)
 
     def chat_stream(self, messages: list[dict], *, purpose: str,
                     json_schema: dict | None = None, stop: list[str] | None = None,
-                    on_text: Callable[[str], None]) -> LLMReply:
+                    on_text: Callable[[str], None], deadline: float | None = None) -> LLMReply:
         """Like `chat`, calling `on_text` with each piece of the reply's text as it arrives,
         in order (never with ""); a whole reply (an endpoint that does not stream) is not
         passed to it: `LLMReply.call.streamed` is then False and the text is only in the
-        reply, so a caller checks it whole. An exception raised by `on_text` propagates. LLMStreamBroken (with `.call`
-        and `.partial`, the text so far) when the stream breaks off; LLMError as `chat`."""
-        return self._ask(messages, purpose, json_schema, stop, on_text)
+        reply, so a caller checks it whole. `on_text` raising StopReading ends the stream
+        with LLMReplyStopped; any other exception it raises propagates. LLMStreamBroken
+        (with `.call` and `.partial`, the text so far) when the stream breaks off;
+        LLMError and LLMReplyStopped as `chat`."""
+        return self._ask(messages, purpose, json_schema, stop, on_text, deadline)
 
     def _ask(self, messages: list[dict], purpose: str, json_schema: dict | None,
-             stop: list[str] | None, on_text: Callable[[str], None] | None) -> LLMReply:
+             stop: list[str] | None, on_text: Callable[[str], None] | None,
+             deadline: float | None) -> LLMReply:
         started = time.time()
-        slot = self.limit.slot(self.slot_timeout_s) if self.limit else contextlib.nullcontext()
+        budget = self._attempts.budget = Budget.of(self.reply_s, deadline)
+        if budget.left() <= 0:
+            raise self._stopped(purpose, budget.spent().why, started, 0.0)
+        slot = (self.limit.slot(min(self.slot_timeout_s, budget.left())) if self.limit
+                else contextlib.nullcontext())
         self._attempts.extra = 0
         self._attempts.form = None
+        self._attempts.max_tokens = self.max_tokens
         streaming = on_text is not None and self.stream_choice.on
         known = self.stream_choice.known() if streaming else None
         self._attempts.mode = (known or "usage") if streaming else "whole"
@@ -131,6 +154,8 @@ class LLMClient:
                     reply = self._complete(messages, json_schema, stop)
                 except openai.OpenAIError as exc:
                     raise self._error(purpose, exc, started, t0) from None
+                except OutOfBounds as exc:
+                    raise self._out_of_bounds(purpose, exc, started, t0) from None
                 if isinstance(reply, openai.Stream):
                     reply = self._read(reply, on_text, messages, purpose, started, t0)
                 if isinstance(reply, Streamed) and reply.estimated:
@@ -146,7 +171,8 @@ class LLMClient:
                 purpose, started, t0, prompt_tokens=reply.prompt_tokens,
                 completion_tokens=reply.completion_tokens, finish_reason=reply.finish_reason,
                 streamed=True, first_token_ms=_ms(reply.first_token_at, t0),
-                ended_at=reply.ended_at, tokens_estimated=reply.estimated))
+                ended_at=reply.ended_at, tokens_estimated=reply.estimated,
+                cut_by_client=reply.cut_by_client))
         usage = reply.usage
         call = self._call(purpose, started, t0, ended_at=time.time(),
                           prompt_tokens=usage.prompt_tokens if usage else 0,
@@ -169,7 +195,12 @@ class LLMClient:
                     f"{self._attempts.mode} answered with a whole reply")
                 self._attempts.mode = "whole"
                 return whole
-            return read_stream(stream, on_text, messages, self.timeout_s)
+            return read_stream(stream, on_text, messages, self.timeout_s, self.max_tokens)
+        except OutOfBounds as exc:  # from the whole reply sent instead of a stream
+            raise self._out_of_bounds(purpose, exc, started, t0) from None
+        except Stopped as exc:
+            raise self._stopped(purpose, exc.why, started, t0, exc.partial,
+                                exc.first_token_at, streamed=True) from None
         except BrokeOff as exc:
             what = (f"the stream from {self.endpoint} broke off after {len(exc.partial)} "
                     f"characters: {exc.why}")
@@ -181,12 +212,14 @@ class LLMClient:
     def _count_prompt(self, reply: Streamed, messages: list[dict]) -> Streamed:
         """`reply` with its prompt tokens counted by the server, for a stream that sent no
         usage: the usage of a one-token whole reply to the same messages (llama.cpp-based
-        servers reuse the prompt they just evaluated, so it costs about one token). Left
-        estimated when that request fails."""
+        servers reuse the prompt they just evaluated, so it costs about one token), its
+        body read to a one-token reply's bound at most. Left estimated when that request
+        fails or the call's time is up."""
+        self._attempts.max_tokens = 1
         try:
             counted = self._openai.chat.completions.create(
                 model=self.model, messages=messages, temperature=0, max_tokens=1)
-        except openai.OpenAIError:
+        except (openai.OpenAIError, OutOfBounds):
             return reply
         if counted.usage is None or not counted.usage.prompt_tokens:
             return reply
@@ -239,8 +272,17 @@ class LLMClient:
         finally:
             self._attempts.extra += max(0, self._attempts.n - 1)
 
+    def _bounds(self) -> tuple[Budget, int] | None:
+        """The time and the reply tokens this thread's call has (BoundedTransport)."""
+        budget = getattr(self._attempts, "budget", None)
+        return None if budget is None else (budget, self._attempts.max_tokens)
+
     def _count_attempt(self, request) -> None:
         self._attempts.n = getattr(self._attempts, "n", 0) + 1
+
+    def _on_response(self, response) -> None:
+        bounds.no_retry_after(response, self._attempts.budget)
+        self._mark_refusal(response)
 
     def _mark_refusal(self, response) -> None:
         # openai-python retries every 5xx unless the reply says `x-should-retry: false`;
@@ -261,6 +303,22 @@ class LLMClient:
         return LLMCall(purpose=purpose, model=self.model, latency_ms=round(latency, 1),
                        retries=getattr(self._attempts, "extra", 0), started_at=started,
                        json_form=getattr(self._attempts, "form", None), **fields)
+
+    def _stopped(self, purpose: str, why: str, started: float, t0: float, partial: str = "",
+                 first_token_at: float | None = None, streamed: bool = False) -> LLMReplyStopped:
+        """The error of a call the client ended: past its time, or its caller stopped it."""
+        call = self._call(purpose, started, t0, status="error", error=f"stopped: {why}",
+                          streamed=streamed, first_token_ms=_ms(first_token_at, t0))
+        return LLMReplyStopped(f"LLM call ({purpose}) stopped after {len(partial)} characters "
+                               f"of reply from {self.endpoint}: {why}", call, partial)
+
+    def _out_of_bounds(self, purpose: str, exc: OutOfBounds, started: float,
+                       t0: float) -> LLMError:
+        if exc.kind == "time":
+            return self._stopped(purpose, exc.why, started, t0)
+        call = self._call(purpose, started, t0, status="error", error=exc.why)
+        return LLMError(f"LLM call ({purpose}) failed: the reply from {self.endpoint} was not "
+                        f"read: {exc.why}", call)
 
     def _error(self, purpose: str, exc: openai.OpenAIError, started: float,
                t0: float) -> LLMError:

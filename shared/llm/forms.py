@@ -13,6 +13,9 @@ view), and whether an error reply is the server refusing the form (`refuses`).
 | `json_object` | `response_format: {"type": "json_object"}` (JSON, no schema) | most |
 | `none` | nothing: the prompt alone asks for JSON | all |
 
+The strict form leaves out the length keywords OpenAI's strict mode does not take
+(schema.STRICT_MODE_REFUSES); the other forms pass the schema whole to a grammar.
+
 `FORMS` is the order they are tried in. A refusal is an HTTP 4xx (but 401, 403, 408,
 409, 429) or 5xx whose message names the form's field (`response_format`,
 `json_schema`, …), its schema or grammar: llama-cpp-python answers `json_schema` with
@@ -25,6 +28,8 @@ from __future__ import annotations
 
 import re
 from typing import Literal, get_args
+
+from shared.llm.schema import STRICT_MODE_REFUSES, without
 
 Form = Literal["json_schema", "json_object_schema", "json_schema_body", "guided_json",
                "ollama_format", "json_object", "none"]
@@ -51,7 +56,7 @@ def request_fields(form: str, schema: dict) -> dict:
         return {"extra_body": {_BODY_FIELDS[form]: schema}}
     if form == "json_schema":
         return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": "reply", "strict": True, "schema": schema}}}
+            "name": "reply", "strict": True, "schema": without(schema, STRICT_MODE_REFUSES)}}}
     if form == "json_object_schema":
         return {"response_format": {"type": "json_object", "schema": schema}}
     return {"response_format": {"type": "json_object"}} if form == "json_object" else {}

@@ -23,6 +23,14 @@ out; the steps it offered stay offered.
 
 Every call, failed ones included, is passed to `on_call` (the planner task records it
 in the run store). `LLMError` (the endpoint failed after its retries) propagates.
+
+Planning stops with `LLMReplyStopped`, making no further attempt, once its `watch`
+(`QueryWatch`) says the query's deadline has passed or the query ended (failed by the
+deadline sweeper, cancelled): it is asked before every attempt, the deadline also
+bounds every call (client.py), and whether the query ended is asked again while a
+reply streams, at most once every `CHECK_EVERY_S` seconds (one Redis read each for the
+planner task). The reply schema (prompts.reply_schema) bounds the plan to `max_steps`
+steps and every string in it, so a model that loops under it ends its reply.
 """
 
 from __future__ import annotations
@@ -33,10 +41,11 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from shared.errors import InputError, LLMError, LLMStreamBroken, PlanError
+from shared.errors import InputError, LLMError, LLMReplyStopped, LLMStreamBroken, PlanError
 from shared.llm.client import LLMClient, LLMReply
-from shared.llm.prompts import REPLY_SCHEMA, plan_messages, problems_message
+from shared.llm.prompts import plan_messages, problems_message, reply_schema
 from shared.llm.schema import without_nulls
+from shared.llm.stream_reader import StopReading
 from shared.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem, Step
 from shared.plan.draft import without_fences
@@ -51,6 +60,8 @@ from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 log = logging.getLogger("chordal.llm")
 REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "steps": [ … ], '
               '"answer": "…"}} and no other text')
+CHECK_EVERY_S = 1.0
+"""How often, at most, a streaming planner asks whether its query has ended."""
 
 
 class StepSink(Protocol):
@@ -62,26 +73,61 @@ class StepSink(Protocol):
     def offer(self, step: Step) -> None: ...
 
 
+class QueryWatch:
+    """Whether planning should stop: the query's `deadline` (a Unix time) has passed, or
+    `ended` (None: never) gives the reason its query ended."""
+
+    def __init__(self, deadline: float | None = None,
+                 ended: Callable[[], str | None] | None = None):
+        self.deadline = deadline
+        self.ended = ended or (lambda: None)
+        self.next_check = time.monotonic() + CHECK_EVERY_S
+
+    def before(self, attempt: int) -> None:
+        """LLMReplyStopped when attempt `attempt` must not be made."""
+        if self.deadline is not None and time.time() >= self.deadline:
+            why = "the query's deadline has passed"
+        else:
+            why = self.ended()
+        if why:
+            raise LLMReplyStopped(f"LLM planning stopped before attempt {attempt}: {why}")
+
+    def check(self) -> None:
+        """StopReading once the query has ended (asked at most every CHECK_EVERY_S)."""
+        if time.monotonic() < self.next_check:
+            return
+        self.next_check = time.monotonic() + CHECK_EVERY_S
+        why = self.ended()
+        if why:
+            raise StopReading(why)
+
+
 def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
              on_call: Callable[[LLMCall], None] | None = None, documents: list[str] = (),
              max_steps: int = MAX_STEPS, max_chars: int = MAX_PLAN_CHARS,
-             prompt: str = "full", sink: StepSink | None = None) -> tuple[Plan, list[str]]:
+             prompt: str = "full", sink: StepSink | None = None,
+             watch: QueryWatch | None = None) -> tuple[Plan, list[str]]:
     """The plan the model writes for `question` and its repairs (`prompt`: the system
     prompt's variant, prompts.PROMPT_VARIANTS); PlanError after
     `attempts` plans that fail the checks (a plan of more than `max_chars` characters is
-    one: `too_large`); LLMError when the endpoint fails. With `sink`, replies stream and
+    one: `too_large`); LLMError when the endpoint fails; LLMReplyStopped when `watch`
+    says the query is past its deadline or ended. With `sink`, replies stream and
     their steps are offered to it as they are written (see the module docstring)."""
     record = on_call or (lambda call: None)
+    watch = watch or QueryWatch()
     messages = plan_messages(question, list(documents), max_steps, prompt)
+    schema = reply_schema(max_steps)
     problems: list[PlanProblem] = []
     for attempt in range(1, attempts + 1):
+        watch.before(attempt)
         purpose, streaming = f"plan {attempt}", sink is not None and client.streams is not False
         if sink is not None:
             sink.begin(time.time() if streaming else None)
         try:
-            reply = (_streamed(client, messages, purpose, sink, max_steps, max_chars)
-                     if streaming else
-                     client.chat(messages, purpose=purpose, json_schema=REPLY_SCHEMA))
+            reply = (_streamed(client, messages, purpose, sink, max_steps, max_chars, schema,
+                               watch) if streaming else
+                     client.chat(messages, purpose=purpose, json_schema=schema,
+                                 deadline=watch.deadline))
         except LLMError as exc:
             if exc.call is not None:
                 record(exc.call)
@@ -112,7 +158,7 @@ def llm_plan(question: str, client: LLMClient, *, attempts: int = 3,
 
 
 def _streamed(client: LLMClient, messages: list[dict], purpose: str, sink: StepSink,
-              max_steps: int, max_chars: int) -> LLMReply:
+              max_steps: int, max_chars: int, schema: dict, watch: QueryWatch) -> LLMReply:
     """The reply, read as it streams: every step complete and fit to run is offered."""
     reader, check = StepReader(max_chars=max_chars), PrefixCheck(max_steps)
 
@@ -122,8 +168,12 @@ def _streamed(client: LLMClient, messages: list[dict], purpose: str, sink: StepS
             if step is not None and check.accept(step):
                 sink.offer(step)
 
-    reply = client.chat_stream(messages, purpose=purpose, json_schema=REPLY_SCHEMA,
-                               on_text=lambda delta: take(reader.feed(delta)))
+    def on_text(delta: str) -> None:
+        take(reader.feed(delta))
+        watch.check()
+
+    reply = client.chat_stream(messages, purpose=purpose, json_schema=schema,
+                               on_text=on_text, deadline=watch.deadline)
     take(reader.close())
     return reply
 
@@ -153,15 +203,17 @@ def read_reply(content: str, max_steps: int = MAX_STEPS,
 
 
 def _decode(text: str) -> object:
+    # strict=False: a control character (a raw newline) inside a string is read, as the
+    # grammars of constrained decoders let a model write one there
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except ValueError as e:
         start = text.find("{")
         if start < 0:
             raise _problem("bad_json", f"the reply is not JSON ({e.msg}) and has no JSON "
                            "object in it; send " + REPLY_FORM) from None
     try:  # prose around the object: read the object that starts at the first "{"
-        return json.JSONDecoder().raw_decode(text[start:])[0]
+        return json.JSONDecoder(strict=False).raw_decode(text[start:])[0]
     except ValueError as e:
         raise _problem("bad_json", f"the reply is not valid JSON: {e.msg} at character "
                        f"{start + e.pos} of {len(text)}; send " + REPLY_FORM) from None

@@ -22,7 +22,7 @@ import json
 from pydantic import BaseModel, ConfigDict
 
 from shared.errors import InputError
-from shared.llm.schema import strict_schema
+from shared.llm.schema import bounded, strict_schema
 from shared.models import DOMAINS, OPERATIONS, Plan, PlanProblem
 from shared.models.fields import Text
 from shared.plan.limits import MAX_STEPS
@@ -159,12 +159,30 @@ class PlannerReply(BaseModel):
     plan: Plan
 
 
-REPLY_SCHEMA: dict = strict_schema(PlannerReply, omit={"Plan": ("planner", "drop_unused")},
-                                   last=("output_var",))
-"""The strict JSON schema of `PlannerReply`, which constrained decoders enforce: the plan
-without the fields the planner sets itself (`planner`) or leaves to users (`drop_unused`),
-each step's `output_var` last, where the examples write it (SmolLM2-135M, made to name
-the variable before the operation, wrote nonsense until it ran out of tokens)."""
+REPLY_STRING_CHARS = 500
+"""The most characters any string of a planner reply may have under the reply schema:
+reasoning of a few sentences, titles, patterns, expressions and an answer sentence need
+far less. SmolLM2-135M, asked how many influenza cases Calder County recorded in week
+48, wrote its answer template on as prose until the 1,024-token cap; bounded, it closes
+the string there, about 170 tokens on, and ends the reply."""
+
+
+def reply_schema(max_steps: int = MAX_STEPS) -> dict:
+    """The strict JSON schema of `PlannerReply`, which constrained decoders enforce: the
+    plan without the fields the planner sets itself (`planner`) or leaves to users
+    (`drop_unused`), each step's `output_var` last, where the examples write it
+    (SmolLM2-135M, made to name the variable before the operation, wrote nonsense until
+    it ran out of tokens); 1 to `max_steps` steps (CHORDAL_MAX_STEPS), every other array
+    at most `max_steps` items and every string at most REPLY_STRING_CHARS: a model that
+    loops under the schema must close what it loops in and end the reply."""
+    schema = strict_schema(PlannerReply, omit={"Plan": ("planner", "drop_unused")},
+                           last=("output_var",))
+    schema["$defs"]["Plan"]["properties"]["steps"]["minItems"] = 1
+    return bounded(schema, REPLY_STRING_CHARS, max_steps)
+
+
+REPLY_SCHEMA: dict = reply_schema()
+"""The reply schema at the default CHORDAL_MAX_STEPS."""
 
 
 def system_prompt(max_steps: int = MAX_STEPS, variant: str = "full") -> str:

@@ -33,6 +33,12 @@ characters and then drops the connection mid-body (uvicorn logs the raised
 `StreamCut`); the client sees an incomplete chunked body. The server line may refuse
 streams or ignore them (replay_script.py); the log records each request's `stream`
 and `stream_options`.
+
+A `flood` fault is a server that ignores `max_tokens`: its reply (`chars` characters,
+however few tokens were asked for) streams in pieces of `piece` characters, or comes as
+one JSON body generated a megabyte at a time, so the server never holds it whole; it
+ends with `finish_reason: stop`. Its log record's `sent` is the body bytes handed to
+the connection so far: a client that stops reading stops it (past the socket buffers).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import json
 import math
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -54,6 +60,8 @@ from shared.llm.replay_script import Entry, Script, Server
 from shared.llm.stream_reader import approx_tokens, message_text
 
 MODEL = "replay"
+FLOOD_PART = 1 << 20
+"""Characters of a whole `flood` body generated at once."""
 
 
 class StreamCut(Exception):
@@ -117,10 +125,47 @@ def pieces(text: str) -> list[str]:
     return [text[i:i + 4] for i in range(0, len(text), 4)]
 
 
-async def _chunks(n: int, model: str, content: str, finish_reason: str, token_delay: float,
-                  usage: dict | None, cut_after: int | None) -> AsyncIterator[bytes]:
-    """The SSE events of a streamed reply; with `cut_after`, the first that many
-    characters and then `StreamCut`."""
+def flood_parts(entry: Entry, size: int) -> Iterator[str]:
+    """A `flood` entry's reply in parts of at most `size` characters: its content, then
+    its pad repeated, `entry.chars` characters in all."""
+    head, pad, total, sent = entry.text, entry.pad, entry.chars or 0, 0
+    block = pad * (size // len(pad) + 2)
+    while sent < total:
+        if sent < len(head):
+            part = head[sent:sent + size]
+        else:
+            start = (sent - len(head)) % len(pad)
+            part = block[start:start + size]
+        part = part[:total - sent]
+        sent += len(part)
+        yield part
+
+
+async def _flood_body(completion: dict, entry: Entry) -> AsyncIterator[bytes]:
+    """The JSON text of `completion` with the flood's reply as its message's content."""
+    mark = "@@flood@@"
+    completion["choices"][0]["message"]["content"] = mark
+    head, tail = json.dumps(completion).split(json.dumps(mark))
+    yield (head + '"').encode()
+    for part in flood_parts(entry, FLOOD_PART):
+        yield json.dumps(part)[1:-1].encode()
+        await asyncio.sleep(0)  # let the server notice a client that has gone
+    yield ('"' + tail).encode()
+
+
+async def _counted(body: AsyncIterator[bytes], record: dict) -> AsyncIterator[bytes]:
+    """`body`, adding to `record["sent"]` the bytes of each part the server sent on."""
+    record["sent"] = 0
+    async for part in body:
+        yield part
+        record["sent"] += len(part)
+
+
+async def _chunks(n: int, model: str, parts: Iterable[str], finish_reason: str,
+                  token_delay: float, usage: dict | None,
+                  cut_after: int | None) -> AsyncIterator[bytes]:
+    """The SSE events of a streamed reply, a piece of text per event; with `cut_after`
+    (the characters `parts` holds), `StreamCut` after them."""
     created = int(time.time())
 
     def event(choices: list, **extra) -> bytes:
@@ -133,7 +178,7 @@ async def _chunks(n: int, model: str, content: str, finish_reason: str, token_de
 
     nulls = {} if usage is None else {"usage": None}  # as OpenAI sends them
     yield event(choice({"role": "assistant", "content": ""}), **nulls)
-    for piece in pieces(content if cut_after is None else content[:cut_after]):
+    for piece in parts:
         await asyncio.sleep(token_delay)
         yield event(choice({"content": piece}), **nulls)
     if cut_after is not None:
@@ -201,8 +246,7 @@ def create_app(script: Script, latency: float = 0.0, token_delay: float = 0.0) -
                                       current.server.token_delay) if d is not None),
                          token_delay)
             as_stream = stream and current.server.streams is True
-            response = await _respond(entry, current, body, texts, record["n"], delay,
-                                      as_stream)
+            response = await _respond(entry, current, body, texts, record, delay, as_stream)
         record["status"] = response.status_code
         return response
 
@@ -223,8 +267,9 @@ def create_app(script: Script, latency: float = 0.0, token_delay: float = 0.0) -
     return app
 
 
-async def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str], n: int,
-                   token_delay: float, stream: bool) -> JSONResponse | StreamingResponse:
+async def _respond(entry: Entry | None, script: Script, body: dict, texts: list[str],
+                   record: dict, token_delay: float,
+                   stream: bool) -> JSONResponse | StreamingResponse:
     if entry is None:
         return _error(500, f"replay script {script.name}: no entry left for this request "
                       f"({len(script.entries)} entries, {script.left()} unused, none with a "
@@ -237,17 +282,30 @@ async def _respond(entry: Entry | None, script: Script, body: dict, texts: list[
         what = "replay fault" if entry.fault == "500" else "replay fault cut, not streamed"
         return _error(500, f"internal error ({what}, line {entry.line})", "server_error",
                       _retry_headers(entry))
-    model = body.get("model") or MODEL
-    text, finish_reason = bounded(entry.text, body.get("stop"), body.get("max_tokens"))
+    n, model = record["n"], body.get("model") or MODEL
+    flood = entry.fault == "flood"
+    text, finish_reason = (("", "stop") if flood else
+                           bounded(entry.text, body.get("stop"), body.get("max_tokens")))
     prompt_tokens = sum(map(approx_tokens, texts))
+    usage = _usage(prompt_tokens, text)
+    if flood:
+        usage.update(completion_tokens=math.ceil(entry.chars / 4),
+                     total_tokens=prompt_tokens + math.ceil(entry.chars / 4))
+    if not stream and flood:
+        completion = _completion(n, model, prompt_tokens, "", finish_reason)
+        return StreamingResponse(_counted(_flood_body({**completion, "usage": usage}, entry),
+                                          record), media_type="application/json")
     if not stream:  # as long as the stream of its tokens would take
         await asyncio.sleep(token_delay * approx_tokens(text))
         return JSONResponse(_completion(n, model, prompt_tokens, text, finish_reason))
     options = body.get("stream_options")
-    usage = (_usage(prompt_tokens, text) if isinstance(options, dict)
-             and options.get("include_usage") else None)
-    return StreamingResponse(_chunks(n, model, text, finish_reason, token_delay, usage,
-                                     entry.after if entry.fault == "cut" else None),
+    asked = isinstance(options, dict) and options.get("include_usage")
+    cut_after = entry.after if entry.fault == "cut" else None
+    parts = (flood_parts(entry, entry.piece) if flood else
+             pieces(text if cut_after is None else text[:cut_after]))
+    events = _chunks(n, model, parts, finish_reason, token_delay, usage if asked else None,
+                     cut_after)
+    return StreamingResponse(_counted(events, record) if flood else events,
                              media_type="text/event-stream")
 
 

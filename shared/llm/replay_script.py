@@ -22,6 +22,14 @@ Each line is one entry, a JSON object:
                                                          finish chunk, no [DONE]), as when
                                                          a server crashes; a whole-reply
                                                          request gets HTTP 500
+    {"match": …, "fault": "flood", "chars": 200000000, "content": TEXT, "pad": " "}
+                                                         ignores max_tokens: `content`, then
+                                                         `pad` repeated until the reply has
+                                                         `chars` characters, streamed in
+                                                         pieces of `piece` characters (4,
+                                                         one token, unless given) or sent
+                                                         as one JSON body; the log records
+                                                         the body bytes it got out
 
 Any entry may carry `"token_delay": S`: its reply takes S seconds per token (see below).
 
@@ -69,7 +77,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from shared.errors import InputError
 from shared.llm.forms import FORMS, Form
 
-Fault = Literal["429", "500", "slow", "malformed", "cut"]
+Fault = Literal["429", "500", "slow", "malformed", "cut", "flood"]
 Refusal = Literal["openai", "llama_cpp_python", "vllm"]
 Streams = Literal[True, "refuse", "ignore"]
 MALFORMED = 'Sure! Here is the plan: {"steps": [{"id": "E1", "operation": "GET", "source": '
@@ -88,6 +96,12 @@ class Entry(BaseModel):
     delay: float = Field(0.0, ge=0)
     after: int | None = Field(None, ge=0)
     """Characters a `cut` fault streams before the connection drops."""
+    chars: int | None = Field(None, ge=0)
+    """Characters of a `flood` fault's reply, whatever `max_tokens` asks."""
+    pad: str = Field(" ", min_length=1)
+    """What a `flood` fault repeats after its content."""
+    piece: int = Field(4, ge=1)
+    """Characters per piece of a streamed `flood`."""
     token_delay: float | None = Field(None, ge=0)
     """Seconds per token of this reply; None: the server's."""
     line: int = 0
@@ -159,6 +173,11 @@ def parse_script(text: str, name: str = "script") -> tuple[list[Entry], Server]:
                 'a cut fault needs "after": N, the characters streamed before the '
                 "connection drops" if entry.after is None else
                 '"after" belongs to a cut fault only; add "fault": "cut" or remove it'))
+        if (entry.fault == "flood") != (entry.chars is not None):
+            raise InputError(f"{name} line {number}: " + (
+                'a flood fault needs "chars": N, the characters it sends whatever '
+                "max_tokens asks" if entry.chars is None else
+                '"chars" belongs to a flood fault only; add "fault": "flood" or remove it'))
         entries.append(entry)
     return entries, (servers[0] if servers else Server())
 

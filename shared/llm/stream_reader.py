@@ -4,7 +4,7 @@ reason, token counts and when its first and last pieces came), calling the callb
 with each piece of text as it arrives, in order.
 
 - Token counts come from the usage chunk that `stream_options.include_usage` asks for.
-  A server that sends none gets estimates, flagged `estimated`: completion tokens are
+  A server that sends none (or a stream cut by the reader) gets estimates, flagged `estimated`: completion tokens are
   the pieces of text it sent (exact on llama.cpp-based servers, which send one token a
   piece), prompt tokens the messages' characters / 4 (a lower bound: the server's chat
   template adds more; the client then asks the server to count them, client.py).
@@ -18,6 +18,11 @@ with each piece of text as it arrives, in order.
   client's "incomplete chunked read"), the server sent an error event, no chunk came
   within the timeout (`APITimeoutError`), a chunk was not JSON, or the stream ended
   without a finish reason.
+- The reader stops a stream itself, and closes it: past `max_pieces` pieces of text or
+  past its body's byte bound (bounds.py), both more than the `max_tokens` asked for,
+  the reply is cut there and ends as `length` with `cut_by_client` saying why; past
+  its time (bounds.py), or when `on_text` raises `StopReading`, it raises `Stopped`
+  (a `BrokeOff`) with the text so far.
 """
 
 from __future__ import annotations
@@ -32,7 +37,17 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
+from shared.llm.bounds import OutOfBounds
 from shared.log_lines import clip_line
+
+
+class StopReading(Exception):
+    """Raised by an `on_text` callback to stop the stream; `why` says why (`its query is
+    failed`)."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
 
 
 class BrokeOff(Exception):
@@ -44,6 +59,11 @@ class BrokeOff(Exception):
         self.why = why
         self.partial = partial
         self.first_token_at = first_token_at
+
+
+class Stopped(BrokeOff):
+    """Raised when the reader stopped a stream before its end: past its time, or its
+    `on_text` raised StopReading."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,9 @@ class Streamed:
     """`time.perf_counter()` when the first piece of text came; None without text."""
     ended_at: float
     """Unix time the last piece of text (or, without text, the end of the stream) came."""
+    cut_by_client: str | None = None
+    """Why the reader cut the reply (it went past `max_tokens`); None when the server
+    ended it."""
 
 
 def whole_body(stream: openai.Stream) -> ChatCompletion | None:
@@ -68,6 +91,8 @@ def whole_body(stream: openai.Stream) -> ChatCompletion | None:
         return None
     try:
         return ChatCompletion.model_validate(json.loads(stream.response.read()))
+    except OutOfBounds:
+        raise
     except (ValueError, ValidationError) as exc:
         raise BrokeOff(f"a stream was asked for and the {kind} body that came instead is "
                        f"not a chat completion ({clip(str(exc))})", "", None) from None
@@ -77,12 +102,13 @@ def whole_body(stream: openai.Stream) -> ChatCompletion | None:
 
 
 def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
-                messages: list[dict], timeout_s: float) -> Streamed:
-    """Read `stream` to its end, calling `on_text` with each piece of text; BrokeOff when
-    it breaks off. An exception raised by `on_text` propagates; the stream is closed."""
+                messages: list[dict], timeout_s: float, max_pieces: int) -> Streamed:
+    """Read `stream` to its end, or to `max_pieces` pieces of text (see the module),
+    calling `on_text` with each piece; BrokeOff when it breaks off, Stopped when it is
+    stopped. Any other exception raised by `on_text` propagates. The stream is closed."""
     pieces: list[str] = []
     first_at = last_at = None
-    finish_reason = usage = None
+    finish_reason = usage = cut = None
     try:
         for chunk in _chunks(stream, timeout_s):
             usage = chunk.usage or usage
@@ -91,24 +117,37 @@ def read_stream(stream: openai.Stream, on_text: Callable[[str], None],
             choice = chunk.choices[0]
             finish_reason = choice.finish_reason or finish_reason
             text = choice.delta.content if choice.delta else None
-            if text:
-                last_at = time.time()
-                first_at = first_at or time.perf_counter()
-                pieces.append(text)
-                on_text(text)
+            if not text:
+                continue
+            if len(pieces) == max_pieces:
+                cut = (f"the server sent more than {max_pieces} pieces of text for "
+                       f"max_tokens={max_pieces}: it ignores max_tokens")
+                break
+            last_at = time.time()
+            first_at = first_at or time.perf_counter()
+            pieces.append(text)
+            on_text(text)
     except BrokeOff as exc:  # from _chunks, which knows nothing of the text so far
         raise BrokeOff(exc.why, "".join(pieces), first_at) from None
+    except OutOfBounds as exc:
+        if exc.kind == "time":
+            raise Stopped(exc.why, "".join(pieces), first_at) from None
+        cut = exc.why
+    except StopReading as exc:
+        raise Stopped(exc.why, "".join(pieces), first_at) from None
     finally:
         stream.close()
-    if finish_reason is None:
+    if cut is not None:
+        finish_reason = "length"
+    elif finish_reason is None:
         raise BrokeOff("the stream ended without a finish reason", "".join(pieces), first_at)
     content = "".join(pieces)
-    if usage is not None:
+    if usage is not None and cut is None:
         prompt, completion = usage.prompt_tokens, usage.completion_tokens
     else:
         prompt, completion = estimated_prompt_tokens(messages), len(pieces)
-    return Streamed(content, finish_reason, prompt, completion, usage is None, first_at,
-                    last_at or time.time())
+    return Streamed(content, finish_reason, prompt, completion, usage is None or cut is not None,
+                    first_at, last_at or time.time(), cut)
 
 
 def _chunks(stream: openai.Stream, timeout_s: float) -> Iterator:

@@ -26,7 +26,13 @@ class LLMCall(BaseModel):
     it asked for no JSON (and in records written before forms were negotiated)."""
     finish_reason: str | None = None
     """Why the reply ended, as the server said: `stop` (done, or a stop sequence came),
-    `length` (cut at CHORDAL_LLM_MAX_TOKENS); None for a failed call."""
+    `length` (cut at CHORDAL_LLM_MAX_TOKENS, by the server or by the client: see
+    `cut_by_client`); None for a failed call."""
+    cut_by_client: str | None = None
+    """Why the client cut a streamed reply short, when the server went past `max_tokens`
+    (more pieces of text than that, or more bytes than that many tokens can take); the
+    reply is then the text until the cut and `finish_reason` is `length`. None when the
+    server ended the reply."""
     status: Literal["ok", "error"] = "ok"
     error: str | None = None
     started_at: float = 0.0

@@ -41,3 +41,9 @@ class Query(BaseModel):
     as null, which no worker could read back)."""
     created_at: float = 0.0
     """Unix time the producer enqueued it."""
+
+    @property
+    def deadline_at(self) -> float | None:
+        """Unix time the query counts as failed (the run store's deadline); None for a
+        query no producer has stamped with `created_at`."""
+        return self.created_at + self.deadline_s if self.created_at else None

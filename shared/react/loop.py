@@ -50,7 +50,7 @@ REPEATED = ("same observation as the previous turn: change the tool or the query
 
 class ChatClient(Protocol):
     def chat(self, messages: list[dict], *, purpose: str, json_schema: dict | None = None,
-             stop: list[str] | None = None): ...
+             stop: list[str] | None = None, deadline: float | None = None): ...
 
 
 def final_text(it: ReactIteration) -> str | None:
@@ -105,7 +105,7 @@ def react_step(query: Query, n: int, store: RunStore, client: ChatClient,
     try:
         reply = client.chat(messages, purpose=f"react {n}", stop=STOP,
                             json_schema=reply_schema(TOOLS) if settings.react_json_schema
-                            else None)
+                            else None, deadline=query.deadline_at)
     except LLMError as exc:
         if exc.call is not None:
             store.add_llm_call(query.id, exc.call)

@@ -3,7 +3,8 @@ own Redis port) whose workers import fault_tools.py, so it may kill workers or R
 
 `faulty_stack(roles=..., documents=[...], **settings)` (documents added to the corpus) returns a started `Pipeline` (tests/conftest.py)
 with `.stack` (the Stack: `.workers`, `.redis`) and `.worker_env`; every stack is
-stopped, by its PIDs, when the test ends.
+stopped, by its PIDs, when the test ends. `fake_llm` is a replay server of the test's
+own (tests/integration/conftest.py's FakeLLM), stopped by its PID when the test ends.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from shared.stack.workers import WorkerProcess
 from shared.store import RunStore
 
 from ..conftest import DATA, Pipeline, free_port
+from ..integration.conftest import FakeLLM
 
 HERE = Path(__file__).resolve().parent
 TESLA = "Tesla Q3 2023 Financial Report"
@@ -86,6 +88,15 @@ def assert_one_outcome(store: RunStore, records: dict[str, RunRecord]) -> None:
         else:
             assert record.answer is None and record.error, qid
         assert store.r.zscore(queues.deadlines_key(), qid) is None
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    server = FakeLLM(tmp_path / "fake-llm").start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture

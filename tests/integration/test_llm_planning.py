@@ -8,6 +8,7 @@ import json
 import pytest
 
 from shared.llm.form_choice import FormChoice
+from shared.llm.forms import request_fields
 from shared.llm.prompts import REPLY_SCHEMA
 
 pytestmark = pytest.mark.integration
@@ -41,7 +42,8 @@ def test_a_question_is_planned_by_the_llm_and_answered_by_the_workers(llm_pipeli
     assert record.usage["prompt_tokens"] == call.prompt_tokens
     assert call.json_form == "json_schema"
     (request,) = llm_pipeline.fake_llm.log()
-    assert request["response_format"]["json_schema"]["schema"] == REPLY_SCHEMA
+    assert request["response_format"] == request_fields("json_schema", REPLY_SCHEMA)[
+        "response_format"]  # the strict form of the reply schema
     user = request["messages"][1]["content"]
     assert user.startswith(f"Question: {QUESTION}")
     assert "Tesla Q3 2023 Financial Report (period 2023-Q3, published 2023-10-18)" in user  # candidates from the store

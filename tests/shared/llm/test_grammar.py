@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.llm.prompts import REPLY_SCHEMA
+from shared.config import Settings
+from shared.llm.prompts import REPLY_SCHEMA, reply_schema
 from shared.models import Plan
 
 llama_cpp = pytest.importorskip(
@@ -52,6 +53,12 @@ def test_the_reply_schema_converts_to_gbnf_with_llama_cpps_converter():
 
 def test_llama_cpps_grammar_parser_compiles_the_reply_schema(vocab):
     assert parses(vocab, json_schema_to_gbnf(json.dumps(REPLY_SCHEMA)))
+
+
+def test_the_parser_compiles_the_reply_schema_at_the_largest_max_steps_and_no_further(vocab):
+    largest = next(m.le for m in Settings.model_fields["max_steps"].metadata if hasattr(m, "le"))
+    assert parses(vocab, json_schema_to_gbnf(json.dumps(reply_schema(largest))))
+    assert not parses(vocab, json_schema_to_gbnf(json.dumps(reply_schema(1001))))
 
 
 def test_the_plan_models_own_schema_is_what_llama_cpps_parser_refuses(vocab):

@@ -51,6 +51,13 @@ def test_a_reply_with_reasoning_a_bare_plan_or_rewoo_text_all_give_the_plan():
     assert len(read_reply(prose)[0].steps) == 2
 
 
+def test_a_raw_newline_in_a_string_which_grammars_let_a_model_write_is_read():
+    written = json.dumps({**GOOD, "reasoning": "line one\nline two"}).replace("\\n", "\n")
+    assert "line one\nline two" in written  # a raw newline, invalid in strict JSON
+    assert len(read_reply(written)[0].steps) == 2
+    assert len(read_reply("Here: " + written)[0].steps) == 2
+
+
 @pytest.mark.parametrize("reply, code, says", [
     ("I cannot help with that.", "bad_json", "has no JSON object in it"),
     ('Sure! {"reasoning": "x", "plan": {"steps": [', "bad_json", "not valid JSON"),

@@ -338,13 +338,38 @@ def test_the_official_client_sees_a_cut_stream_as_a_connection_error_after_its_t
     assert "".join(pieces) == STREAMED[:6]
 
 
-def test_a_cut_fault_needs_after_and_after_needs_a_cut():
-    def script(*entries: dict) -> Script:
-        return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
+def script(*entries: dict) -> Script:
+    """The script of `entries`, as a file `s.jsonl` would hold them."""
+    return Script.from_text("\n".join(json.dumps(e) for e in entries), "s.jsonl")
 
+
+def test_a_cut_fault_needs_after_and_after_needs_a_cut():
     with pytest.raises(InputError, match='s.jsonl line 1: a cut fault needs "after": N'):
         script({"fault": "cut", "content": "x"})
     with pytest.raises(InputError, match='line 2: "after" belongs to a cut fault only'):
         script({"content": "x"}, {"content": "y", "after": 3})
     with pytest.raises(InputError, match="line 1: field 'streams': Input should be True"):
         script({"server": {"streams": "sometimes"}})
+
+
+def test_a_flood_ignores_max_tokens_streamed_or_whole_and_the_log_counts_what_it_sent(fake_llm):
+    flood = {"fault": "flood", "chars": 3_000_000, "content": '{"a": 1}', "pad": "ab"}
+    fake_llm.load([{**flood, "piece": 1000}, flood])
+    _, chunks = post_stream(fake_llm, "q", max_tokens=5)
+    text = "".join(texts(chunks))
+    assert len(text) == 3_000_000 and text.startswith('{"a": 1}abab')
+    first, *rest = texts(chunks)  # the content, then the pad in pieces of `piece`
+    assert first == '{"a": 1}' and len(rest) == 3000 and len(rest[0]) == 1000
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
+    status, _, whole = post(fake_llm, "q", max_tokens=5)
+    assert status == 200 and whole["choices"][0]["message"]["content"] == text
+    assert whole["usage"]["completion_tokens"] == 750_000
+    streamed, sent_whole = (r["sent"] for r in fake_llm.log())
+    assert streamed > 3_000_000 and 3_000_000 < sent_whole < 3_001_000
+
+
+def test_a_flood_fault_needs_chars_and_chars_needs_a_flood():
+    with pytest.raises(InputError, match='s.jsonl line 1: a flood fault needs "chars": N'):
+        script({"fault": "flood", "content": "x"})
+    with pytest.raises(InputError, match='line 2: "chars" belongs to a flood fault only'):
+        script({"content": "x"}, {"content": "y", "chars": 3})

@@ -1,5 +1,6 @@
 """The planner's reply schema: derived from the Plan models, strict in OpenAI's sense, free
-of keywords grammar converters reject, and matched by the prompt's examples."""
+of keywords grammar converters reject, every string and array bounded (the steps by
+CHORDAL_MAX_STEPS), and matched by the prompt's examples."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import typing
 
 from pydantic import BaseModel
 
-from shared.llm.prompts import EXAMPLE_STEPS, REPLY_SCHEMA, WORKED_EXAMPLE, PlannerReply
+from shared.config import Settings
+from shared.llm.forms import request_fields
+from shared.llm.prompts import (EXAMPLE_STEPS, REPLY_SCHEMA, REPLY_STRING_CHARS,
+                                WORKED_EXAMPLE, PlannerReply, reply_schema)
 from shared.llm.planner import read_reply
-from shared.llm.schema import strict_schema
+from shared.llm.schema import LENGTHS, strict_schema
 from shared.models import DOMAINS, OPERATIONS, GetStep, Plan, Step
 from shared.models.fields import Text
 
@@ -32,6 +36,17 @@ def keywords(node: object) -> set[str]:
     return found
 
 
+def nodes(node: object) -> list[dict]:
+    """Every schema in a schema (property names skipped)."""
+    if isinstance(node, list):
+        return [n for item in node for n in nodes(item)]
+    if not isinstance(node, dict):
+        return []
+    children = [v for key, value in node.items()
+                for v in (value.values() if key in ("properties", "$defs") else [value])]
+    return [node] + nodes(children)
+
+
 def objects(node: object) -> list[dict]:
     if isinstance(node, list):
         return [o for n in node for o in objects(n)]
@@ -47,8 +62,30 @@ def step_schema(operation: str) -> dict:
 
 
 def test_the_schema_uses_only_keywords_every_constrained_decoder_compiles():
-    assert keywords(REPLY_SCHEMA) <= COMPILED_EVERYWHERE
+    assert keywords(REPLY_SCHEMA) <= COMPILED_EVERYWHERE | LENGTHS
     assert "pattern" in Plan.model_json_schema()["$defs"]["GetStep"]["properties"]["id"]
+
+
+def test_every_string_and_array_is_bounded_so_a_looping_model_must_close_it():
+    strings = [n for n in nodes(REPLY_SCHEMA) if n.get("type") == "string" and "enum" not in n]
+    arrays = [n for n in nodes(REPLY_SCHEMA) if n.get("type") == "array"]
+    assert len(strings) > 30 and len(arrays) == 5  # steps, two sources, prefer, source_type
+    assert all(n["maxLength"] == REPLY_STRING_CHARS for n in strings)
+    assert all(n["maxItems"] == Settings().max_steps == 20 for n in arrays)
+    assert REPLY_SCHEMA["$defs"]["Plan"]["properties"]["steps"]["minItems"] == 1
+
+
+def test_the_steps_follow_the_max_steps_in_force():
+    steps = reply_schema(7)["$defs"]["Plan"]["properties"]["steps"]
+    assert (steps["minItems"], steps["maxItems"]) == (1, 7)
+
+
+def test_the_strict_form_bounds_arrays_only_as_openais_strict_mode_takes_them():
+    strict = request_fields("json_schema", reply_schema(7))["response_format"]["json_schema"]
+    assert keywords(strict["schema"]) <= COMPILED_EVERYWHERE | {"minItems", "maxItems"}
+    assert strict["schema"]["$defs"]["Plan"]["properties"]["steps"]["maxItems"] == 7
+    grammar = request_fields("json_object_schema", reply_schema(7))["response_format"]
+    assert grammar["schema"] == reply_schema(7)
 
 
 def test_every_object_is_strict_every_property_required_and_the_optional_ones_nullable():
@@ -56,9 +93,9 @@ def test_every_object_is_strict_every_property_required_and_the_optional_ones_nu
         assert node["additionalProperties"] is False
         assert node["required"] == list(node["properties"])
     get = step_schema("GET")["properties"]
-    assert get["source"] == {"type": "string"}
-    assert get["temporal_scope"] == get["output_var"] == {"anyOf": [{"type": "string"},
-                                                                    {"type": "null"}]}
+    assert get["source"] == {"type": "string", "maxLength": REPLY_STRING_CHARS}
+    assert get["temporal_scope"] == get["output_var"] == {"anyOf": [
+        {"type": "string", "maxLength": REPLY_STRING_CHARS}, {"type": "null"}]}
     assert get["top_k"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
 
 

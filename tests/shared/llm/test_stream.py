@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import redis
 
 from shared.errors import LLMError, LLMStreamBroken
 from shared.llm.client import LLMClient
@@ -24,16 +23,6 @@ class Pieces(list):
 
     def __call__(self, text: str) -> None:
         self.append(text)
-
-
-@pytest.fixture
-def r(redis_server, llm_settings) -> redis.Redis:
-    """The session's Redis, without a stream choice stored for the replay endpoint."""
-    client = redis.Redis.from_url(redis_server.url)
-    key = LLMClient(llm_settings).stream_choice.key
-    client.delete(key)
-    yield client
-    client.delete(key)
 
 
 def test_the_text_arrives_in_order_a_token_at_a_time_with_the_servers_token_counts(
