@@ -42,7 +42,7 @@ from typing import Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 """The folder holding the `shared` package: a child imports it from there."""
-HANDLERS = {"render": "shared.render.isolated"}
+HANDLERS = {"render": "shared.render.isolated", "pattern": "shared.tools.pattern_vetting"}
 """Kind of job -> the module whose `handle` a child of that kind runs."""
 GRACE_S = 0.5
 """Seconds past the budget a child may take to report its handler's own budget error
@@ -76,8 +76,11 @@ def _vm_bytes() -> int:
 def _limit_memory(megabytes: int) -> None:
     try:
         import resource
-        extra = megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (_vm_bytes() + extra, resource.RLIM_INFINITY))
+        wanted = _vm_bytes() + megabytes * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        # the hard limit stays: one set for the parent (ulimit -v, a container) is a ceiling
+        soft = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     except (ImportError, OSError, ValueError):  # no /proc or no RLIMIT_AS: time limit only
         pass
 
