@@ -97,6 +97,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def peak_mb(pid: int) -> float:
+    """The peak resident memory (VmHWM) of process `pid`, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
+
+
 def processes_using(home: Path) -> list[int]:
     """PIDs whose command line or environment names `home` (read from /proc): what a
     command run with CHORDAL_HOME=home left behind."""

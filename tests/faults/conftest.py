@@ -3,7 +3,8 @@ own Redis port) whose workers import fault_tools.py, so it may kill workers or R
 
 `faulty_stack(roles=..., documents=[...], **settings)` (documents added to the corpus) returns a started `Pipeline` (tests/conftest.py)
 with `.stack` (the Stack: `.workers`, `.redis`) and `.worker_env`; every stack is
-stopped, by its PIDs, when the test ends.
+stopped, by its PIDs, when the test ends. `fake_llm`: a replay model server of the
+test's own (tests/integration/conftest.py: FakeLLM), stopped by its PID.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from shared.stack.workers import WorkerProcess
 from shared.store import RunStore
 
 from ..conftest import DATA, Pipeline, free_port
+from ..integration.conftest import FakeLLM
 
 HERE = Path(__file__).resolve().parent
 TESLA = "Tesla Q3 2023 Financial Report"
@@ -111,3 +113,12 @@ def faulty_stack(tmp_path):
     yield start
     for stack in reversed(stacks):
         stack.__exit__(None, None, None)
+
+
+@pytest.fixture
+def fake_llm(tmp_path):
+    server = FakeLLM(tmp_path / "fake-llm").start()
+    try:
+        yield server
+    finally:
+        server.stop()

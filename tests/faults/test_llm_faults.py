@@ -9,21 +9,11 @@ import json
 
 import pytest
 
-from ..integration.conftest import FakeLLM
 from .conftest import (assert_one_outcome, kill_worker, plan, start_worker, wait_all,
                        wait_for)
 
 pytestmark = pytest.mark.faults
 GOOD = {"reasoning": "The report states the yield.", "plan": plan()}
-
-
-@pytest.fixture
-def fake_llm(tmp_path):
-    server = FakeLLM(tmp_path / "fake-llm").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_429_500_timeouts_and_malformed_replies_each_end_the_query_once_with_a_reason(

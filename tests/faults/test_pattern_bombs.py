@@ -19,7 +19,7 @@ import pytest
 from shared import queues
 from shared.models import Plan, Query, StepResult, StepTask
 
-from ..integration.conftest import FakeLLM
+from ..conftest import peak_mb
 from .conftest import assert_one_outcome, plan, wait_for
 
 pytestmark = pytest.mark.faults
@@ -32,12 +32,6 @@ TEXT = ("At Gigafactory Nevada the battery yield rate of 91.7% remained below th
         "92% target.")
 
 
-def peak_mb(pid: int) -> float:
-    """The peak resident memory (VmHWM) of process `pid`, in MB."""
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
-
-
 def worker(p, role: str):
     return next(w for w in p.stack.workers if w.role == role and w.alive)
 
@@ -46,15 +40,6 @@ def with_bomb(bomb: str) -> dict:
     bad = plan()
     bad["steps"][1]["pattern"] = bomb
     return {"reasoning": "The report states the yield.", "plan": bad}
-
-
-@pytest.fixture
-def fake_llm(tmp_path):
-    server = FakeLLM(tmp_path / "fake-llm").start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_a_models_bomb_goes_back_as_bad_pattern_and_the_planner_plans_once_and_lives(

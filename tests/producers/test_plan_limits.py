@@ -14,6 +14,8 @@ import pytest
 
 from producers.batch_file import derived_id
 
+from ..conftest import peak_mb
+
 pytestmark = pytest.mark.integration
 BOMBS = [r"(?:a{8000}){1000}(\d+)", r"((a{1000}){1000}){1000}(x)"]
 """Compiled, the first takes 7 s and 2.1 GB; the second never finishes."""
@@ -67,12 +69,6 @@ def test_ask_with_a_plan_file_past_the_size_limit_names_the_file_and_the_setting
     asked = pipeline.cli("ask", "q", "--plan", str(path))
     assert asked.returncode == 2
     assert str(path) in said(asked) and "CHORDAL_MAX_PLAN_CHARS" in said(asked)
-
-
-def peak_mb(pid: int) -> float:
-    """The peak resident memory (VmHWM) of process `pid`, in MB."""
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def with_patterns(pattern: str) -> dict:

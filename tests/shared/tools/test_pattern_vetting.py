@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 
@@ -14,6 +15,8 @@ from shared.errors import PatternRefused
 from shared.tools import pattern_vetting
 from shared.tools.pattern_vetting import CHILDREN, compile_vetted, vet
 
+from ...conftest import peak_mb
+
 FLAGS = regex.IGNORECASE
 BOMBS = [r"(?:a{8000}){1000}(\d+)", r"((a{1000}){1000}){1000}(x)"]
 
@@ -21,11 +24,6 @@ BOMBS = [r"(?:a{8000}){1000}(\d+)", r"((a{1000}){1000}){1000}(x)"]
 def fresh(pattern: str = r"yield (\d+)") -> str:
     """`pattern` made new to this process's verdicts (a comment no match depends on)."""
     return f"(?#{uuid.uuid4().hex}){pattern}"
-
-
-def peak_mb() -> float:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def children() -> set[int]:
@@ -44,22 +42,22 @@ def test_a_pattern_compiles_in_a_child_once_and_then_here_without_one():
 
 @pytest.mark.parametrize("bomb", BOMBS)
 def test_a_bomb_is_refused_by_the_static_limit_before_anything_compiles(bomb):
-    before = peak_mb()
+    before = peak_mb(os.getpid())
     with pytest.raises(PatternRefused, match=r"elements when compiled, more than the 20,000"):
         vet(bomb, FLAGS)
     with pytest.raises(PatternRefused):
         compile_vetted(bomb, FLAGS)
-    assert peak_mb() - before < 20
+    assert peak_mb(os.getpid()) - before < 20
 
 
 @pytest.mark.parametrize("bomb", BOMBS)
 def test_past_the_static_limit_the_child_runs_out_of_memory_not_this_process(
         bomb, monkeypatch):
     monkeypatch.setattr(pattern_vetting, "check_pattern_size", lambda pattern, flags: 1)
-    before, kept = peak_mb(), children()
+    before, kept = peak_mb(os.getpid()), children()
     with pytest.raises(PatternRefused, match=r"needed more than 64 MB to compile; simplify it"):
         vet(fresh(bomb), FLAGS)
-    assert peak_mb() - before < 20
+    assert peak_mb(os.getpid()) - before < 20
     assert children() <= kept  # the child that ran out of memory is gone
 
 
