@@ -119,14 +119,25 @@ class Child:
 
     def __init__(self, kind: str, memory_mb: int):
         ours, theirs = socket.socketpair()
+        # plain blocking descriptors: gevent's sockets are non-blocking underneath, and
+        # the flag belongs to the socket the child shares (its first read would fail)
+        mine = os.dup(ours.fileno())
+        ours.close()
+        for fd in (mine, theirs.fileno()):
+            os.set_blocking(fd, True)
         path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from shared.isolation import serve; "
-             "serve(*sys.argv[1:])", str(theirs.fileno()), str(memory_mb), kind],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-            env={**os.environ, "PYTHONPATH": path})
-        theirs.close()
-        self.conn = Connection(ours.detach())
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", "import sys; from shared.isolation import serve; "
+                 "serve(*sys.argv[1:])", str(theirs.fileno()), str(memory_mb), kind],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": path})
+        except BaseException:
+            os.close(mine)
+            raise
+        finally:
+            theirs.close()
+        self.conn = Connection(mine)
         self.ready = False
 
     @property
