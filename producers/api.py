@@ -1,7 +1,7 @@
 """The HTTP API (`chordal api`): submit queries, read their records, stream their progress.
 
-Consumes `Settings` (the run store's Redis, `CHORDAL_API_TOKEN`) and JSON requests;
-produces what `create_app` serves:
+Consumes `Settings` (the run store's Redis, `CHORDAL_API_TOKEN`, the request limits)
+and JSON requests; produces what `create_app` serves:
 
     POST /queries               one QueryIn or a list -> 202 {"queries": [{id, submitted}]}
     GET  /queries/{id}          the RunRecord, or 404
@@ -10,17 +10,23 @@ produces what `create_app` serves:
     GET  /openapi.json, /docs   the schema; no auth
     GET  /ui/…                  pages for a browser: batches, one query, workers (pages.py)
 
-Bodies are in api_models.py; request checks and the 422 body in api_requests.py; request
-JSON is read strictly (UTF-8, bounded depth) by api_body.py, so a body that cannot be
-read is a 422 too. When Redis does not answer, a route answers 503 naming the
-(password-masked) URL.
+Bodies are in api_models.py; request checks and the 422 body in api_requests.py; a
+request body is read only once the request is authenticated, at most
+CHORDAL_API_MAX_BODY_BYTES (413) within CHORDAL_API_BODY_TIMEOUT_S (408), and strictly
+as JSON (UTF-8, bounded depth; else 422), by api_body.py. When Redis does not answer, a
+route answers 503 naming the (password-masked) URL.
 
 Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
 `/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
-of a browser that logged in to the pages (api_auth.py); without a token the app is built
-only when asked to be insecure, and `serve` allows that on loopback only.
+of a browser that logged in to the pages (api_auth.py), and a client that sent too many
+wrong tokens gets 429 (api_failures.py). Without a token (of at least 32 characters) the
+app is built only when asked to be insecure, `serve` allows that on loopback only, and
+then the app answers only requests whose Host header names a loopback address or the
+one served on (400 else), so no other site's page reaches it through a DNS name that
+resolves to loopback. No route redirects (a trailing slash is a 404), so no response
+carries the Host header back.
 The app also fails queries past their deadline, once a second, as `chordal up` does.
 """
 
@@ -39,10 +45,12 @@ from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from kombu.exceptions import OperationalError
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from producers import api_events
-from producers.api_auth import Access, is_loopback
-from producers.api_body import StrictJsonRoute
+from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
+from producers.api_body import BodyLimits, StrictJsonRoute
+from producers.api_failures import AuthFailures
 from producers.api_health import check_health
 from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
                                   Unprocessable)
@@ -62,21 +70,31 @@ EVENTS = ("`event: status` {status, at} for every status entered; `event: step` 
 REFUSALS = {
     401: {"model": Refusal, "description": "No bearer token, or not CHORDAL_API_TOKEN"},
     422: {"model": Unprocessable, "description": "The request is invalid; nothing was done"},
+    429: {"model": Refusal, "description": (
+        "Too many wrong tokens from this address (CHORDAL_API_AUTH_FAILURES per "
+        "CHORDAL_API_AUTH_WINDOW_S): try again after Retry-After seconds")},
     503: {"model": Refusal, "description": "The run store (Redis) does not answer"},
 }
 """Responses every `/queries` route may give besides its own."""
 NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
-NO_TOKEN = ("CHORDAL_API_TOKEN is not set: set it to a long random string (clients send "
-            "`Authorization: Bearer <token>`), or pass --insecure to serve without "
-            "authentication on a loopback address")
+BODY_REFUSALS = {
+    400: {"model": Refusal, "description": (
+        "The body could not be received (the connection broke off)")},
+    408: {"model": Refusal, "description": (
+        "The body did not arrive within CHORDAL_API_BODY_TIMEOUT_S; the connection closes")},
+    413: {"model": Refusal, "description": (
+        "The body is larger than CHORDAL_API_MAX_BODY_BYTES (by its Content-Length or as "
+        "it arrived); nothing was submitted")},
+}
+"""Responses of a route with a body, read once the request is authenticated."""
 
 
-def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.25,
-               sweep_s: float | None = 1.0) -> FastAPI:
-    """The API over `settings`' run store; ConfigError without a token unless `insecure`.
-    `sweep_s=None` turns the deadline sweeper off."""
-    if settings.api_token is None and not insecure:
-        raise ConfigError(NO_TOKEN)
+def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0.0.1",
+               poll_s: float = 0.25, sweep_s: float | None = 1.0) -> FastAPI:
+    """The API over `settings`' run store; ConfigError without a token unless `insecure`,
+    or with an empty or short one. Served open (`insecure`, no token), it answers only
+    requests for a loopback name or `host`. `sweep_s=None` turns the deadline sweeper off."""
+    token = api_token(settings, insecure)
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     celery = make_celery(settings)
 
@@ -87,20 +105,22 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         if sweeper:
             sweeper.cancel()
 
-    app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="Chordal", version="0.1.0", lifespan=lifespan, redirect_slashes=False,
                   description="Submit questions, read their run records, stream progress.")
     app.add_exception_handler(RequestValidationError, unprocessable)
     app.add_exception_handler(redis.RedisError, _unavailable(settings))
     app.add_exception_handler(OperationalError, _unavailable(settings))
     app.add_exception_handler(StoreError, _unavailable(settings))
     app.router.route_class = StrictJsonRoute
+    app.add_middleware(BodyLimits, max_bytes=settings.api_max_body_bytes,
+                       timeout_s=settings.api_body_timeout_s)
     app.state.stopping = threading.Event()  # set by `serve` on SIGTERM: streams end
-    access = Access(settings, store.r)
+    access = Access(token, store.r, AuthFailures(store.r, settings.api_auth_failures,
+                                                 settings.api_auth_window_s))
     auth = [Depends(access.api())]
 
     @app.post("/queries", status_code=202, response_model=SubmitReply, dependencies=auth,
-              responses={**REFUSALS, 400: {"model": Refusal, "description": (
-                  "The body could not be received (the connection broke off)")},
+              responses={**REFUSALS, **BODY_REFUSALS,
                   422: {"model": Unprocessable, "description": (
                       "A field or plan is invalid, or the body is not UTF-8 JSON; nothing "
                       "was submitted")}})
@@ -146,7 +166,17 @@ def create_app(settings: Settings, *, insecure: bool = False, poll_s: float = 0.
         return result
 
     install_pages(app, settings, store, access)
+    if access.open:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=_loopback_hosts(host),
+                           www_redirect=False)
     return app
+
+
+def _loopback_hosts(host: str) -> list[str]:
+    """The Host header values an open API answers: names of loopback and the address it
+    is served on (an IPv6 one in brackets, as a Host header writes it)."""
+    served = f"[{host.strip('[]')}]" if ":" in host else host
+    return list(dict.fromkeys([*LOOPBACK_NAMES, "127.0.0.1", "[::1]", served]))
 
 
 def _unavailable(settings: Settings):
@@ -177,11 +207,10 @@ async def _sweep(store: RunStore, every_s: float) -> None:
 
 
 def check_exposure(settings: Settings, host: str, insecure: bool) -> None:
-    """ConfigError unless the API is authenticated or (with --insecure) loopback only."""
-    if settings.api_token is not None:
+    """ConfigError unless the API is authenticated with a good token or (with --insecure
+    and no token) loopback only."""
+    if api_token(settings, insecure) is not None:
         return
-    if not insecure:
-        raise ConfigError(NO_TOKEN)
     if not is_loopback(host):
         raise ConfigError(f"--insecure serves without authentication, which is allowed on a "
                           f"loopback address only (127.0.0.1, ::1, localhost), not on --host "
@@ -192,8 +221,9 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000,
           insecure: bool = False) -> None:
     """Serve the API until SIGTERM or SIGINT; ConfigError when it must not start."""
     check_exposure(settings, host, insecure)
-    app = create_app(settings, insecure=insecure)
-    auth = "bearer token" if settings.api_token else "NO authentication (--insecure)"
+    app = create_app(settings, insecure=insecure, host=host)
+    auth = ("bearer token" if settings.api_token else
+            "NO authentication (--insecure; loopback Host headers only)")
     print(f"chordal api: http://{host}:{port} (pages at /ui, schema at /docs), run store "
           f"{settings.masked_redis_url}, {auth}", flush=True)
     # uvicorn handles SIGTERM/SIGINT (stops accepting, waits for open responses), then

@@ -156,6 +156,9 @@ def census_line(c: Census, dead_after_s: float) -> str:
     if c.silent:
         line += (f"; {c.silent} silent for over {dead_after_s:g}s (dead: a live worker "
                  "gives their tasks back to the queues)")
+    if c.refused:
+        line += "\nmessages refused, never run: " + "; ".join(
+            f"{r.queue} {escape(r.task)} {r.count} ({r.reason})" for r in c.refused)
     return line
 
 

@@ -49,6 +49,7 @@ def print_record(console: Console, record: RunRecord, details: bool = False) -> 
                           f"{s.duration_ms:7.1f}ms{_sent(sent.get(s.step_id))}  {escape(tail)}",
                           highlight=False)
             print_candidates(console, s)
+        print_unrun(console, record)
         print_iterations(console, record)
 
 
@@ -92,6 +93,20 @@ def print_iterations(console: Console, record: RunRecord) -> None:
         asked = f" (JSON asked for as {', '.join(forms)})" if forms else ""
         console.print(f"  [dim]{len(record.llm_calls)} LLM calls{asked}, {prompt} prompt + "
                       f"{completion} completion tokens[/]", highlight=False)
+
+
+def print_unrun(console: Console, record: RunRecord) -> None:
+    """A line per step of a rejected reply without a result: dropped unsent when the plan
+    was closed, or sent and not run (skipped by its executor, or still running)."""
+    stored = {s.step_id for s in record.steps}
+    for d in record.dispatch:
+        if d.in_plan or d.step_id in stored:
+            continue
+        what = ("dropped when the plan was closed, never sent" if d.dropped else
+                "sent, no result (skipped, or still running)")
+        action_id = f"{record.query_id}:{d.step_id}"
+        console.print(f"  [dim]{action_id:<28} reply {d.attempt}, not in the final plan: "
+                      f"{what}[/]", highlight=False)
 
 
 def _sent(dispatch) -> str:

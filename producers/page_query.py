@@ -64,7 +64,8 @@ class StepView:
     action_id: str
     operation: str
     status: str
-    """`waiting` (inputs not ready), `sent`, `ok`, `error`, `not run` (query ended)."""
+    """`waiting` (inputs not ready), `sent`, `ok`, `error`, `not run` (query ended),
+    `dropped` (a rejected reply's step no plan kept, never sent)."""
     value: str = ""
     error: str = ""
     confidence: str = ""
@@ -142,6 +143,7 @@ def step_views(record: RunRecord, results: dict[str, StepResult], flower_url: st
     """One row per step of the plan (and per other step sent or stored), in plan order;
     `results` by step id."""
     sent = {d.step_id for d in record.dispatch if d.dispatched_at}
+    dropped = {d.step_id for d in record.dispatch if d.dropped}
     ops = {s.id: s.operation for s in record.plan.steps} if record.plan else {}
     ids = list(dict.fromkeys([*ops, *(d.step_id for d in record.dispatch), *results]))
     terminal = record.status in TERMINAL
@@ -149,7 +151,7 @@ def step_views(record: RunRecord, results: dict[str, StepResult], flower_url: st
     for sid in ids:
         r, action_id = results.get(sid), f"{record.query_id}:{sid}"
         status = (r.status if r is not None else "sent" if sid in sent
-                  else "not run" if terminal else "waiting")
+                  else "dropped" if sid in dropped else "not run" if terminal else "waiting")
         row = StepView(sid, action_id, r.operation if r else ops.get(sid, "?"), status,
                        flower=flower_link(flower_url, r, action_id))
         if r is not None:

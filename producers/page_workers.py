@@ -1,8 +1,9 @@
 """The Workers page's data: consumes the broker's Redis; produces what `chordal status`
 prints about workers, from the same functions (`count_live`, the heart of `census`: live
-workers per queue, tasks held, silent workers; `queue_depths`), and one line per worker
-instance: its node name, queues, pid, last heartbeat and the tasks it holds
-(shared/recovery.py records them), all from one read of the workers set and held tasks.
+workers per queue, tasks held, silent workers, messages refused; `queue_depths`), and
+one line per worker instance: its node name, queues, pid, last heartbeat and the tasks
+it holds (shared/recovery.py records them), all from one read of the workers set, held
+tasks and refused counts.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from kombu.utils.encoding import bytes_to_str
 
 from producers.batch_follow import queue_depths
+from shared import queues
 from shared.recovery import HELD, WORKERS, Census, Held, consumed_queues, count_live
 from shared.store import RunStore
 
@@ -43,9 +45,11 @@ def workers_view(runs: RunStore, dead_after_s: float) -> WorkersView:
     with runs.r.pipeline(transaction=False) as pipe:
         pipe.zrange(WORKERS, 0, -1, withscores=True)
         pipe.hgetall(HELD)
-        members, raw_held = pipe.execute()
+        pipe.hgetall(queues.refused_key())
+        members, raw_held, refused = pipe.execute()
     held = [Held.parse(bytes_to_str(tag), bytes_to_str(value)) for tag, value in raw_held.items()]
-    return WorkersView(count_live(members, len(held), dead_after_s, now), queue_depths(runs),
+    return WorkersView(count_live(members, len(held), dead_after_s, now, refused),
+                       queue_depths(runs),
                        instances(members, held, dead_after_s, now), dead_after_s)
 
 

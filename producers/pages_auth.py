@@ -6,10 +6,13 @@ session cookie; produces a session (producers/api_sessions.py) and its cookie, o
                       `next` (a path of this site, else the Batches page)
     POST /ui/logout   the session's CSRF token -> session deleted, cookie cleared
 
-A wrong token gets the form again with 401, compared in constant time. Over plain http
-on an address other than loopback the login is refused (400): the session cookie is
-Secure there, and a browser would not send it back. With no API token (`--insecure`)
-there is nothing to log in to: both lead to the Batches page.
+A wrong token gets the form again with 401, compared in constant time, and counts
+against the client (producers/api_failures.py): past its wrong tokens, the form comes
+back with 429 and Retry-After before the body is read. The form body is at most
+`MAX_FORM_BYTES` (413), read within CHORDAL_API_BODY_TIMEOUT_S (408, api_body.py). Over
+plain http on an address other than loopback the login is refused (400): the session
+cookie is Secure there, and a browser would not send it back. With no API token
+(`--insecure`) there is nothing to log in to: both lead to the Batches page.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from producers.api_auth import Access, is_loopback
+from producers.api_failures import TooManyFailures, client_of
 from producers.api_sessions import (LOGIN_COOKIE, LOGIN_TTL_S, SESSION_COOKIE, SESSION_TTL_S,
                                     Session, cookie_attributes, same)
 from producers.page_templates import PREFIX, render
@@ -89,6 +94,14 @@ def auth_routes(access: Access) -> APIRouter:
     async def login(request: Request) -> Response:
         if access.open:
             return RedirectResponse(HOME, 303)
+        client = client_of(request)
+        try:
+            await run_in_threadpool(access.failures.check, client)
+        except TooManyFailures as exc:
+            page = login_form(request, f"Too many wrong tokens from this address: try again "
+                              f"in {exc.retry_after_s} s.", 429)
+            page.headers.update(exc.headers)
+            return page
         form = await read_form(request)
         next_path = local_path(form.get("next"))
         if not over_https_or_loopback(request):
@@ -99,6 +112,7 @@ def auth_routes(access: Access) -> APIRouter:
                               "cookies for this site: allow them and log in again.", 400,
                               next_path)
         if not same(form.get("token"), access.token):
+            await run_in_threadpool(access.failures.add, client)
             return login_form(request, "Wrong token: paste the value of CHORDAL_API_TOKEN "
                               "that chordal api was started with.", 401, next_path)
         cookie, _ = access.sessions.create()

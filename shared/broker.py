@@ -73,6 +73,9 @@ def celery_config(settings: Settings) -> dict:
         "worker_send_task_events": True,
         "task_send_sent_event": True,
         "task_track_started": True,
+        # No result is stored, not even a Celery built-in's: results and failures live in
+        # the run store, and the `workers` ACL user may not write Celery's result keys.
+        "task_ignore_result": True,
         "result_expires": settings.run_ttl_s,
         "result_extended": False,
         "task_default_queue": queues.QUEUE_EXECUTE,

@@ -77,7 +77,8 @@ class Settings(BaseSettings):
 
     max_steps: int = Field(MAX_STEPS, ge=1, le=500)
     """Plans with more steps than this, as written or once repaired, are rejected before
-    anything runs."""
+    anything runs; and one query sends at most this many steps in all, across every
+    reply of its planner (streamed steps of rejected replies count once sent)."""
 
     max_plan_chars: int = Field(MAX_PLAN_CHARS, ge=1000, le=10_000_000)
     """Plans longer than this many characters (in any syntax; a JSON object as compact
@@ -183,7 +184,25 @@ class Settings(BaseSettings):
     get_cache_s: int = Field(1800, ge=0)
     """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
     api_token: SecretStr | None = None
-    """Bearer token the HTTP API requires (`Authorization: Bearer …`)."""
+    """Bearer token the HTTP API requires (`Authorization: Bearer …`): a random string of
+    at least 32 characters (`chordal api` refuses a shorter one), e.g. from
+    `python -c "import secrets; print(secrets.token_urlsafe(32))"`."""
+    api_max_body_bytes: int = Field(8 * 1024 * 1024, ge=16 * 1024)
+    """Largest request body the HTTP API reads, by its Content-Length or as it arrives;
+    a larger one is refused with 413. The default holds one full POST /queries (1,000
+    queries) of about 8 KB each: a 4,000-character question and a 4 KB plan (a character
+    past ASCII takes 2 to 4 bytes, or 6 as a `\\u` escape)."""
+    api_body_timeout_s: float = Field(30.0, gt=0)
+    """Seconds the HTTP API waits for a whole request body from its first read; a slower
+    one is refused with 408 and its connection closed (at the default, the largest body
+    needs 2.2 Mbit/s)."""
+    api_auth_failures: int = Field(10, ge=1)
+    """Wrong tokens (bearer or login form) one client address may send per
+    `api_auth_window_s`; past them its attempts get 429 with Retry-After until the
+    window ends."""
+    api_auth_window_s: int = Field(60, ge=1)
+    """The window, in seconds from a client's first wrong token, that
+    `api_auth_failures` counts in (kept in Redis, shared by every API process)."""
     flower_auth: SecretStr | None = None
     """`user:password` for Flower's basic auth; Flower does not start without it."""
     flower_url: str | None = None

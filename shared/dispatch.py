@@ -1,9 +1,9 @@
 """Send the work of one query: steps in as the planner learns them (a whole plan, or one
 step at a time while the model writes it), step tasks out the moment their inputs are
-stored, and the finalizer once the plan is closed and every step sent has reported.
+stored, and the finalizer once the plan is closed and every step it keeps has reported.
 
 The steps that may run live in the query's *dispatch graph* in the run store (step id
--> `GraphStep`: the task and the ids of the steps it reads; RunStore.add_to_graph). Two
+-> `GraphStep`: the task and the ids of the steps it reads; shared/graph_store.py). Two
 sides send from it, each right after its own write, so that one of them always sees
 both writes:
 - the planner adds steps, then reads which of them have every input stored, and sends
@@ -12,10 +12,12 @@ both writes:
   read it and are now ready (`next_steps`).
 A claim per step (`claimed_dispatch:<step>`) lets one of them send it, however often a
 task is redelivered. The graph only grows until the planner closes it with the final
-plan; the finalizer is sent when the graph is closed and every step in it has a stored
-result (`joined`), by whichever task sees that first (`claimed_finalize`). A step an
-earlier reply wrote and the final plan dropped still has to report: the join waits for
-what was sent, not only for what the plan reads.
+plan, and never past the query's step budget (`max_steps`, CHORDAL_MAX_STEPS): a
+streamed step that does not fit is not sent early, and a final plan that does not fit
+beside what rejected replies already sent fails with `too_many_steps`. Closing drops
+the rejected replies' steps that were never sent; those that were sent are not waited
+for. The finalizer is sent when the graph is closed and every step the plan keeps has a
+stored result (`joined`), by whichever task sees that first (`claimed_finalize`).
 """
 
 from __future__ import annotations
@@ -24,16 +26,20 @@ import time
 from collections.abc import Callable
 
 from shared import queues
-from shared.models import GraphStep, Plan, Step, StepTask
+from shared.errors import PlanError
+from shared.graph_store import GraphView, step_order
+from shared.models import GraphStep, Plan, PlanProblem, Step, StepTask
 from shared.placement import Placement
-from shared.store import GraphView, RunStore, step_order
+from shared.plan.limits import MAX_STEPS
+from shared.store import RunStore
 
 
 def ready_steps(view: GraphView, candidates: list[str]) -> list[str]:
-    """The `candidates` without a stored result whose inputs are all stored."""
+    """The `candidates` without a stored result whose inputs are all stored, but for
+    steps the final plan left out."""
     if view.terminal:
         return []
-    return [s for s in candidates if s not in view.stored
+    return [s for s in candidates if s not in view.stored and s not in view.left
             and set(view.steps[s].task.inputs.values()) <= view.stored]
 
 
@@ -56,11 +62,11 @@ def next_steps(store: RunStore, view: GraphView, query_id: str, finished: str,
 
 
 def joined(store: RunStore, view: GraphView, query_id: str, owner: str) -> bool:
-    """True when the graph is closed, every step in it has a stored result, and `owner`
-    holds the claim to send the finalizer (the first task to see it so, and that task
-    again when it is redelivered). Counting stored results, which are written once per
-    step, counts a step once however often it ran."""
-    return (view.closed and not view.terminal and set(view.steps) <= view.stored
+    """True when the graph is closed, every step in it that the plan keeps has a stored
+    result, and `owner` holds the claim to send the finalizer (the first task to see it
+    so, and that task again when it is redelivered). Counting stored results, which are
+    written once per step, counts a step once however often it ran."""
+    return (view.closed and not view.terminal and set(view.steps) - view.left <= view.stored
             and store.claim(query_id, queues.finalize_claim(), owner))
 
 
@@ -69,10 +75,14 @@ class PlanDispatch:
     plan closed, and what a planner killed before it sent needs sending."""
 
     def __init__(self, store: RunStore, query_id: str, owner: str,
-                 send_step: Callable[[StepTask], None], send_finalize: Callable[[str], None]):
+                 send_step: Callable[[StepTask], None], send_finalize: Callable[[str], None],
+                 max_steps: int = MAX_STEPS):
         self.store, self.query_id, self.owner = store, query_id, owner
         self._send_step, self._send_finalize = send_step, send_finalize
+        self.max_steps = max_steps
         self._placement: Placement | None = None
+        self._full = False  # True: the rest of this reply waits for the final plan
+        self._closing = False
         self.attempt = 0
 
     def resume(self) -> bool:
@@ -88,40 +98,78 @@ class PlanDispatch:
     def begin(self, reply_started_at: float | None = None) -> None:
         """A new reply of the model: its steps are placed on the graph as it stands."""
         self.attempt += 1
-        self._placement = Placement(self.query_id, self.store.graph(self.query_id).steps,
-                                    self.attempt, reply_started_at)
+        graph = self.store.graph(self.query_id).steps
+        self._placement = Placement(self.query_id, graph, self.attempt, reply_started_at)
+        self._full = len(graph) >= self.max_steps
 
     def offer(self, step: Step) -> None:
         """A step of the reply being written, checked with the steps before it: it runs
-        now if its inputs are stored, else when they are (nothing runs twice)."""
+        now if its inputs are stored, else when they are (nothing runs twice). Once the
+        step budget is spent, the reply's later steps wait for the final plan (a step
+        after one that did not fit may read it)."""
         if self._placement is None:
             self.begin()
+        if self._full:
+            return
         _, added = self._placement.place(step)
         if added is not None:
-            view = self.store.add_to_graph(self.query_id, [added])
+            view, refused = self.store.add_to_graph(self.query_id, [added], self.max_steps)
+            if refused:
+                self._full = True
+                return
             self._send(view, [added.task.step.id])
 
     def close(self, plan: Plan, repairs: list[str], mode: str) -> Plan:
-        """Record the final plan (its steps renamed to the graph ids they run as), add
-        what it adds, close the graph, send what is ready, and the finalizer if every
-        step already reported. Returns the plan as recorded. `mode`: `streamed` or
-        `whole` (its steps' dispatch is then not timed against a reply)."""
+        """Record the final plan (its steps renamed to the graph ids they run as), drop
+        the rejected replies' steps never sent, add what it adds, close the graph, send
+        what is ready, and the finalizer if every kept step already reported. Returns
+        the plan as recorded; PlanError (`too_many_steps`) when its steps and the sent
+        steps it does not keep are more than `max_steps`. `mode`: `streamed` or `whole`
+        (its steps' dispatch is then not timed against a reply)."""
+        self._closing = True
         started = (self._placement.reply_started_at
                    if self._placement is not None and mode == "streamed" else None)
         placement = Placement(self.query_id, self.store.graph(self.query_id).steps,
                               max(self.attempt, 1), started)
         final, added = placement.place_plan(plan)
-        self.store.save_plan(self.query_id, final, repairs)  # before the finalizer can run
-        view = self.store.add_to_graph(self.query_id, added, close=True, mode=mode)
-        self._send(view, [g.task.step.id for g in added])
-        if joined(self.store, view, self.query_id, self.owner):
+        closing = self.store.close_graph(self.query_id, final, repairs, added, mode,
+                                         self.max_steps)
+        if closing.outcome == "over budget":
+            raise over_budget(len(final.steps), closing.spent, self.max_steps)
+        if closing.outcome == "closed before":  # by another delivery: its plan stands
+            final, added = self.store.plan(self.query_id) or final, []
+        self._send(closing.view, [g.task.step.id for g in added])
+        if joined(self.store, closing.view, self.query_id, self.owner):
             self._send_finalize(self.query_id)
         return final
+
+    def spent_note(self) -> str:
+        """For a query whose planning fails before the plan is closed: a clause saying
+        its replies spent the step budget, when they did (else empty)."""
+        if self._placement is None or self._closing:
+            return ""
+        sent = len(self.store.graph(self.query_id).steps)
+        if sent < self.max_steps:
+            return ""
+        return (f"; {sent} steps of its replies were sent, all that one query may send "
+                f"(CHORDAL_MAX_STEPS={self.max_steps}), and the steps written after them "
+                "were not")
 
     def _send(self, view: GraphView, candidates: list[str]) -> None:
         send_steps(self.store, self.query_id,
                    claim_ready(self.store, view, self.query_id, candidates, self.owner),
                    self._send_step)
+
+
+def over_budget(steps: int, spent: int, max_steps: int) -> PlanError:
+    """The PlanError of a final plan of `steps` steps that does not fit beside the `spent`
+    steps rejected replies already sent."""
+    message = (f"the plan has {steps} steps, and earlier replies of this query already "
+               f"sent {spent} steps it does not use: {steps + spent} in all, more than the "
+               f"{max_steps} one query may run (CHORDAL_MAX_STEPS)")
+    return PlanError(message, [PlanProblem(step=None, code="too_many_steps", message=(
+        f"{message}; submit the question again (a new query starts with the whole "
+        "budget) or raise CHORDAL_MAX_STEPS"))])
 
 
 def send_steps(store: RunStore, query_id: str, tasks: list[StepTask],

@@ -40,6 +40,15 @@ ROLE_QUEUES["all"] = tuple(q for queues in ROLE_QUEUES.values() for q in queues)
 TASK_QUEUES: tuple[str, ...] = ROLE_QUEUES["all"]
 """Every queue a task waits in."""
 
+QUEUE_TASKS: dict[str, frozenset[str]] = {
+    QUEUE_PLAN: frozenset({TASK_PLAN}),
+    QUEUE_EXECUTE: frozenset(STEP_TASKS.values()),
+    QUEUE_FINALIZE: frozenset({TASK_FINALIZE}),
+    QUEUE_REACT: frozenset({TASK_REACT}),
+}
+"""queue -> the only task names a worker runs from it (shared/admission.py): anything
+else taken from it is refused, whatever the worker has registered."""
+
 KEY_PREFIX = "chordal"
 
 
@@ -107,6 +116,13 @@ def held_value(instance: str, queue: str, task: str, task_id: str) -> str:
     return f"{instance}|{queue}|{task}|{task_id}"
 
 
+def refused_key() -> str:
+    """Hash `queue|task|reason` -> how many messages workers took from `queue` and
+    refused without running them (shared/admission.py); `task` is a registered task
+    name, `(unknown)` or `(malformed)`, so the hash stays small whatever is sent."""
+    return f"{KEY_PREFIX}:refused"
+
+
 def inflight_key(instance: str) -> str:
     """List of the messages one worker instance has taken off its queue and not yet
     recorded as unacknowledged (shared/transport.py moves each here atomically as it
@@ -163,6 +179,12 @@ def session_key(digest: str) -> str:
     of the session cookie, so the key does not give the cookie away
     (producers/api_sessions.py)."""
     return f"{KEY_PREFIX}:session:{digest}"
+
+
+def auth_failures_key(client: str) -> str:
+    """Counter of the wrong API tokens (bearer or login form) one client address sent in
+    its current window; expires with the window (producers/api_failures.py)."""
+    return f"{KEY_PREFIX}:auth-failures:{client}"
 
 
 def action_id(query_id: str, step_id: str) -> str:

@@ -43,6 +43,7 @@ import redis
 from kombu.utils.encoding import bytes_to_str
 
 from shared import queues
+from shared.admission import Refused, refused_counts
 from shared.transport import restore_inflight
 
 HELD = queues.held_messages_key()
@@ -140,20 +141,25 @@ class Census:
     """Instances whose heartbeat is older; a live worker gives their tasks back soon."""
     held: int
     """Tasks received and not finished, over all workers."""
+    refused: tuple[Refused, ...] = ()
+    """Messages workers took and refused to run, counted by queue, task and reason
+    (shared/admission.py)."""
 
 
 def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -> Census:
-    """Who is alive, for `chordal status` (one round trip)."""
+    """Who is alive, and what workers refused, for `chordal status` (one round trip)."""
     with client.pipeline(transaction=False) as pipe:
         pipe.zrange(WORKERS, 0, -1, withscores=True)
         pipe.hlen(HELD)
-        members, held = pipe.execute()
-    return count_live(members, held, dead_after_s, now)
+        pipe.hgetall(queues.refused_key())
+        members, held, refused = pipe.execute()
+    return count_live(members, held, dead_after_s, now, refused)
 
 
 def count_live(members: list[tuple], held: int, dead_after_s: float,
-               now: float | None = None) -> Census:
-    """The census of `members` (the workers set read with its scores) and `held` tasks."""
+               now: float | None = None, refused: dict | None = None) -> Census:
+    """The census of `members` (the workers set read with its scores), `held` tasks and
+    the `refused` counts (the refused hash as read)."""
     now = time.time() if now is None else now
     live: dict[str, int] = {}
     silent = 0
@@ -163,7 +169,8 @@ def count_live(members: list[tuple], held: int, dead_after_s: float,
         else:
             for queue in consumed_queues(bytes_to_str(member)):
                 live[queue] = live.get(queue, 0) + 1
-    return Census(dict(sorted(live.items())), silent, held)
+    return Census(dict(sorted(live.items())), silent, held,
+                  tuple(refused_counts(refused or {})))
 
 
 def held_messages(client: redis.Redis) -> list[Held]:

@@ -124,16 +124,17 @@ PRODUCERS = (
          "queue depths (`chordal status`, the pages): LLEN only, so no queue can be "
          "taken from or read"),
     Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +get +exists +hget +hgetall "
-         "+hkeys +hmget +hlen +hexists +lrange +zrange +zrangebyscore +zcard +zscore",
+         "+hkeys +hmget +hlen +hexists +lrange +zrange +zrangebyscore +zcard +zscore +pttl",
          "read every `chordal:` key: records, steps, graphs, batches, workers and held "
-         "tasks (`show`, `status`, the API's events and pages)"),
+         "tasks (`show`, `status`, the API's events and pages), how long a client's count "
+         "of wrong API tokens lasts"),
     Rule(_keys(queues.run_key("*"), queues.deadlines_key(), queues.done_key("*"),
                queues.batch_key("*"), queues.batches_key(), queues.session_key("*"),
-               queues.get_cache_generation_key("*"))
+               queues.auth_failures_key("*"), queues.get_cache_generation_key("*"))
          + " +hset +hsetnx +del +expire +zadd +zrem +rpush +blpop +incrby",
          "write query records (queued, withdrawn, failed past the deadline), wait for "
-         "answers (BLPOP), batches, the API's sessions; `chordal index` bumps the GET "
-         "cache's generation"),
+         "answers (BLPOP), batches, the API's sessions and its count of wrong tokens per "
+         "client; `chordal index` bumps the GET cache's generation"),
     BINDINGS,
     Rule(f"&/{DB}.celeryev/task.sent +publish",
          "the `task-sent` event of each query sent, so Flower sees it queued: the only "

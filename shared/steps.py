@@ -5,7 +5,9 @@ Celery's soft time limit, which the task records as TIME_LIMIT): a tool that fai
 input that is missing and an unexpected crash all become a StepResult with
 `status="error"` and an error code, so the join always reaches the finalizer. A step
 that already has a stored result (a redelivered task) returns that result unchanged,
-which keeps what the task returns deterministic.
+which keeps what the task returns deterministic. A step nothing waits for any more (its
+query is terminal, or the final plan left it out after a rejected reply sent it) is
+skipped before it starts: nothing is run or stored.
 
 `tool_result`, `error_result` and `failure_result` are the one way Chordal makes a
 StepResult from a tool's output or an error, ReAct actions (shared/react/act.py) included.
@@ -118,11 +120,15 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
 
 
 def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
-             max_deliveries: int = 3) -> StepResult:
-    """Execute a step once per action_id and store its result; return the stored result."""
-    existing = store.step(task.query_id, task.step.id)
+             max_deliveries: int = 3) -> StepResult | None:
+    """Execute a step once per action_id and store its result; return the stored result,
+    or None when nothing waits for the step (skipped: the query is terminal, or its
+    final plan left the step out after it was sent)."""
+    existing, wanted = store.step_to_run(task.query_id, task.step.id)
     if existing is not None:
         return existing
+    if not wanted:
+        return None
     delivery = store.count_delivery(queues.action_id(task.query_id, task.step.id))
     if delivery > max_deliveries:
         result = error_result(step_base(task, attempt=delivery), "REDELIVERY_CAP",

@@ -9,9 +9,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
-    chordal:graph:{qid}    hash  step_id -> GraphStep JSON: the dispatch graph (first write
-                                 wins); the run hash's `graph_closed` says it is complete
-    chordal:dispatched:{qid} hash step_id -> unix time its task was sent
+    chordal:graph:{qid}    hash  the dispatch graph, and chordal:dispatched:{qid} when
+                                 each of its steps was sent (shared/graph_store.py)
 
 Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
 last change.
@@ -23,14 +22,14 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
 
 import redis
 
 from shared import queues
 from shared.errors import StoreError
-from shared.models import (Answer, GraphStep, LLMCall, Plan, PlanProblem, Query,
-                           ReactIteration, RunRecord, StepDispatch, StepResult)
+from shared.graph_store import DispatchGraph, step_order
+from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
+                           RunRecord, StepResult)
 
 
 TERMINATE_LUA = """
@@ -50,26 +49,6 @@ return 1
 """
 
 
-@dataclass(frozen=True)
-class GraphView:
-    """A query's dispatch graph as one MULTI/EXEC read it, with what it needs to decide."""
-
-    steps: dict[str, GraphStep]
-    closed: bool
-    """No step will be added: the plan is final (RunStore.add_to_graph(close=True))."""
-    stored: frozenset[str]
-    """Ids of the steps with a stored result."""
-    terminal: bool
-    """The query is answered or failed: nothing more is worth sending."""
-
-
-def step_order(step_id: str) -> tuple:
-    """Sort key: `R2` before `R10`; ids without a number by name."""
-    head = step_id.rstrip("0123456789")
-    tail = step_id[len(head):]
-    return (head, int(tail) if tail else -1, step_id)
-
-
 _COUNT_ONCE = """
 if ARGV[1] == '' or redis.call('HSETNX', KEYS[1], ARGV[1], 1) == 1 then
   return redis.call('HINCRBY', KEYS[1], 'finalizer_runs', 1)
@@ -78,27 +57,13 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
-def _read_graph(p, query_id: str, known: dict[str, GraphStep] | None) -> None:
-    """Queue `RunStore.graph`'s reads on pipeline `p` (2 replies with `known`, else 3)."""
-    if known is None:
-        p.hgetall(queues.graph_key(query_id))
-    p.hmget(queues.run_key(query_id), ["graph_closed", "terminal"])
-    p.hkeys(queues.steps_key(query_id))
-
-
-def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
-    *raw, (closed, terminal), stored = replies
-    steps = known if known is not None else {
-        k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
-    return GraphView(steps, bool(closed), frozenset(stored), bool(terminal))
-
-
-class RunStore:
+class RunStore(DispatchGraph):
     def __init__(self, client: redis.Redis, ttl_s: int):
         self.r = client
         self.ttl_s = ttl_s
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._status_script = client.register_script(STATUS_LUA)
+        self._graph_scripts()
 
     @classmethod
     def from_url(cls, url: str, ttl_s: int) -> "RunStore":
@@ -157,45 +122,6 @@ class RunStore:
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
         self._hset(query_id, {"plan": plan.model_dump_json(),
                               "repairs": json.dumps(repairs or [])})
-
-    def add_to_graph(self, query_id: str, steps: list[GraphStep], *, close: bool = False,
-                     mode: str | None = None) -> GraphView:
-        """Add steps to the query's dispatch graph (a step id written before keeps its
-        first step), and with `close` mark it complete (`mode`: how the plan came), then
-        read the graph as it is now (`graph`), all in one MULTI/EXEC."""
-        key, run = queues.graph_key(query_id), queues.run_key(query_id)
-        with self.r.pipeline() as p:
-            for step in steps:
-                p.hsetnx(key, step.task.step.id, step.model_dump_json())
-            p.expire(key, self.ttl_s)
-            if close:
-                p.hset(run, mapping={"graph_closed": 1, **({"plan_mode": mode} if mode else {})})
-                p.expire(run, self.ttl_s)
-            _read_graph(p, query_id, None)
-            return _graph_view(p.execute()[-3:], None)
-
-    def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
-        """The dispatch graph, whether it is closed, the stored step ids and whether the
-        query is terminal, read together; `known`: the steps of a graph already read
-        closed (it never changes again), so they are not read twice."""
-        with self.r.pipeline() as p:
-            _read_graph(p, query_id, known)
-            return _graph_view(p.execute(), known)
-
-    def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
-        """Record when the tasks of `step_ids` were sent (the first time only)."""
-        if not step_ids:
-            return
-        key = queues.dispatched_key(query_id)
-        with self.r.pipeline() as p:
-            for step_id in step_ids:
-                p.hsetnx(key, step_id, at)
-            p.expire(key, self.ttl_s)
-            p.execute()
-
-    def dispatched(self, query_id: str) -> dict[str, float]:
-        """step id -> unix time its task was sent."""
-        return {k: float(v) for k, v in self.r.hgetall(queues.dispatched_key(query_id)).items()}
 
     def claim(self, query_id: str, what: str, owner: str = "") -> bool:
         """True for the first caller only, and again for the same `owner` (a redelivered
@@ -369,26 +295,9 @@ class RunStore:
             llm_calls=self.llm_calls(query_id),
             iterations=self.iterations(query_id),
             plan_mode=raw.get("plan_mode"),
-            dispatch=self._dispatch(query_id, plan_ids),
+            dispatch=self._dispatch(query_id, plan_ids, raw.get("graph_dropped")),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
-
-    def _dispatch(self, query_id: str, plan_order: list[str]) -> list[StepDispatch]:
-        graph = self.r.hgetall(queues.graph_key(query_id))
-        if not graph:
-            return []
-        sent = self.dispatched(query_id)
-        steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
-        in_plan = set(plan_order) & set(steps)
-        out = []
-        for step_id in [s for s in plan_order if s in steps] + sorted(
-                set(steps) - in_plan, key=step_order):
-            step, at = steps[step_id], sent.get(step_id)
-            after = (round((at - step.reply_started_at) * 1000, 1)
-                     if at is not None and step.reply_started_at is not None else None)
-            out.append(StepDispatch(step_id=step_id, attempt=step.attempt, dispatched_at=at,
-                                    after_reply_start_ms=after, in_plan=step_id in in_plan))
-        return out
 
     def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
         """Block until the query is terminal or `timeout_s` passes; return its record."""

@@ -1,7 +1,16 @@
-"""Kombu's Redis transport with three defects of kombu/Celery 5.7.0 closed: a worker
+"""Kombu's Redis transport with four defects of kombu/Celery 5.7.0 closed: a worker
 whose broker connection drops no longer exits, no longer loses the message it was
-receiving at that moment, and a message on its way to a worker whose host is cut off
-the network is no longer lost on the wire.
+receiving at that moment, a message on its way to a worker whose host is cut off
+the network is no longer lost on the wire, and a queue entry that is not a message
+kombu can read no longer ends the worker that takes it.
+
+What a worker takes: each message is delivered marked with the queue it was taken from
+(`message.taken_from`; its delivery info says what its sender wrote), so the worker runs
+only that queue's tasks (workers/consumer.py). An entry that is not a message kombu can
+read (shared/admission.py `kombu_payload`: not JSON, no delivery tag, a compressed
+body, ...) made kombu raise out of the worker's event loop, ending the worker, and
+recovery gave it back to end the next one; here it is dropped as it is taken (out of
+the in-flight list, counted as refused, logged once by its size).
 
 On the wire: kombu takes a message with BRPOP, which removes it from the queue before
 the reply travels; a reply that never arrives (the worker's link is down, its host gone)
@@ -41,6 +50,7 @@ keys on the scheme's name); everything else is kombu's own transport.
 
 from __future__ import annotations
 
+import logging
 import threading
 from time import monotonic, time
 
@@ -50,10 +60,11 @@ from kombu.transport import TRANSPORT_ALIASES
 from kombu.transport import redis as kombu_redis
 from kombu.transport import virtual
 from kombu.utils.encoding import bytes_to_str
-from kombu.utils.json import dumps, loads
+from kombu.utils.json import dumps
 
-from shared import queues
+from shared import admission, queues
 
+log = logging.getLogger("chordal.transport")
 _orphans: list[tuple[dict, str, str]] = []
 _orphans_lock = threading.Lock()
 _owner: str | None = None
@@ -187,26 +198,64 @@ class Channel(kombu_redis.Channel):
         self.client.connection.send_command("BLMOVE", queue, queues.inflight_key(_owner),
                                             "RIGHT", "LEFT", timeout or 0)
 
+    def basic_consume(self, queue, *args, **kwargs):
+        """kombu's, with each message delivered marked with the queue it was taken from
+        (`message.taken_from`): its delivery info is whatever its sender wrote, and the
+        worker runs only the queue's own tasks (workers/consumer.py)."""
+        deliver = kwargs["callback"]
+
+        def taken(message):
+            message.taken_from = queue
+            return deliver(message)
+        kwargs["callback"] = taken
+        return super().basic_consume(queue, *args, **kwargs)
+
     def _brpop_read(self, **options):
-        if self._moving_from is None:
-            return super()._brpop_read(**options)
+        """kombu's, with BLMOVE for a channel taking into its in-flight list, and a
+        payload that is not a message kombu can read dropped (`_drop`) instead of
+        delivered: kombu would raise out of the worker's event loop and end the worker."""
+        command = "BRPOP" if self._moving_from is None else "BLMOVE"
         try:
             try:
-                item = self.client.parse_response(self.client.connection, "BLMOVE", **options)
+                reply = self.client.parse_response(self.client.connection, command, **options)
             except self.connection_errors:
                 self.client.connection.disconnect()
                 raise
-            if item is None:
+            if not reply:
                 raise virtual.Empty()
-            self._received = item
+            if self._moving_from is None:
+                dest, item = reply
+                queue = bytes_to_str(dest).rsplit(self.sep, 1)[0]
+                self._queue_cycle.rotate(queue)
+            else:
+                queue, item = self._moving_from, reply
+            payload = admission.kombu_payload(item)
+            if payload is None:
+                self._drop(queue, item)
+                raise virtual.Empty()
+            self._received = item if self._moving_from is not None else None
             try:
-                self.connection._deliver(loads(bytes_to_str(item)), self._moving_from)
+                self.connection._deliver(payload, queue)
             finally:
                 self._received = None
             return True
         finally:
             self._in_poll = None
             self._flush_brpop_reauth()
+
+    def _drop(self, queue: str, item: bytes) -> None:
+        """Count `item` as refused when it was taken from a task queue (and take it out
+        of the in-flight list, in the same transaction), never to be delivered again;
+        logged once, by its size only."""
+        refused = admission.Refusal(admission.MALFORMED, admission.NOT_A_MESSAGE)
+        with self.conn_or_acquire() as client, client.pipeline() as pipe:
+            if self._moving_from is not None:
+                pipe.lrem(queues.inflight_key(_owner), 1, item)
+            if queue in queues.TASK_QUEUES:  # a control reply queue's reader may not write
+                admission.count_refusal(pipe, queue, refused)
+            pipe.execute()
+        log.warning("refused a message of %d bytes on queue %s: %s; dropped, never run",
+                    len(item), queue, refused.reason)
 
     def _connparams(self, asynchronous=False):
         if self.connection is None or self.connection.client is None:

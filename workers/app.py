@@ -4,7 +4,9 @@ Start a worker with `chordal worker --role ROLE` (or `celery -A workers.app:app 
 -Q QUEUES`). Importing this module builds nothing: the worker imports the task modules
 (`TASK_MODULES`, the app's `include`) as it starts, and the process's Settings are
 built once, from `CHORDAL_*`, by the first call of `settings()` (the app's
-configuration is the first). Every role registers every task and connects every signal.
+configuration is the first). Every role registers every task and connects every signal,
+and runs from each queue only that queue's own tasks (workers/consumer.py refuses the
+rest).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def settings() -> Settings:
 
 
 app = make_celery(settings, include=TASK_MODULES)
+app.conf.worker_consumer = "workers.consumer:Consumer"  # runs only each queue's own tasks
 
 
 @after_setup_logger.connect

@@ -4,9 +4,9 @@ shared/queues.py), all on the `execute` queue.
 Each takes a StepTask, runs it through `shared.steps.run_step` (which stores the full
 StepResult under the action_id and never raises), then reads the query's dispatch
 graph and sends the steps that read it and are now ready, and the finalizer when the
-graph is closed and every step in it has reported (the join, shared/dispatch.py); it
-returns the small reference `{"action_id", "status"}` (shown
-by Flower; not stored).
+graph is closed and every step the plan keeps has reported (the join,
+shared/dispatch.py); it returns the small reference `{"action_id", "status"}` (shown
+by Flower; not stored), status `skipped` for a step nothing waits for any more.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from shared import queues
 from shared.dispatch import joined, next_steps, send_steps
+from shared.graph_store import GraphView
 from shared.models import GraphStep, StepTask
 from shared.steps import error_result, run_step, step_base
-from shared.store import GraphView, RunStore
+from shared.store import RunStore
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
 from workers.canvas import send_finalize, send_step
@@ -52,6 +53,10 @@ def _run(task, payload: dict) -> dict:
         result = store.put_step(step_task.query_id, error_result(
             step_base(step_task), "TIME_LIMIT",
             f"step exceeded the {settings().task_time_limit_s}s task time limit"))
+    if result is None:  # nothing waits for it: no result, nothing follows from it
+        log.info("step %s skipped: its query is terminal or its plan left it out",
+                 step_task.action_id)
+        return {"action_id": step_task.action_id, "status": "skipped"}
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)

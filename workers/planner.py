@@ -2,10 +2,11 @@
 they become ready (shared/dispatch.py: the dispatch graph and the join).
 
 With an LLM that streams, steps go out while the model writes the plan (streamed
-planning, CHORDAL_LLM_STREAM); the plan is closed, and the finalizer can be sent, only
-once the whole reply is checked. A redelivered planner first sends what an earlier
-delivery added to the graph and did not send; if that one had closed the plan, there
-is nothing left to plan.
+planning, CHORDAL_LLM_STREAM), at most CHORDAL_MAX_STEPS of them over all its replies;
+the plan is closed, and the finalizer can be sent, only once the whole reply is
+checked. A query that fails while planning says when its replies spent that budget. A
+redelivered planner first sends what an earlier delivery added to the graph and did not
+send; if that one had closed the plan, there is nothing left to plan.
 
 With an LLM configured the plan comes from the model (every call is recorded in the run
 store); a model that fails after its retries fails the query with the reason. Without
@@ -39,7 +40,8 @@ def plan(self, query: dict) -> None:
         return
     with ends_query(self, q.id, "planner failed"):
         # owned by this delivery: run again after a crash, it may send what it claimed
-        dispatch = PlanDispatch(store, q.id, self.request.id or "", send_step, send_finalize)
+        dispatch = PlanDispatch(store, q.id, self.request.id or "", send_step, send_finalize,
+                                settings().max_steps)
         if dispatch.resume():
             return  # an earlier delivery closed the plan; its steps are out
         store.set_status(q.id, "planning")
@@ -54,19 +56,15 @@ def plan(self, query: dict) -> None:
                                    max_plan_chars=settings().max_plan_chars,
                                    on_call=on_call,
                                    sink=dispatch if llm is not None else None)
+            store.set_status(q.id, "executing")
+            streamed = any(getattr(c, "streamed", False) for c in calls)
+            dispatch.close(p, repairs, "streamed" if streamed else "whole")
         except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
             store.finish(q.id, abstention(exc))
-            return
         except PlanError as exc:
-            store.fail(q.id, exc.message, problems=exc.problems)
-            return
+            store.fail(q.id, exc.message + dispatch.spent_note(), problems=exc.problems)
         except InputError as exc:
             store.fail(q.id, str(exc))
-            return
         except LLMError as exc:
             log.warning("LLM planning of %s failed: %s", q.id, exc.message)
-            store.fail(q.id, f"LLM planning failed: {exc.message}")
-            return
-        store.set_status(q.id, "executing")
-        streamed = any(getattr(c, "streamed", False) for c in calls)
-        dispatch.close(p, repairs, "streamed" if streamed else "whole")
+            store.fail(q.id, f"LLM planning failed: {exc.message}{dispatch.spent_note()}")

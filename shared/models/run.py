@@ -45,8 +45,14 @@ class StepDispatch(BaseModel):
     """`dispatched_at` after the reply that wrote it was requested (streamed plans): a
     step sent before the reply ended shows a figure below the call's latency."""
     in_plan: bool = True
-    """False for a step an earlier reply wrote and the final plan does not keep: it was
-    sent before that reply failed its checks, and its result is read by nothing."""
+    """False for a step an earlier reply wrote and the final plan does not keep. Sent
+    before that reply was rejected (`dispatched_at`), it counts against CHORDAL_MAX_STEPS
+    and nothing waits for it: it ran (its result is in `steps`, read by nothing), is
+    still running, or its executor skipped it (no result)."""
+    dropped: bool = False
+    """A step of a rejected reply that was never sent and that the final plan does not
+    keep: dropped when the plan was closed, it never runs and takes no place in the
+    step budget."""
 
 
 PlanMode = Literal["streamed", "whole"]
@@ -81,7 +87,8 @@ class RunRecord(BaseModel):
     plan_mode: PlanMode | None = None
     """`streamed` or `whole` (None until the plan is closed, and for ReAct)."""
     dispatch: list[StepDispatch] = []
-    """Every step sent to the executors, in plan order (ReAct iterations are not)."""
+    """Every step of the dispatch graph (sent, waiting for its inputs, or dropped), in
+    plan order, then the steps of rejected replies (ReAct iterations are not here)."""
     finalizer_runs: int = 0
     """Finalizer runs that got past rendering (1 unless the callback was delivered
     twice); a run killed mid-render, whose message ran again, is not counted."""

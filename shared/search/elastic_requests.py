@@ -36,6 +36,10 @@ SCHEMA_VERSION = 2
 """`_meta.chordal_schema` of an index this code writes."""
 SNIPPET_CHARS = 150
 """Length of a search snippet (one highlighted fragment of the content)."""
+HIGHLIGHT_CHARS = 1_000_000
+"""Characters of a document's content the highlighter reads for a snippet (the request's
+`max_analyzed_offset`: past it the rest is not highlighted, where without it a longer
+document fails the whole search; Elasticsearch's own default index limit)."""
 TITLE_KEYWORD_MAX = 1024
 """Titles longer than this are not kept whole in `title.keyword` (Lucene caps a term at
 32 KB); such a document is still found by its words, only not by exact title."""
@@ -160,7 +164,7 @@ def search_body(query: str, limit: int, window: Window | None) -> dict[str, Any]
         "size": limit,
         "track_total_hits": False,
         "highlight": {
-            "pre_tags": ["**"], "post_tags": ["**"],
+            "pre_tags": ["**"], "post_tags": ["**"], "max_analyzed_offset": HIGHLIGHT_CHARS,
             "fields": {"content": {"fragment_size": SNIPPET_CHARS, "number_of_fragments": 1,
                                    "no_match_size": SNIPPET_CHARS}},
         },

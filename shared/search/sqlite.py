@@ -1,7 +1,9 @@
 """The embedded search backend: SQLite FTS5 with BM25 ranking, in one file.
 
 Consumes Documents (`add`) and search text, produces candidate Documents and Hits
-filtered on a period `Window` in SQL; `best` applies `shared.search.matching`. The file
+filtered on a period `Window` in SQL; `best` applies `shared.search.matching`. FTS5 ranks
+the hits (BM25); each hit's snippet is cut by snippet.py, whose cost does not grow with
+how often a document holds the searched words (FTS5's snippet() weighs every match). The file
 and its parent directories are created on first use. WAL mode lets many readers
 (threads or processes) search while one writer indexes; each thread gets its own
 connection.
@@ -30,7 +32,8 @@ from .dates import DateRange
 from .document import FIELDS, Document
 from .fit import PUBLICATION_LAG_DAYS, Window
 from .matching import Match, find
-from .terms import fts_query, index_text, unindex_text
+from .snippet import snippet
+from .terms import fts_query, index_text
 
 TITLE_WEIGHT = 10.0
 """BM25 weight of a word in the title relative to one in the content."""
@@ -194,14 +197,14 @@ class SqliteSearch:
             return []
         where, params = _window(window)
         sql = (
-            f"SELECT {_COLUMNS}, bm25(documents_fts, {TITLE_WEIGHT}, 1.0) AS rank, "
-            "snippet(documents_fts, 1, '**', '**', '…', 16) "
+            f"SELECT {_COLUMNS}, bm25(documents_fts, {TITLE_WEIGHT}, 1.0) AS rank "
             "FROM documents_fts JOIN documents d ON d.pk = documents_fts.rowid "
             f"WHERE documents_fts MATCH ? AND {where} ORDER BY rank, d.id LIMIT ?"
         )
         with self._db("searching") as conn:
             rows = conn.execute(sql, [match, *params, limit]).fetchall()
-        return [Hit(_document(row), -row[-2], unindex_text(row[-1])) for row in rows]
+        return [Hit(doc, -row[-1], snippet(doc.content, query))
+                for doc, row in ((_document(row), row) for row in rows)]
 
     def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
         found = {d.id: d for d in self._exact(text, window, limit)}

@@ -28,24 +28,18 @@ will with would you your near many much
 """Words too common to tell documents apart (and FTS5's `NEAR`, `AND`, `OR`, `NOT`)."""
 
 _IDEOGRAPH = r"[\p{Han}\p{Hiragana}\p{Katakana}]"
-_WORD_RE = re.compile(rf"{_IDEOGRAPH}|(?:(?!{_IDEOGRAPH})[^\W_])+")
-_IDEOGRAPH_RE = re.compile(rf"({_IDEOGRAPH})")
+WORD_RE = re.compile(rf"{_IDEOGRAPH}|(?:(?!{_IDEOGRAPH})[^\W_])+")
+IDEOGRAPH_RE = re.compile(rf"({_IDEOGRAPH})")
 
 
 def words(text: str) -> list[str]:
     """Lower-cased words of `text` as FTS5's unicode61 tokenizer cuts `index_text(text)`."""
-    return _WORD_RE.findall(text.lower())
+    return WORD_RE.findall(text.lower())
 
 
 def index_text(text: str) -> str:
     """`text` with a space around every ideograph, for a tokenizer that splits on spaces."""
-    return _IDEOGRAPH_RE.sub(r" \1 ", text) if _IDEOGRAPH_RE.search(text) else text
-
-
-def unindex_text(text: str) -> str:
-    """`index_text` undone (for snippets cut from indexed text)."""
-    return re.sub(rf"(?<={_IDEOGRAPH}|\*\*) (?={_IDEOGRAPH}|\*\*)|(?<={_IDEOGRAPH}) | (?={_IDEOGRAPH})",
-                  "", text) if _IDEOGRAPH_RE.search(text) else text
+    return IDEOGRAPH_RE.sub(r" \1 ", text) if IDEOGRAPH_RE.search(text) else text
 
 
 def keywords(text: str) -> list[str]:
@@ -53,7 +47,7 @@ def keywords(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in words(text):
         if word in STOPWORDS or (len(word) == 1 and not word.isdigit()
-                                 and not _IDEOGRAPH_RE.match(word)):
+                                 and not IDEOGRAPH_RE.match(word)):
             continue
         seen.setdefault(word, None)
     return list(seen)

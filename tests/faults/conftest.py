@@ -57,12 +57,13 @@ def kill_worker(p: Pipeline, role: str) -> WorkerProcess:
     return old
 
 
-def start_worker(p: Pipeline, role: str) -> WorkerProcess:
-    """Start one more `role` worker (stopped with the stack, by its PID), once ready."""
-    fresh = WorkerProcess(role, p.stack.settings, env=p.worker_env)
+def start_worker(p: Pipeline, role: str, timeout: float = 30) -> WorkerProcess:
+    """Start one more `role` worker (stopped with the stack, by its PID), once ready; it
+    logs in as the stack's workers do."""
+    fresh = WorkerProcess(role, p.stack.worker_settings, env=p.worker_env)
     p.stack.workers.append(fresh)
     fresh.start()
-    fresh.wait_ready(timeout=30)
+    fresh.wait_ready(timeout=timeout)
     return fresh
 
 

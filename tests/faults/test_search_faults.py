@@ -1,11 +1,15 @@
 """The search store down for a while: GET retries with backoff inside the step, then
-reports SEARCH_UNAVAILABLE; the query still finishes (no query waits on the store)."""
+reports SEARCH_UNAVAILABLE; the query still finishes (no query waits on the store). A
+document that holds the searched word tens of thousands of times costs a search no more
+than a short one."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
+
+from shared.search.document import Document
 
 from .conftest import TESLA, assert_one_outcome, plan, wait_all
 
@@ -30,3 +34,27 @@ def test_a_search_outage_shorter_than_the_retries_is_invisible_and_a_longer_one_
     assert get.error_message.endswith("(after 3 attempts)")
     assert "injected fault" in get.error_message
     assert extract.error_code == "INPUT_FAILED"
+
+
+def minutes_archive(times: int = 40_000) -> Document:
+    """About 5 MB of text that holds the word "board" `times` times."""
+    entry = "The board met and approved the minutes without dissent. "
+    filler = "Nothing else was recorded on that page of the archive. " * 2
+    return Document(title="Board Minutes Archive", content=(entry + filler) * times,
+                    date="2024-03-01")
+
+
+def test_a_search_in_a_document_holding_the_word_forty_thousand_times_ends_in_time(
+        faulty_stack):
+    p = faulty_stack(documents=[minutes_archive()])
+    search = {"steps": [{"id": "E1", "operation": "SEARCH", "query": "board minutes",
+                         "top_k": 3, "output_var": "$HITS"}],
+              "answer": "Found: {{ HITS }}"}
+    searched = p.submit("What did the board approve?", search, deadline_s=30)
+    heuristic = p.submit("What did the board approve in its minutes?", deadline_s=30)
+    records = wait_all(p.store, [searched.id, heuristic.id], 60)
+    assert_one_outcome(p.store, records)
+    hits = records[searched.id]
+    assert hits.status == "done", hits.error
+    assert "board met and approved the minutes" in hits.steps[0].value[0]
+    assert records[heuristic.id].status == "done", records[heuristic.id].error

@@ -32,7 +32,7 @@ from ..conftest import DATA, free_port
 from .cluster import Cluster, HostRedis, probe
 from .test_partitions import plan
 
-TOKEN = "api-token-for-the-cluster-test"
+TOKEN = "api-token-for-the-cluster-test-6e2f9b"
 FLOWER_AUTH = "ops:flower-pass-for-the-cluster-test"
 
 

@@ -153,6 +153,27 @@ def test_prometheus_metrics_label_tasks_by_name_never_by_action_id(flower, answe
     assert answered.query_id not in metrics  # one series per task name, not per step
 
 
+def test_a_message_a_worker_refused_shows_in_flower_as_rejected_under_a_bounded_name(
+        flower, pipeline):
+    sent = {"forged-step": queues.TASK_EXTRACT, "forged-unknown": "x" * 300}
+    for task_id, name in sent.items():  # a step sent to `plan`, and a name nobody registers
+        pipeline.app.send_task(name, args=({"query_id": "q-flower"},), queue=queues.QUEUE_PLAN,
+                               task_id=task_id, ignore_result=True)
+
+    def rejected() -> dict[str, str] | None:
+        seen = {}
+        for task_id in sent:
+            status, body = flower.get(f"/api/task/info/{task_id}")
+            if status == 200 and json.loads(body).get("state") == "REJECTED":
+                seen[task_id] = json.loads(body)["name"]
+        return seen if len(seen) == len(sent) else None
+
+    assert eventually(rejected) == {"forged-step": queues.TASK_EXTRACT,
+                                    "forged-unknown": "(unknown)"}
+    _, metrics = flower.get("/metrics", auth=None)
+    assert "x" * 300 not in metrics
+
+
 def test_flower_refuses_to_start_without_credentials(pipeline):
     env = {k: v for k, v in pipeline.env().items() if k != "CHORDAL_FLOWER_AUTH"}
     result = subprocess.run([sys.executable, "-m", "producers", "flower", "--port",

@@ -7,6 +7,7 @@ producers and Flower.
 - Each user is refused what it must not do (FLUSHALL, CONFIG, KEYS, keys outside its
   patterns, taking from queues not its own), asserted against the server.
 - Flower, as the `monitoring` user, sees the task events and the queue lengths.
+- `chordal api`, as the `producers` user, counts wrong tokens per client (429) in Redis.
 - Transactions written by ACL users survive a restart on the append-only file.
 - `chordal up --tls`: asked, answered, stopped by SIGINT leaving no process behind, and
   no password in any output or file but its own; without a TLS-capable redis-server it
@@ -45,6 +46,7 @@ from shared.stack.redis_server import EmbeddedRedis, find_redis_server
 from producers.redis_auth_cli import server_argv
 
 from ..conftest import DATA, Pipeline, free_port, processes_using
+from ..producers.conftest import ApiServer
 from .test_flower import AUTH, Flower, eventually
 
 pytestmark = pytest.mark.integration
@@ -237,6 +239,20 @@ def test_flower_runs_as_the_monitoring_user_and_sees_task_events_and_queues(tls_
     log = (tmp_path / "flower.log").read_text()
     assert settings.redis_auth.password("monitoring") not in log
     assert tls_stack.owner.acl_log() == []  # nothing Flower or the workers did was refused
+
+
+@needs_tls_redis
+def test_the_api_as_the_producers_user_counts_wrong_tokens_per_client(tls_stack, tmp_path):
+    settings = tls_stack.settings
+    env = {**role_env(settings.home, settings.redis_port), "CHORDAL_API_AUTH_FAILURES": "2"}
+    tls_stack.owner.acl_log_reset()
+    api = ApiServer(env, tmp_path / "api.log").start()
+    try:
+        statuses = [api.request("GET", "/queries/none", token="w" * 43)[0] for _ in range(3)]
+        assert statuses == [401, 401, 429]
+    finally:
+        api.stop()
+    assert tls_stack.owner.acl_log() == []  # nothing the API did was refused
 
 
 @needs_tls_redis

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from shared import queues
-from shared.dispatch import PlanDispatch, graph_steps, joined
+from shared.dispatch import PlanDispatch, graph_steps, joined, next_steps
+from shared.errors import PlanError
 from shared.models import GetStep, Plan, Query, StepTask
 from shared.steps import error_result, run_step, step_base
 
@@ -81,7 +82,7 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     query = Query(question="join?", plan=plan)
     store.create(query)
     graph = {g.task.step.id: g for g in graph_steps(query.id, plan)}
-    store.add_to_graph(query.id, list(graph.values()), close=True, mode="whole")
+    store.close_graph(query.id, plan, [], list(graph.values()), "whole", 20)
 
     def join(owner: str) -> bool:
         return joined(store, store.graph(query.id), query.id, owner)
@@ -104,9 +105,9 @@ def compute(step_id: str, expression: str = "1") -> dict:
             "output_var": f"${step_id}"}
 
 
-def test_an_open_graph_never_joins_and_a_step_sent_then_dropped_is_waited_for(bare_store):
+def test_an_open_graph_never_joins_and_a_step_sent_then_left_out_is_not_waited_for(bare_store):
     """Steps offered while a reply streams run at once; the finalizer waits for the plan
-    to be closed, and for a step sent before its reply failed, though no plan keeps it."""
+    to be closed, and not for a step sent before its reply failed that no plan keeps."""
     store, sent, finalized = bare_store, [], []
     query = Query(question="stream?")
     store.create(query)
@@ -114,8 +115,6 @@ def test_an_open_graph_never_joins_and_a_step_sent_then_dropped_is_waited_for(ba
     dispatch.begin(time.time())
     dispatch.offer(Plan.model_validate({"steps": [compute("A")]}).steps[0])
     assert [t.step.id for t in sent] == ["A"]
-    for task in sent:
-        store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
     view = store.graph(query.id)
     assert not view.closed and not joined(store, view, query.id, "task-of-A")
     dispatch.begin(time.time())  # a retry that keeps nothing of the first reply
@@ -123,14 +122,61 @@ def test_an_open_graph_never_joins_and_a_step_sent_then_dropped_is_waited_for(ba
                            [], "streamed")
     assert [s.id for s in final.steps] == ["A_2", "B"] and store.plan(query.id) == final
     assert [t.step.id for t in sent] == ["A", "A_2", "B"] and finalized == []
-    for task in sent[1:]:
+    for task in sent[1:]:  # A, sent for the rejected reply, has not reported
         store.put_step(query.id, error_result(step_base(task), "TEST", "stored"))
     assert joined(store, store.graph(query.id), query.id, "task-of-B")
+    assert run_step(sent[0], store, backend=None) is None  # its executor skips it
     record = store.record(query.id)
-    assert record.plan_mode == "streamed"
-    assert [(d.step_id, d.attempt, d.in_plan) for d in record.dispatch] == [
-        ("A_2", 2, True), ("B", 2, True), ("A", 1, False)]
+    assert record.plan_mode == "streamed" and "A" not in {s.step_id for s in record.steps}
+    assert [(d.step_id, d.attempt, d.in_plan, d.dropped) for d in record.dispatch] == [
+        ("A_2", 2, True, False), ("B", 2, True, False), ("A", 1, False, False)]
     assert all(d.after_reply_start_ms is not None for d in record.dispatch)
+
+
+def test_closing_drops_a_rejected_replys_steps_never_sent_and_no_task_sends_them_later(
+        bare_store):
+    store, sent = bare_store, []
+    query = Query(question="dropped?")
+    store.create(query)
+    dispatch = PlanDispatch(store, query.id, "planner", sent.append, lambda q: None)
+    dispatch.begin(time.time())
+    for step in Plan.model_validate({"steps": [compute("A"), compute("B", "$A + 1")]}).steps:
+        dispatch.offer(step)  # A is sent, B waits for A
+    dispatch.begin(time.time())
+    dispatch.close(Plan.model_validate({"steps": [compute("C", "3")]}), [], "streamed")
+    store.put_step(query.id, error_result(step_base(sent[0]), "TEST", "stored"))  # A ends
+    view = store.graph(query.id)
+    assert view.left == {"A", "B"}
+    assert next_steps(store, view, query.id, "A", "task-of-A") == []  # B is not sent
+    assert PlanDispatch(store, query.id, "planner", sent.append, lambda q: None).resume()
+    assert [t.step.id for t in sent] == ["A", "C"]
+    assert [(d.step_id, d.in_plan, d.dropped) for d in store.record(query.id).dispatch] == [
+        ("C", True, False), ("A", False, False), ("B", False, True)]
+
+
+def test_the_graph_never_holds_more_than_the_step_budget_whoever_adds_to_it(bare_store):
+    """Two deliveries of one planner stream at once (a redelivered one beside the one
+    thought dead): together they add at most `max_steps` steps, the rest wait for the
+    final plan, and a plan that does not fit beside what was sent fails naming the
+    setting."""
+    store, sent = bare_store, []
+    query = Query(question="budget?")
+    store.create(query)
+    planners = [PlanDispatch(store, query.id, f"planner-{i}", sent.append, lambda q: None,
+                             max_steps=5) for i in (1, 2)]
+    for p in planners:
+        p.begin(time.time())
+    for i in range(4):
+        for p in planners:
+            p.offer(Plan.model_validate({"steps": [compute(f"S{p.owner[-1]}x{i}", str(i))]}
+                                        ).steps[0])
+    assert len(store.graph(query.id).steps) == 5 and len(sent) == 5
+    with pytest.raises(PlanError) as failed:
+        planners[0].close(Plan.model_validate({"steps": [compute("N", "9")]}), [], "streamed")
+    assert failed.value.problems[0].code == "too_many_steps"
+    assert "5 steps it does not use" in failed.value.message
+    assert "CHORDAL_MAX_STEPS" in failed.value.message
+    assert not store.graph(query.id).closed and store.plan(query.id) is None
 
 
 def test_a_redelivered_planner_sends_what_the_killed_one_added_and_nothing_twice(bare_store):
@@ -138,7 +184,7 @@ def test_a_redelivered_planner_sends_what_the_killed_one_added_and_nothing_twice
     query = Query(question="killed?")
     store.create(query)
     plan = Plan.model_validate({"steps": [compute("A"), compute("B", "$A + 1")]})
-    store.add_to_graph(query.id, graph_steps(query.id, plan))  # added, then SIGKILL
+    store.add_to_graph(query.id, graph_steps(query.id, plan), 20)  # added, then SIGKILL
     sent = []
     again = PlanDispatch(store, query.id, "planner", sent.append, lambda q: None)
     assert again.resume() is False  # not closed: plan on

@@ -4,7 +4,12 @@ real planner, executor and finalizer processes run each step the moment it is wr
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
+
+from shared import queues
 
 pytestmark = pytest.mark.integration
 QUESTION = "How did Tesla's and Northwind Motors' Q3 2023 revenue compare?"
@@ -75,18 +80,18 @@ def test_a_step_that_fails_its_checks_mid_stream_is_not_run_and_the_retry_reuses
     assert "$23.35[1] billion" in record.answer.text
 
 
-def test_a_retry_that_changes_a_step_renames_it_and_waits_for_what_was_sent(llm_pipeline):
+def test_a_retry_that_changes_a_step_renames_it_and_does_not_wait_for_what_was_sent(
+        llm_pipeline):
     """The second reply asks for the Q2 report under the first reply's id: a new step
-    (E3_2) is run, and the Q3 one already sent is waited for, though no plan reads it."""
+    (E3_2) is run; the Q3 one the first reply sent is no plan's, and nothing waits for it."""
     first = reply(SIX[:3], answer="{{ TR }} and {{ 7 }}")  # a figure of its own: invalid
     q2 = [*SIX[:2], get("E3", "Northwind Motors Q2 2023 Financial Report", "$N"), *SIX[3:]]
     q2[2] = {**q2[2], "temporal_scope": "2023-Q2"}
     record = ask(llm_pipeline, {"content": first}, {"content": reply(q2)})
     sent = {d.step_id: d for d in record.dispatch}
-    assert not sent["E3"].in_plan and sent["E3_2"].in_plan
+    assert not sent["E3"].in_plan and sent["E3"].dispatched_at and sent["E3_2"].in_plan
     assert [s.id for s in record.plan.steps] == ["E1", "E2", "E3_2", "E4", "E5", "E6"]
     assert "$9.21[2] billion" in record.answer.text
-    assert {s.step_id for s in record.steps} >= {"E3", "E3_2"}  # both reported before the end
 
 
 def test_a_stream_that_breaks_off_is_asked_again_and_what_it_sent_is_not_sent_twice(
@@ -122,3 +127,53 @@ def test_chordal_show_says_the_plan_streamed_and_when_each_step_was_sent(llm_pip
     shown = llm_pipeline.cli("show", record.query_id)
     assert "plan streamed" in shown.stdout, shown.stderr
     assert f"{record.query_id}:E1" in shown.stdout and "sent +" in shown.stdout
+
+
+def computes(n: int, answer: str = "{{ V1 }}") -> dict:
+    """A reply of CHORDAL_MAX_STEPS (20) COMPUTE steps, none the same as another reply's."""
+    return reply([{"id": f"E{i}", "operation": "COMPUTE", "expression": f"{n} * {i}",
+                   "output_var": f"$V{i}"} for i in range(1, 21)], answer=answer)
+
+
+def executors_idle(store, timeout: float = 30) -> None:
+    """Wait until no step task is queued or unacknowledged (running or reserved)."""
+    deadline = time.monotonic() + timeout
+    while store.r.llen(queues.QUEUE_EXECUTE) or store.r.hlen("unacked"):
+        assert time.monotonic() < deadline, "step tasks still queued or running"
+        time.sleep(0.05)
+
+
+def test_three_streams_that_break_off_send_at_most_max_steps_steps_in_all(llm_pipeline):
+    """Each reply writes 20 steps of its own and breaks off before its answer: the first
+    reply's 20 steps spend the query's budget, the others' are never sent."""
+    cut = [{"match": "Northwind", "token_delay": 0.002, "fault": "cut",
+            "after": json.dumps(computes(n)).index('"answer"'), "content": computes(n)}
+           for n in (1, 2, 3)]
+    llm_pipeline.fake_llm.load(cut)
+    record = llm_pipeline.ask(QUESTION)
+    assert record.status == "failed" and "broke off" in record.error
+    assert "20 steps of its replies were sent" in record.error
+    assert "CHORDAL_MAX_STEPS=20" in record.error
+    executors_idle(llm_pipeline.store)
+    sent = llm_pipeline.store.dispatched(record.query_id)
+    ran = llm_pipeline.store.steps(record.query_id)
+    assert len(sent) == 20 and len(ran) <= 20 and set(ran) <= set(sent)
+    assert {d.attempt for d in llm_pipeline.store.record(record.query_id).dispatch} == {1}
+
+
+def test_a_final_plan_that_does_not_fit_beside_what_rejected_replies_sent_fails_naming_the_setting(
+        llm_pipeline):
+    """The first reply's 20 steps are sent while it streams, then it fails its checks; the
+    second reply's six steps would make 26: the query fails before any of them runs."""
+    llm_pipeline.fake_llm.load([
+        {"match": "Northwind", "token_delay": 0.002,
+         "content": computes(1, answer="{{ V1 }} and {{ 999 }}")},  # a figure of its own
+        {"match": "Northwind", "content": reply(SIX)}])
+    record = llm_pipeline.ask(QUESTION)
+    assert record.status == "failed" and record.answer is None
+    assert [p.code for p in record.problems] == ["too_many_steps"]
+    assert "20 steps it does not use: 26 in all" in record.error
+    assert "CHORDAL_MAX_STEPS" in record.error and "CHORDAL_MAX_STEPS" in record.problems[0].message
+    executors_idle(llm_pipeline.store)
+    assert len(llm_pipeline.store.dispatched(record.query_id)) == 20
+    assert all(s.operation == "COMPUTE" for s in llm_pipeline.store.steps(record.query_id).values())

@@ -5,6 +5,11 @@
   parsed JSON or text), `events(path)` reads a server-sent event stream to its end.
 - `api` (module): an ApiServer over the `pipeline` stack (tests/conftest.py) with
   CHORDAL_API_TOKEN=`TOKEN`; `api.pipeline` is the stack.
+
+Wrong tokens are counted per client address in the stack's Redis, for every API server
+of the session: past CHORDAL_API_AUTH_FAILURES (10) a minute from 127.0.0.1, these
+clients get 429. A test that sends more sends them from an address of its own on
+127.0.0.0/8 (tests/producers/test_api_limits.py).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import free_port
 
-TOKEN = "test-token-4f1c9e"
+TOKEN = "test-token-4f1c9e-8a2d-45b7-9c3e-d1f0a6b2"
 
 
 class ApiServer:

@@ -219,13 +219,14 @@ def run_api(pipeline, *args: str) -> subprocess.CompletedProcess:
 
 def test_the_api_refuses_to_start_without_a_token_and_says_how_to_set_one(pipeline):
     result = run_api(pipeline)
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "CHORDAL_API_TOKEN is not set" in result.stderr and "--insecure" in result.stderr
+    assert "secrets.token_urlsafe(32)" in result.stderr
 
 
 def test_insecure_mode_is_refused_on_an_address_other_than_loopback(pipeline):
     result = run_api(pipeline, "--insecure", "--host", "0.0.0.0")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "loopback address only" in result.stderr and "'0.0.0.0'" in result.stderr
 
 
@@ -294,7 +295,8 @@ def test_a_list_with_one_unencodable_plan_is_refused_whole_and_nothing_is_enqueu
 
 
 DEEP = "[" * 950 + "]" * 950
-BIG = "x" * 20_000_000
+BIG = "x" * 7_000_000
+"""Under CHORDAL_API_MAX_BODY_BYTES (8 MiB): a larger body is 413 (test_api_limits.py)."""
 
 
 @pytest.mark.parametrize("raw, field", [
@@ -303,7 +305,7 @@ BIG = "x" * 20_000_000
     ('{"question": "q", "mode": NaN}', "field 'mode'"),
     ('{"question": ' + DEEP + '}', "nested more than"),
     ('{"question": "' + BIG + '"}', "field 'question'"),
-], ids=["surrogate", "surrogate-key", "nan", "950-deep", "20-MB"])
+], ids=["surrogate", "surrogate-key", "nan", "950-deep", "7-MB"])
 def test_the_422_names_the_field_without_echoing_the_input(api, raw, field):
     status, headers, reply = api.request("POST", "/queries", raw=raw.encode(), timeout=60)
     assert status == 422, reply

@@ -139,3 +139,9 @@ def test_a_graph_step_outside_the_final_plan_still_gets_a_row():
     steps = query_view(record(dispatch=[*record().dispatch, graph_only])).steps
     assert [s.step_id for s in steps] == ["E1", "E2", "E3", "E4", "E9"]
     assert steps[-1].status == "sent"
+
+
+def test_a_rejected_replys_step_dropped_unsent_says_so_while_the_query_runs():
+    dropped = StepDispatch(step_id="E9", in_plan=False, dropped=True)
+    steps = query_view(record(status="executing", dispatch=[*record().dispatch, dropped])).steps
+    assert steps[-1].step_id == "E9" and steps[-1].status == "dropped"

@@ -13,12 +13,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from producers.api import create_app
+from shared.admission import Refusal, count_refusal
 from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.models import (Answer, Evidence, Footnote, LLMCall, Plan, PlanProblem, Query,
                            ReactIteration, StepResult)
 
-TOKEN = "page-token-7d1e"
+TOKEN = "page-token-7d1e-2b9c-4a6f-81e3-c5d0f7a9"
 SCRIPT = "<script>window.pwned=1</script>"
 PAYLOADS = [SCRIPT, '"><img src=x onerror=alert(1)>', "javascript:alert(1)",
             "<svg onload=alert(1)>", "</textarea><a href=\"javascript:alert(1)\">x</a>"]
@@ -199,7 +200,7 @@ def test_a_session_made_before_the_token_changed_is_not_accepted(redis_server, b
     c = client(old)
     log_in(c)
     cookie = c.cookies.get("chordal_session")
-    new = client(create_app(Settings(redis_url=redis_server.url, api_token="rotated-token"),
+    new = client(create_app(Settings(redis_url=redis_server.url, api_token=TOKEN[::-1]),
                             sweep_s=None))
     new.cookies.set("chordal_session", cookie)
     assert new.get("/ui/batches").status_code == 303
@@ -210,6 +211,18 @@ def test_the_bearer_token_opens_the_pages_too(app):
     c = client(app)
     assert c.get("/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
     assert c.get("/ui/workers", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_the_workers_page_lists_the_messages_workers_refused_with_why(app, bare_store):
+    assert "Messages refused" not in client(app).get(
+        "/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).text  # none yet
+    for refused in (Refusal("chordal.extract", "a task of queue execute"),) * 2 + (
+            Refusal("(malformed)", f"not a message {SCRIPT}"),):
+        count_refusal(bare_store.r, "plan", refused)  # as workers/consumer.py counts
+    html = client(app).get("/ui/workers", headers={"Authorization": f"Bearer {TOKEN}"}).text
+    row = re.search(r'<tr data-refused="plan chordal.extract">(.*?)</tr>', html, re.S).group(1)
+    assert "a task of queue execute" in row and '<td data-field="count">2</td>' in row
+    assert_nothing_runs(html)
 
 
 def test_every_page_carries_a_content_security_policy_without_inline_scripts(app, bare_store):

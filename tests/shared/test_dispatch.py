@@ -7,7 +7,7 @@ from shared.dispatch import graph_steps, ready_steps
 from shared.models import Plan
 from shared.placement import Placement, step_key
 from shared.plan.parse import parse_step
-from shared.store import GraphView
+from shared.graph_store import GraphView
 
 
 def plan(*steps) -> Plan:

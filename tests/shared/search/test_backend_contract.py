@@ -274,6 +274,14 @@ def test_chinese_text_is_searched_character_by_character_and_snippets_keep_it_wh
     assert " " not in hits[0].snippet.replace("** ", "").replace(" **", "")
 
 
+def test_a_document_longer_than_the_highlighter_reads_still_gets_a_marked_snippet(backend):
+    minutes = "The board met and approved the minutes. Nothing else was recorded. "
+    backend.add([Document(id="archive", title="Board minutes archive", date="2024-03-01",
+                          content=minutes * 20_000)])  # 1.3 MB, "board" 20,000 times
+    hits = backend.search("board", 1)
+    assert hits[0].document.id == "archive" and "**board**" in hits[0].snippet.lower()
+
+
 def test_search_returns_at_most_limit_hits(corpus):
     assert len(corpus.search("report", 2)) == 2
 

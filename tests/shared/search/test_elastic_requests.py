@@ -79,6 +79,10 @@ def test_search_asks_for_one_highlighted_passage_marked_like_the_sqlite_snippets
     assert highlight["fields"]["content"]["number_of_fragments"] == 1
 
 
+def test_the_highlighter_reads_a_bounded_part_of_a_long_document_instead_of_failing():
+    assert search_body("yield", 5, None)["highlight"]["max_analyzed_offset"] == 1_000_000
+
+
 def test_the_mapping_types_each_field_as_the_design_says():
     props = MAPPING["properties"]
     assert {f: props[f]["type"] for f in props} == {

@@ -1,0 +1,225 @@
+"""The dispatch graph's part of the run store (shared/dispatch.py sends from it): consumes
+`GraphStep`s and the final `Plan`; produces `GraphView`s (the graph as one atomic read
+saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
+
+    chordal:graph:{qid}      hash  step_id -> GraphStep JSON (first write wins)
+    chordal:dispatched:{qid} hash  step_id -> unix time its task was sent
+    chordal:run:{qid}        graph_closed, plan_mode, plan, repairs once closed;
+                             graph_unkept: the graph's steps the final plan does not
+                             keep, graph_dropped: those of them never sent (space-separated)
+
+The graph holds at most `max_steps` steps (CHORDAL_MAX_STEPS): the step budget of one
+query, across all its planner replies and planner deliveries. Adding and closing are
+Lua scripts, so concurrent planners (a redelivered one) cannot pass it between a count
+and a write. Closing drops the steps of rejected replies that were never sent (their
+dispatch claim is taken, so no task sends them later; never run, they give their place
+in the budget back) and fails, writing nothing, when the final plan's steps and the
+rejected replies' steps already sent exceed the budget.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from shared import queues
+from shared.models import GraphStep, Plan, StepDispatch, StepResult
+
+_VIEW_LUA = """
+local function view()
+  return {redis.call('HGETALL', KEYS[1]),
+          redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept'),
+          redis.call('HKEYS', KEYS[3])}
+end
+"""
+_VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above reads them
+
+ADD_LUA = _VIEW_LUA + """
+local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
+local closed = redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1
+local refused = {}
+for i = 3, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
+    if closed or n >= cap then
+      refused[#refused + 1] = ARGV[i]
+    else
+      redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+      n = n + 1
+    end
+  end
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return {refused, view()}
+"""
+# ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
+# the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field, value) pairs.
+CLOSE_LUA = _VIEW_LUA + """
+if redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1 then return {'closed before', 0, view()} end
+local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local kept, unkept, dropped = {}, {}, {}
+for i = 6, 5 + k do kept[ARGV[i]] = true end
+for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if not kept[id] then
+    unkept[#unkept + 1] = id
+    if redis.call('HEXISTS', KEYS[2], prefix .. id) == 0 then dropped[#dropped + 1] = id end
+  end
+end
+local spent = #unkept - #dropped
+if spent + k > cap then return {'over budget', spent, view()} end
+for _, id in ipairs(dropped) do redis.call('HSET', KEYS[2], prefix .. id, 'dropped') end
+local fields = 6 + k + 2 * a
+for i = 6 + k, fields - 1, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = fields, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+if #unkept > 0 then redis.call('HSET', KEYS[2], 'graph_unkept', table.concat(unkept, ' ')) end
+if #dropped > 0 then redis.call('HSET', KEYS[2], 'graph_dropped', table.concat(dropped, ' ')) end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+return {'closed', spent, view()}
+"""
+
+
+def step_order(step_id: str) -> tuple:
+    """Sort key: `R2` before `R10`; ids without a number by name."""
+    head = step_id.rstrip("0123456789")
+    tail = step_id[len(head):]
+    return (head, int(tail) if tail else -1, step_id)
+
+
+@dataclass(frozen=True)
+class GraphView:
+    """A query's dispatch graph as one atomic read saw it, with what it needs to decide."""
+
+    steps: dict[str, GraphStep]
+    closed: bool
+    """No step will be added: the plan is final (DispatchGraph.close_graph)."""
+    stored: frozenset[str]
+    """Ids of the steps with a stored result."""
+    terminal: bool
+    """The query is answered or failed: nothing more is worth sending."""
+    left: frozenset[str] = frozenset()
+    """Steps of rejected replies that the final plan does not keep (a closed graph): no
+    task sends them, an executor that has not started one skips it, and the join does
+    not wait for them."""
+
+
+@dataclass(frozen=True)
+class Closing:
+    """What closing the graph came to."""
+
+    outcome: Literal["closed", "closed before", "over budget"]
+    """`closed`: the plan is recorded; `closed before`: another delivery of the planner
+    closed it first (its plan stands); `over budget`: nothing was written."""
+    spent: int
+    """Steps of rejected replies that were sent and that the plan does not keep."""
+    view: GraphView
+
+
+def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
+    *raw, (closed, terminal, unkept), stored = replies
+    steps = known if known is not None else {
+        k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
+    return GraphView(steps, bool(closed), frozenset(stored), bool(terminal),
+                     frozenset((unkept or "").split()))
+
+
+def _scripted_view(reply: list) -> GraphView:
+    flat, head, stored = reply
+    return _graph_view([dict(zip(flat[::2], flat[1::2])), head, stored], None)
+
+
+class DispatchGraph:
+    """The run store's dispatch-graph methods (`self.r`: the Redis client, `self.ttl_s`)."""
+
+    def _graph_scripts(self) -> None:
+        self._add_script = self.r.register_script(ADD_LUA)
+        self._close_script = self.r.register_script(CLOSE_LUA)
+
+    def _graph_keys(self, query_id: str) -> list[str]:
+        return [queues.graph_key(query_id), queues.run_key(query_id), queues.steps_key(query_id)]
+
+    def add_to_graph(self, query_id: str, steps: list[GraphStep],
+                     max_steps: int) -> tuple[GraphView, list[str]]:
+        """Add `steps` to the open graph as long as it holds fewer than `max_steps` (a
+        step id written before keeps its first step), then read it (`graph`), all in one
+        script. Returns the view and the ids refused: the budget is spent, or the graph
+        was closed."""
+        args = [self.ttl_s, max_steps]
+        for step in steps:
+            args += [step.task.step.id, step.model_dump_json()]
+        refused, view = self._add_script(keys=self._graph_keys(query_id), args=args)
+        return _scripted_view(view), list(refused)
+
+    def close_graph(self, query_id: str, plan: Plan, repairs: list[str],
+                    added: list[GraphStep], mode: str, max_steps: int) -> Closing:
+        """In one script: record `plan` (its ids the graph ids it runs as) and `repairs`,
+        drop the graph's steps it does not keep that were never sent, add `added`,
+        and close the graph (`mode`: how the plan came) — unless the plan's steps and
+        the sent steps it does not keep are more than `max_steps` (`over budget`), or
+        the graph is closed already. Then read the graph."""
+        pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
+        fields = ["plan", plan.model_dump_json(), "repairs", json.dumps(repairs),
+                  "graph_closed", 1, "plan_mode", mode]
+        args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
+                len(plan.steps), len(added), *(s.id for s in plan.steps), *pairs, *fields]
+        outcome, spent, view = self._close_script(keys=self._graph_keys(query_id), args=args)
+        return Closing(outcome, int(spent), _scripted_view(view))
+
+    def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
+        """The dispatch graph, whether it is closed (and what its plan left out), the
+        stored step ids and whether the query is terminal, read together; `known`: the
+        steps of a graph already read closed (it never changes again), so they are not
+        read twice."""
+        with self.r.pipeline() as p:
+            if known is None:
+                p.hgetall(queues.graph_key(query_id))
+            p.hmget(queues.run_key(query_id), _VIEW_FIELDS)
+            p.hkeys(queues.steps_key(query_id))
+            return _graph_view(p.execute(), known)
+
+    def step_to_run(self, query_id: str, step_id: str) -> tuple[StepResult | None, bool]:
+        """The stored result of `step_id`, and whether running it is still wanted: the
+        query is not terminal, and its plan, once closed, keeps the step. One round
+        trip, as for the result alone."""
+        with self.r.pipeline(transaction=False) as p:
+            p.hget(queues.steps_key(query_id), step_id)
+            p.hmget(queues.run_key(query_id), ["terminal", "graph_unkept"])
+            raw, (terminal, unkept) = p.execute()
+        stored = StepResult.model_validate_json(raw) if raw else None
+        return stored, not terminal and step_id not in (unkept or "").split()
+
+    def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
+        """Record when the tasks of `step_ids` were sent (the first time only)."""
+        if not step_ids:
+            return
+        key = queues.dispatched_key(query_id)
+        with self.r.pipeline() as p:
+            for step_id in step_ids:
+                p.hsetnx(key, step_id, at)
+            p.expire(key, self.ttl_s)
+            p.execute()
+
+    def dispatched(self, query_id: str) -> dict[str, float]:
+        """step id -> unix time its task was sent."""
+        return {k: float(v) for k, v in self.r.hgetall(queues.dispatched_key(query_id)).items()}
+
+    def _dispatch(self, query_id: str, plan_order: list[str],
+                  dropped: str | None) -> list[StepDispatch]:
+        """The record's `dispatch`: the graph's steps in plan order, then the others;
+        `dropped`: the run hash's `graph_dropped`."""
+        graph = self.r.hgetall(queues.graph_key(query_id))
+        if not graph:
+            return []
+        sent, gone = self.dispatched(query_id), set((dropped or "").split())
+        steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
+        in_plan = set(plan_order) & set(steps)
+        out = []
+        for step_id in [s for s in plan_order if s in steps] + sorted(
+                set(steps) - in_plan, key=step_order):
+            step, at = steps[step_id], sent.get(step_id)
+            after = (round((at - step.reply_started_at) * 1000, 1)
+                     if at is not None and step.reply_started_at is not None else None)
+            out.append(StepDispatch(step_id=step_id, attempt=step.attempt, dispatched_at=at,
+                                    after_reply_start_ms=after, in_plan=step_id in in_plan,
+                                    dropped=step_id in gone))
+        return out
