@@ -3,7 +3,8 @@
     ChordalError
     ├── ConfigError          a setting is missing or contradicts another
     ├── InputError           a user's file, line or argument is malformed
-    │   └── PlanError        a plan failed its static checks (carries the problems)
+    │   ├── PlanError        a plan failed its static checks (carries the problems)
+    │   └── PatternRefused   a regular expression is not compiled (too large, broken)
     ├── NoAnswer             the heuristic planner found nothing that supports an answer
     ├── StoreError           the run store or the search store cannot be reached
     │   └── SearchUnavailable    the search store is down or slow right now (retry)
@@ -64,6 +65,17 @@ class PlanError(InputError):
             msg = p.get("message") if isinstance(p, dict) else getattr(p, "message", p)
             lines.append(f"  - {step or 'plan'}: {msg}")
         return "\n".join(lines)
+
+
+class PatternRefused(InputError):
+    """Raised when a regular expression of a plan is not compiled: it does not parse, is
+    past a size limit, or its compile overran its time or memory. The message is a
+    clause to follow the field's name ("is 6,000 characters long, …"), without the
+    pattern itself."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 class NoAnswer(ChordalError):

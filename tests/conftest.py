@@ -12,8 +12,8 @@ never flushed: the workers' queue bindings, presence and heartbeats live in it.
 Markers: a test that uses a fixture of `PROCESS_FIXTURES` (directly or through another
 fixture), and every `faults` test, is marked `integration` here; one that starts a
 process itself carries the marker on the test or its module. A test without it that starts a process fails, naming the
-command, so `pytest -m "not integration"` starts none (the render sandbox's child,
-shared/render/isolated.py, excepted: it is what render isolation is).
+command, so `pytest -m "not integration"` starts none (the bounded child of
+shared/isolation.py excepted: rendering a template and checking a pattern run in it).
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ PROCESS_FIXTURES = frozenset({"redis_server", "pipeline", "llm_pipeline", "fake_
                               "faulty_stack", "local_llm"})
 """Fixtures that start Redis, workers, the replay LLM server, the local model server or
 the API server."""
-RENDER_CHILD = "from shared.render.isolated import serve"
-"""In the command of the render sandbox's child, the one process unit tests may start."""
+ISOLATED_CHILD = "from shared.isolation import serve"
+"""In the command of the bounded child (a template's render, a pattern's compile), the
+one process unit tests may start."""
 STACK_QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE,
                 queues.QUEUE_REACT)
 UNACKED = "unacked"
@@ -82,7 +83,7 @@ def pytest_configure(config) -> None:
         item = _running[0]
         argv = [args] if isinstance(args, (str, bytes)) else list(args)
         if item is not None and not item.get_closest_marker("integration") \
-                and not any(RENDER_CHILD in str(a) for a in argv):
+                and not any(ISOLATED_CHILD in str(a) for a in argv):
             pytest.fail(f"{item.nodeid} starts a process ({' '.join(map(str, argv))[:200]}) "
                         "but is not marked integration", pytrace=False)
         return start(self, args, *rest, **kw)
@@ -94,6 +95,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def peak_mb(pid: int) -> float:
+    """The peak resident memory (VmHWM) of process `pid`, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def processes_using(home: Path) -> list[int]:

@@ -4,7 +4,10 @@ that works.
 
 Every pattern offered is first checked with `regex`: for NO_MATCH it must match the
 document sentence it was built from and capture the figure in it; for PATTERN_TIMEOUT
-it must finish on every document within the time limit.
+it must finish on every document within the time limit. Every pattern made from the
+plan's, and every candidate, is compiled as the tools compile it
+(shared/tools/pattern_vetting.py: size limits, then a bounded child), so a pattern that
+would expand to gigabytes is passed over, never compiled here.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from dataclasses import dataclass
 
 import regex
 
+from shared.errors import PatternRefused
 from shared.render.labels import capture_span, literal
 from shared.search.terms import STOPWORDS
+from shared.tools.pattern_vetting import compile_vetted
 
 FLAGS = regex.IGNORECASE
 TIMEOUT_S = 1.0
@@ -50,6 +55,14 @@ def keywords(pattern: str, before_group: bool = False) -> list[str]:
     text = pattern[:span[0]] if before_group and span else pattern
     found = [w.lower() for w in regex.findall(r"[A-Za-z]{3,}", literal(text))]
     return list(dict.fromkeys(w for w in found if w not in STOPWORDS))
+
+
+def _compiled(pattern: str) -> regex.Pattern | None:
+    """`pattern` compiled within the tools' bounds; None when they refuse it."""
+    try:
+        return compile_vetted(pattern, FLAGS)
+    except PatternRefused:
+        return None
 
 
 def _has(word: str, text: str) -> bool:
@@ -107,7 +120,8 @@ def suggest(sentence: str, words: list[str], kinds: list[str]) -> tuple[str, str
             for middle in (rf".{{0,{reach}}}?", rf"\D{{0,{reach}}}?", exact):
                 candidate = (f"{anchor}{middle}{QUANTITIES[kind]}" if first
                              else f"{QUANTITIES[kind]}{middle}{anchor}")
-                m = regex.search(candidate, sentence, FLAGS, timeout=TIMEOUT_S)
+                compiled = _compiled(candidate)
+                m = compiled and compiled.search(sentence, timeout=TIMEOUT_S)
                 if m and m.start(1) == q.start(1) and m.group(1) == q.group(1):
                     shown = sentence[start:q.end()] if first else sentence[q.start():end]
                     return candidate, q.group(1), shown
@@ -123,7 +137,8 @@ def _units(pattern: str) -> list[str]:
 
 def _why(pattern: str, sentence: str, found: tuple[str, str, str] | None) -> str:
     relaxed = pattern.replace("(?-i)", "").replace("(?-i:", "(?:")  # EXTRACT ignores case
-    if relaxed != pattern and regex.search(relaxed, sentence, FLAGS, timeout=TIMEOUT_S):
+    compiled = _compiled(relaxed) if relaxed != pattern else None
+    if compiled and compiled.search(sentence, timeout=TIMEOUT_S):
         return ("case: the pattern insists on capital or small letters, and the sentence "
                 "writes them the other way")
     for u in _units(pattern):
@@ -184,12 +199,12 @@ def timeout(pattern: str, texts: list[str]) -> Finding:
              "engine tries them all before giving up")
     calmer = _REPEATED_GROUP.sub(_atomic, pattern)
     calmer = _GREEDY.sub(lambda m: ".{0,80}?" if m[1] == "*" else ".{1,80}?", calmer)
-    try:
-        compiled = regex.compile(calmer, FLAGS)
-        matches = [compiled.search(text, timeout=TIMEOUT_S) for text in texts]
-    except (regex.error, TimeoutError):
+    compiled = _compiled(calmer) if calmer != pattern else None
+    if compiled is None or not compiled.groups:
         return Finding(cause)
-    if calmer == pattern or not compiled.groups:
+    try:
+        matches = [compiled.search(text, timeout=TIMEOUT_S) for text in texts]
+    except TimeoutError:
         return Finding(cause)
     value = next((m.group(1) for m in matches if m and m.group(1)), None)
     return Finding(cause, pattern=calmer, value=value)

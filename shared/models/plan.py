@@ -40,7 +40,7 @@ class _Step(BaseModel):
         if v is None:
             return v
         if not re.fullmatch(r"\$?[A-Za-z_][A-Za-z0-9_]*", v):
-            raise ValueError(f"output_var {v!r} must look like $NAME (letters, digits, _)")
+            raise ValueError("output_var must look like $NAME (letters, digits, _)")
         return v if v.startswith("$") else f"${v}"
 
     @property

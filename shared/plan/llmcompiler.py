@@ -75,7 +75,7 @@ def read_llmcompiler(text: str, tools: ToolsTable) -> Draft:
         call = CALL_RE.match(line)
         if ended and CALL_START_RE.match(line):
             draft.problems.append(syntax_problem(None, number, (
-                f"`{_short(line)}` comes after join(), which ends the plan; put every "
+                "this call comes after join(), which ends the plan; put every "
                 "call before join() and join() last")))
         elif call is not None and call[2].lower() == "join":
             ended = True
@@ -85,7 +85,7 @@ def read_llmcompiler(text: str, tools: ToolsTable) -> Draft:
         else:
             start = CALL_START_RE.match(line)
             draft.problems.append(syntax_problem(f"E{start[1]}" if start else None, number, (
-                f"`{_short(line)}` is not a numbered call; write each step as "
+                "this line is not a numbered call; write each step as "
                 '1. tool("input", key=value) on its own line')))
             if start:  # the step is known to exist: bind a stand-in for it
                 draft.steps.append(draft.problems.pop())
@@ -102,7 +102,7 @@ def _read_call(call: re.Match, number: int, tools: ToolsTable) -> dict | PlanPro
     try:
         positional, keywords = _arguments(args)
     except ValueError as e:
-        return syntax_problem(step_id, number, f"the arguments of {tool}({_short(args)}) "
+        return syntax_problem(step_id, number, f"the arguments of {tool}() "
                               f"{e}; quote text like {tool}(\"Tesla Q3 2023\") and refer to "
                               "step 1 as $1")
     fields, wrong = _fields(op, positional, keywords)
@@ -153,7 +153,3 @@ def _fields(op: str, positional: list, keywords: dict) -> tuple[dict, str | None
             return {}, f"{key!r} is given twice"
         fields[key] = [value] if key in _LISTS and isinstance(value, str) else value
     return fields, None
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "…"

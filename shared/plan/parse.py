@@ -156,7 +156,9 @@ def _parse_step(index: int, raw: object, draft: Draft) -> Step | PlanProblem:
     if op not in OPERATIONS:
         hint = f" (operations are upper case: {op.upper()!r})" if (
             isinstance(op, str) and op.upper() in OPERATIONS) else ""
-        what = "has no operation" if op is None else f"has operation {op!r}, which is not known"
+        what = ("has no operation" if op is None else
+                f"has operation {op!r}, which is not known" if _is_name(op) else
+                "has an operation that is not known")
         return PlanProblem(step=label, code="unknown_operation", message=f"step {label} "
                            f"{what}{hint}; set \"operation\" to one of {', '.join(OPERATIONS)}")
     try:
@@ -166,6 +168,11 @@ def _parse_step(index: int, raw: object, draft: Draft) -> Step | PlanProblem:
         form = f"; write it as {draft.forms[op]}" if op in draft.forms else ""
         return PlanProblem(step=label, code="bad_field",
                            message=f"{where}{op} step {label}: {wrong}. {_fields_of(op)}{form}")
+
+
+def _is_name(value: object) -> bool:
+    """Whether `value` is a short name (a problem names it), not text (never quoted back)."""
+    return isinstance(value, str) and re.fullmatch(r"[A-Za-z_][\w.-]{0,31}", value) is not None
 
 
 def _field_error(err: dict) -> str:

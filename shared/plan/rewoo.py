@@ -80,7 +80,7 @@ def read_rewoo(text: str, tools: ToolsTable) -> Draft:
         step = _read_step(line, number, tools)
         if step is None:
             draft.problems.append(syntax_problem(None, number, (
-                f"`{_short(line)}` is neither 'Plan: <reasoning>' nor a step; write each "
+                "this line is neither 'Plan: <reasoning>' nor a step; write each "
                 "step as #E1 = Tool[input] on its own line")))
             continue
         draft.steps.append(step)
@@ -95,7 +95,7 @@ def _read_step(line: str, number: int, tools: ToolsTable):
         if start is None:
             return None
         return syntax_problem(start[1], number, (
-            f"step #{start[1]} `{_short(line)}` does not parse; write it as "
+            f"step #{start[1]} does not parse; write it as "
             f"#{start[1]} = Tool[input], the input in square brackets"))
     step_id, tool, body = m[1], m[2], m[3]
     op = tools.operation(tool)
@@ -130,7 +130,3 @@ def _head(op: str, head: str) -> dict:
     first, _, rest = head.partition(",")
     second = "pattern" if op == "EXTRACT" else "condition"
     return {"source": unquote(first), second: unquote(rest)}
-
-
-def _short(line: str) -> str:
-    return line if len(line) <= 60 else line[:57] + "…"

@@ -115,9 +115,9 @@ def _literal_source(step: ExtractStep, bound: dict[str, Step]) -> list[tuple[str
     if _ONE_VAR_RE.fullmatch(step.source.strip()):
         return []
     documents = [f"${name}" for name, s in bound.items() if s.operation == "GET"]
-    return [("not_a_document", f"source {step.source!r} is not one variable; an EXTRACT step "
-             "reads the document a GET step fetched: write that step's output_var (e.g. "
-             f"{(documents or ['$R1'])[-1]}), adding a GET step for {step.source!r} if there "
+    return [("not_a_document", f"step {step.id}'s source is not one variable; an EXTRACT "
+             "step reads the document a GET step fetched: write that step's output_var (e.g. "
+             f"{(documents or ['$R1'])[-1]}), adding a GET step for the document if there "
              "is none")]
 
 

@@ -68,15 +68,16 @@ class Expression:
         return regex.sub(r"\b_v+\d+\b", lambda m: "$" + self.names.get(m[0], m[0]), seg)
 
 
-def _bad(expr: str, what: str) -> ToolError:
-    return ToolError("BAD_EXPRESSION", f"expression {expr!r}: {what}; {_GRAMMAR}")
+def _bad(what: str) -> ToolError:
+    # the expression itself is not quoted: the step names it, and a plan's 422 sends no input back
+    return ToolError("BAD_EXPRESSION", f"expression: {what}; {_GRAMMAR}")
 
 
 def parse_expression(expression: str) -> Expression:
     """Parse and whitelist-check `expression` without evaluating it (raises ToolError)."""
     source = expression.strip()
     if len(source) > MAX_LENGTH:
-        raise _bad(source[:40] + "…", f"longer than {MAX_LENGTH} characters; split it into steps")
+        raise _bad(f"is longer than {MAX_LENGTH} characters; split it into steps")
     prefix = "_v"
     while prefix in source:  # placeholders must not collide with anything written
         prefix += "v"
@@ -90,16 +91,16 @@ def parse_expression(expression: str) -> Expression:
     try:
         tree = ast.parse(python, filename=_FILENAME, mode="eval")
     except SyntaxError as e:
-        raise _bad(source, f"does not parse ({e.msg})") from None
+        raise _bad(f"does not parse ({e.msg})") from None
     except (ValueError, RecursionError, MemoryError):
-        raise _bad(source, "is nested too deeply to parse") from None
+        raise _bad("is nested too deeply to parse") from None
     parsed = Expression(source, python, tree, names)
     callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     pending = deque([(tree, 0)])  # breadth first: an outer construct is reported before its parts
     while pending:
         node, depth = pending.popleft()
         if depth > MAX_DEPTH:
-            raise _bad(source, f"nests deeper than {MAX_DEPTH} levels; split it into steps")
+            raise _bad(f"nests deeper than {MAX_DEPTH} levels; split it into steps")
         _check(parsed, node, callees)
         pending += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
     return parsed
@@ -110,22 +111,22 @@ def _check(parsed: Expression, node: ast.AST, callees: set[int]) -> None:
         kind = {ast.Attribute: "attribute access", ast.Lambda: "lambda",
                 ast.IfExp: "if/else"}.get(type(node), type(node).__name__)
         what = f"{kind} {parsed.text(node)!r}" if isinstance(node, ast.expr) else f"operator {kind}"
-        raise _bad(parsed.source, f"{what} is not allowed")
+        raise _bad(f"{what} is not allowed")
     if isinstance(node, ast.Constant) and type(node.value) not in (int, float):
-        raise _bad(parsed.source, f"the literal {parsed.text(node)} is not a number")
+        raise _bad(f"the literal {parsed.text(node)} is not a number")
     if isinstance(node, ast.Name) and node.id not in parsed.names:
         if node.id not in _ARITY:
-            raise _bad(parsed.source, f"the bare name {node.id!r} is not allowed "
+            raise _bad(f"the bare name {node.id!r} is not allowed "
                                       f"(write ${node.id} to refer to a variable)")
         if id(node) not in callees:
-            raise _bad(parsed.source, f"{node.id} must be called, like {node.id}($X)")
+            raise _bad(f"{node.id} must be called, like {node.id}($X)")
     if isinstance(node, ast.Call):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name not in _ARITY:
-            raise _bad(parsed.source, f"calling {parsed.text(node.func)} is not allowed")
+            raise _bad(f"calling {parsed.text(node.func)} is not allowed")
         low, high = _ARITY[name]
         if node.keywords or not low <= len(node.args) <= high:
-            raise _bad(parsed.source, f"{name}() takes {low} to {high} plain arguments")
+            raise _bad(f"{name}() takes {low} to {high} plain arguments")
 
 
 def evaluate(expression: str, variables: dict[str, object]) -> Decimal | bool:

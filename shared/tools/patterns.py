@@ -2,21 +2,25 @@
 FILTER) and text, produces a compiled pattern or a match; and the built-in library of
 patterns per quantity (percent, money, date, number, article) that EXTRACT falls back on.
 
-Every search runs under the `regex` module's timeout, so a catastrophic pattern such as
-`(a+)+$` becomes a PATTERN_TIMEOUT step error instead of a hung worker. Flags: IGNORECASE
-(LLM-written patterns rarely get a document's capitalization right) but not DOTALL, so
-`.*?` stays within one line.
+A plan's pattern is compiled only once it passed the static limits and compiled in a
+child process (pattern_vetting.py), so a pattern that would expand to gigabytes is a
+BAD_PATTERN step error, not a worker out of memory; every search runs under the `regex`
+module's timeout, so a catastrophic pattern such as `(a+)+$` becomes a PATTERN_TIMEOUT
+step error instead of a hung worker. Flags: IGNORECASE (LLM-written patterns rarely get
+a document's capitalization right) but not DOTALL, so `.*?` stays within one line.
 
-ToolError codes: BAD_PATTERN (does not compile, or lacks a needed capture group),
-PATTERN_TIMEOUT.
+ToolError codes: BAD_PATTERN (past a size limit, does not compile, its compile overran,
+or it lacks a needed capture group), PATTERN_TIMEOUT.
 """
 
 from __future__ import annotations
 
 import regex
 
-from shared.errors import ToolError
+from shared.errors import PatternRefused, ToolError
 from shared.search.terms import keywords
+
+from .pattern_vetting import compile_vetted
 
 FLAGS = regex.IGNORECASE
 DEFAULT_TIMEOUT_S = 1.0
@@ -63,13 +67,12 @@ def literal_words(pattern: str) -> list[str]:
 
 
 def compile_pattern(pattern: str, field: str, groups: int = 0) -> regex.Pattern:
-    """`pattern` compiled with FLAGS; BAD_PATTERN names `field` when it does not compile
-    or has fewer than `groups` capture groups."""
+    """`pattern` compiled with FLAGS (pattern_vetting.py); BAD_PATTERN names `field` and
+    says why when it is refused or has fewer than `groups` capture groups."""
     try:
-        compiled = regex.compile(pattern, FLAGS)
-    except (regex.error, OverflowError, ValueError) as e:
-        raise ToolError("BAD_PATTERN", f"{field} `{pattern}` does not compile ({e}); "
-                        "fix the regular expression") from None
+        compiled = compile_vetted(pattern, FLAGS)
+    except PatternRefused as e:
+        raise ToolError("BAD_PATTERN", f"{field} `{pattern}` {e.reason}") from None
     if compiled.groups < groups:
         raise ToolError("BAD_PATTERN", f"{field} `{pattern}` has no capture group; wrap the "
                         "value to extract in ( ), e.g. 'yield rate.*?(\\d+\\.\\d+)%'")

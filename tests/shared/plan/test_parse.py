@@ -175,3 +175,38 @@ def test_parse_plan_rejects_a_plan_longer_than_max_steps():
 def test_a_text_plan_without_steps_says_how_to_write_one():
     [problem] = problems_of("Plan: I will look it up.")
     assert problem.code == "bad_field" and "#E1 = Wikipedia[" in problem.message
+
+
+MARK = "Zq9x"
+"""Text no message of Chordal's own contains: a problem that holds it quoted the input
+(names the plan gives, such as step ids, variables, tools and the constructs of an
+expression, are named, not quoted)."""
+
+
+@pytest.mark.parametrize("source", [
+    {"steps": [
+        {"id": "E1", "operation": "GET", "source": "Tesla", "temporal_scope": f"{MARK}-Q5",
+         "output_var": "$R"},
+        {"id": "E2", "operation": "EXTRACT", "source": f"{MARK} report",
+         "pattern": f"{MARK} (\\d+", "output_var": "$Y"},
+        {"id": "E3", "operation": "EXTRACT", "source": "$R", "pattern": f"{MARK} \\d+",
+         "output_var": "$Y3"},
+        {"id": "E4", "operation": "COMPUTE", "expression": f"$Y + ({MARK}", "output_var": "$G"},
+        {"id": "E5", "operation": "SEARCH", "query": "Tesla", "output_var": "$H"},
+        {"id": "E6", "operation": "FILTER", "source": f"{MARK}", "condition": f"$item > '{MARK}",
+         "pattern": f"(?:{MARK}{{8000}}){{1000}}", "output_var": "$F"},
+        {"id": "E7", "operation": "VALIDATE", "value": "$Y3", "pattern": f"{MARK}[",
+         "output_var": "$V"},
+        {"id": "E8", "operation": "ARBITRATE", "sources": ["$Y", f"{MARK}"],
+         "prefer": [f"{MARK} first"], "output_var": "$B"},
+        {"id": "E9", "operation": f"{MARK} it", "source": "x"},
+        {"id": "E10", "operation": "GET", "source": "Tesla", "output_var": f"{MARK} var"}]},
+    f"#E1 = Wikipedia[Tesla]\n{MARK} is no step\n#E2 = Extract[#E1, {MARK} (\\d+]\n",
+    f'1. search("Tesla")\n{MARK} is no call\n2. extract($1, "{MARK} (\\\\d+")\njoin()\n'
+    f'3. search("{MARK}")\n',
+], ids=["json", "rewoo", "llmcompiler"])
+def test_no_problem_quotes_the_text_the_plan_gave(source):
+    problems = problems_of(source)
+    assert len(problems) >= 2
+    for problem in problems:
+        assert MARK not in problem.message, problem
