@@ -30,6 +30,9 @@ MAX_MATCHES = 256
 """Matches of the search words read from one document before the snippet is chosen."""
 MAX_CANDIDATES = 4 * MAX_MATCHES
 """Words read that begin like a search word (matches or not) before the scan stops."""
+MAX_TERMS = 32
+"""Search words a snippet looks for (the first ones): the matcher is one pattern of
+them, whose size would otherwise grow with the query."""
 ELLIPSIS = "…"
 _EDGE_BEFORE = regex.compile(r"[^\s\w]*$")
 _EDGE_AFTER = regex.compile(r"[^\s\w]*")
@@ -39,7 +42,7 @@ MARK = "**"
 def snippet(text: str, query: str) -> str:
     """The passage of `text` that best shows `query`'s words, marked; the opening words
     of `text` when none of them is found."""
-    found = _matcher(tuple(keywords(query)))
+    found = _matcher(tuple(keywords(query)[:MAX_TERMS]))
     matches = found(text) if found is not None else []
     windows = [_window(text, s) for s, _, _ in matches] or [_window(text, 0)]
     best = max(windows, key=lambda w: (len({k for s, e, k in matches
@@ -47,7 +50,7 @@ def snippet(text: str, query: str) -> str:
     return _passage(text, best, matches)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _matcher(terms: tuple[str, ...]):
     """A function giving the (start, end, stem) of each match of `terms` in a text, in
     order, at most MAX_MATCHES; None without terms."""

@@ -4,7 +4,7 @@ passage that holds most of them, and a scan that stops after MAX_MATCHES matches
 from __future__ import annotations
 
 from shared.search import snippet as snippets
-from shared.search.snippet import MAX_MATCHES, snippet
+from shared.search.snippet import MAX_MATCHES, MAX_TERMS, snippet
 
 
 def test_the_searched_words_are_marked_in_the_passage_that_holds_most_of_them():
@@ -48,3 +48,10 @@ def test_the_scan_reads_at_most_max_matches_of_a_word_however_often_the_document
     matcher = snippets._matcher(("revenue",))
     found = matcher("Revenue grew. " * (50 * MAX_MATCHES))
     assert len(found) == MAX_MATCHES
+
+
+def test_a_query_of_thousands_of_words_looks_for_its_first_max_terms_only():
+    query = " ".join(f"word{i}" for i in range(100 * MAX_TERMS))
+    last = f"word{100 * MAX_TERMS - 1}"
+    assert snippet(f"Here word3 and {last} appear.", query) == (
+        f"Here **word3** and {last} appear.")
