@@ -8,7 +8,6 @@ import pytest
 
 from ..integration.test_streaming import executors_idle, extract, get, reply
 from .conftest import assert_one_outcome
-from .test_llm_faults import fake_llm  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.faults
 QUESTION = "What was Tesla's Q3 2023 revenue?"
