@@ -7,9 +7,11 @@
   CHORDAL_API_TOKEN=`TOKEN`; `api.pipeline` is the stack.
 
 Wrong tokens are counted per client address in the stack's Redis, for every API server
-of the session: past CHORDAL_API_AUTH_FAILURES (10) a minute from 127.0.0.1, these
-clients get 429. A test that sends more sends them from an address of its own on
-127.0.0.0/8 (tests/producers/test_api_limits.py).
+of the session, and every test client is 127.0.0.1: so an ApiServer allows
+`TEST_AUTH_FAILURES` of them a minute unless its env sets CHORDAL_API_AUTH_FAILURES,
+which the tests of the limit do (from addresses of their own on 127.0.0.0/8,
+tests/producers/test_api_limits.py), and no test's 401 turns into 429 because earlier
+tests sent wrong tokens too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from shared.stack.process import ChildProcess, answers_http
 from ..conftest import free_port
 
 TOKEN = "test-token-4f1c9e-8a2d-45b7-9c3e-d1f0a6b2"
+TEST_AUTH_FAILURES = "100000"
 
 
 class ApiServer:
@@ -34,6 +37,7 @@ class ApiServer:
 
     def __init__(self, env: dict, log_path: Path, *, token: str | None = TOKEN,
                  args: tuple[str, ...] = ()):
+        env = {"CHORDAL_API_AUTH_FAILURES": TEST_AUTH_FAILURES, **env}
         self.env = {**env, "CHORDAL_API_TOKEN": token} if token else \
             {k: v for k, v in env.items() if k != "CHORDAL_API_TOKEN"}
         self.token = token
