@@ -73,6 +73,7 @@ def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
     return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
                       document=out.document, documents=out.documents, note=out.note,
                       inputs=out.inputs, candidates=out.candidates, quote=out.quote,
+                      quantity=out.quantity,
                       duration_ms=(time.perf_counter() - started) * 1000,
                       result_length=len(text), finished_at=time.time())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .fields import Text
 
@@ -93,14 +93,33 @@ class ExtractStep(_Step):
     operation: Literal["EXTRACT"]
     source: Text = Field(min_length=1)
     """`$VAR` of a fetched document."""
-    pattern: Text = Field(min_length=1)
-    """Regular expression with exactly one capture group: the value to extract."""
+    pattern: Text | None = Field(None, min_length=1)
+    """Regular expression with exactly one capture group: the value to extract (a
+    sentence's figure). Give `pattern` or `row`, not both."""
+    row: Text | None = Field(None, min_length=1, max_length=MAX_SOURCE_CHARS)
+    """A table's line item, by its words or a name the domain library knows for it
+    (`purchases of property, plant and equipment`, `capital expenditure`): the value is
+    the cell of that row in the column of `period`."""
+    period: Text | None = Field(None, min_length=1)
+    """With `row`: the column's period (`FY2018`, `2018`, `2019-Q3`, `December 31,
+    2018`); without it, the table's one column of figures or the newest."""
     fallback: Text | None = None
     """Value used when no layer finds anything (confidence `fallback`)."""
     quantity: Literal["percent", "money", "date", "number", "article"] | None = None
-    """What the pattern looks for. When the pattern matches nothing, the built-in pattern
-    for this quantity, then a rule-based number/date finder, are tried in the sentences
-    that contain the pattern's literal words (confidence `library:…`, `entity:…`)."""
+    """What the value is. A capture or cell that is not of this kind is not a value;
+    when the pattern matches nothing, the built-in pattern for this quantity, then a
+    rule-based number/date finder, are tried in the sentences that contain the
+    pattern's literal words (confidence `library:…`, `entity:…`)."""
+
+    @model_validator(mode="after")
+    def _pattern_or_row(self) -> ExtractStep:
+        if (self.pattern is None) == (self.row is None):
+            raise ValueError("give `pattern` (a regular expression with one capture group) "
+                             "or `row` (a table's line item, with `period`), one of them")
+        if self.period is not None and self.row is None:
+            raise ValueError("`period` picks a table column for `row`; give `row` too, or "
+                             "drop `period`")
+        return self
 
     def references(self) -> list[str]:
         return _refs(self.source)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .quantity import Quantity
+
 
 class Evidence(BaseModel):
     """A document a value came from; rendered as a footnote."""
@@ -22,6 +24,8 @@ class Evidence(BaseModel):
     """The span the document is about (`2024-Q3`), given or read from its title."""
     match: str | None = None
     """How GET chose the document: `title_match`, `url_match`, `partial_title`."""
+    page: int | None = None
+    """The page of the document the value came from (1-based), when it has pages."""
 
     def cite(self) -> str:
         """The footnote text: title, period, publication date, URL, how it was matched."""
@@ -29,6 +33,8 @@ class Evidence(BaseModel):
         if self.period:
             parts.append(f"period {self.period}")
         parts.append(f"published {self.date}" if self.date else "publication date unknown")
+        if self.page is not None:
+            parts.append(f"page {self.page}")
         if self.url:
             parts.append(self.url)
         text = ", ".join(parts)
@@ -66,7 +72,9 @@ class StepResult(BaseModel):
     layers)."""
     quote: str | None = None
     """The sentence of `document` the value was read from, as the document writes it
-    (EXTRACT; cut to about 300 characters around the value)."""
+    (EXTRACT; cut to about 300 characters around the value), or the table row."""
+    quantity: Quantity | None = None
+    """The value typed (EXTRACT, COMPUTE): kind, amount, unit and scale; None for text."""
     candidates: list[Candidate] = []
     """The documents a GET considered, chosen first (see shared/search/matching.py)."""
     inputs: list[str] = []

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shared.models import Candidate, Evidence
+from shared.models.quantity import Quantity
 
 
 @dataclass
@@ -26,4 +27,6 @@ class ToolOutput:
     candidates: list[Candidate] = field(default_factory=list)
     """The documents a GET considered, with their verdicts."""
     quote: str | None = None
-    """The sentence of `document` the value was read from (EXTRACT)."""
+    """The sentence of `document` the value was read from (EXTRACT), or the table row."""
+    quantity: Quantity | None = None
+    """The value typed (EXTRACT, COMPUTE)."""

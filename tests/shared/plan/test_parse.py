@@ -56,11 +56,16 @@ def test_an_unknown_operation_names_the_known_ones():
 
 
 def test_missing_and_extra_fields_are_named_with_the_fields_the_step_takes():
-    [problem] = problems_of({"steps": [{"id": "E1", "operation": "EXTRACT", "source": "$R",
-                                        "regex": "(x)"}]})
-    assert "'pattern' is missing" in problem.message
-    assert "'regex' is not allowed" in problem.message
-    assert "EXTRACT steps take id, operation, source, pattern" in problem.message
+    [problem] = problems_of({"steps": [{"id": "E1", "operation": "COMPUTE",
+                                        "formula": "$A + 1"}]})
+    assert "'expression' is missing" in problem.message
+    assert "'formula' is not allowed" in problem.message
+    assert "COMPUTE steps take id, operation, expression" in problem.message
+
+
+def test_an_extract_names_its_two_ways_when_it_has_neither_pattern_nor_row():
+    [problem] = problems_of({"steps": [{"id": "E1", "operation": "EXTRACT", "source": "$R"}]})
+    assert "give `pattern`" in problem.message and "or `row`" in problem.message
 
 
 def test_a_step_without_a_usable_id_is_named_by_its_position():

@@ -91,7 +91,7 @@ def test_a_line_that_is_not_a_step_is_bad_syntax_naming_its_line_number():
 
 def test_a_missing_field_names_the_bracket_form_of_the_operation():
     [problem] = problems_of("#E1 = Wikipedia[Tesla]\n#E2 = Extract[#E1]")
-    assert problem.code == "bad_field" and "'pattern' is missing" in problem.message
+    assert problem.code == "bad_field" and "give `pattern`" in problem.message
     assert "EXTRACT[#E1, pattern" in problem.message and "line 2" in problem.message
 
 
