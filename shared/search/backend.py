@@ -17,6 +17,7 @@ from shared.errors import ConfigError
 
 from .dates import DateRange
 from .document import Document
+from shared.tables.model import Table
 from .fit import Window
 from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match
 
@@ -70,6 +71,11 @@ class SearchBackend(Protocol):
 
     def count(self) -> int:
         """How many documents the store holds."""
+        ...
+
+    def tables(self, doc_id: str) -> list[Table]:
+        """The tables of the document `doc_id` as it was indexed, in document order;
+        empty when it has none or is not in the store."""
         ...
 
     def close(self) -> None:

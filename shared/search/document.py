@@ -1,6 +1,11 @@
 """The Document: consumes one record of a corpus (a JSON object), produces the validated
 unit every search backend stores and GET returns, and the `Evidence` footnotes cite.
 
+A document with pages (a PDF) has them in `content`, each after the first following a
+form feed (`PAGE_BREAK`, as pdftotext writes them); `page_at` tells the page of an
+offset. Its `tables` are stored beside it and read by EXTRACT by row
+(`SearchBackend.tables`); documents a search returns carry none.
+
 `date` is when the document was published; `period` is the span it is about. A record
 may give `period` (`2024`, `FY2024`, `2024-Q3`, `2024-H1`, `2024-07`, a date range);
 without one it is inferred from the title ("Q3 2024", "third quarter of 2024",
@@ -21,12 +26,23 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from shared.errors import InputError
 from shared.models import Evidence
 from shared.models.fields import Text
+from shared.tables.model import Table
 
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope
 from .periods import named_period
 
 FIELDS = ("id", "title", "content", "date", "url", "source_type", "period", "period_origin")
-"""The fields a corpus record may carry (`period_origin` is filled in when absent)."""
+"""The fields a search store keeps for every document (`period_origin` is filled in when
+absent); a record may also carry `tables`."""
+PAGE_BREAK = "\f"
+"""What separates a document's pages in its content."""
+
+
+def page_at(text: str, offset: int) -> int | None:
+    """The page (1-based) of `text` that `offset` falls on; None for text without pages."""
+    if PAGE_BREAK not in text:
+        return None
+    return text.count(PAGE_BREAK, 0, max(0, offset)) + 1
 
 
 def document_id(title: str, date: str | None, url: str | None) -> str:
@@ -59,6 +75,9 @@ class Document(BaseModel):
     `2024-07`, `2024-07-01..2024-09-30`); given, else inferred from the title."""
     period_origin: Literal["given", "inferred"] | None = None
     """Whether `period` came with the record or was read from the title."""
+    tables: list[Table] = []
+    """The document's tables, read as it was indexed (a PDF's, an HTML page's, a
+    record's, or text laid out in columns)."""
 
     @model_validator(mode="before")
     @classmethod
