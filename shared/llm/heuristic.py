@@ -25,48 +25,79 @@ from __future__ import annotations
 
 import regex
 
-from shared.errors import InputError, NoAnswer, ToolError
+from shared.errors import InputError, NoAnswer
 from shared.models import Answer, ExtractStep, GetStep, Plan
 from shared.search import Document, SearchBackend, format_scope
 from shared.search.fit import period_fits, window_for
-from shared.search.matching import CANDIDATES, REVISION, REVISION_WORDS, is_provisional
+from shared.search.matching import CANDIDATES, REVISION, REVISION_WORDS
 from shared.search.terms import all_words, name_words, stem
 from shared.search.periods import without_periods
-from shared.tools.get import run_get
 
 from .anchor import sentence_pattern, value_pattern
+from .metric import Refusal, read_metric
 from .question import Question
 from .reading import GROWTH_WORDS, Ask, Reading, read_sentence, read_value
+from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
+from .table_plan import table_plan
 
-NOTE = "(Heuristic answer: found by keyword search over the indexed documents, without an LLM.)"
 NEAREST = 4
 """Documents an abstention lists."""
-PROVISIONAL_RANK = 3
-SOURCE_RANK = {"official_report": 0, "press_release": 0, "regulation": 0, "filing": 0,
-               "legal_notice": 0, "health_bulletin": 0, "product_doc": 0,
-               "statistical_bulletin": 0, "news": 1, "summary": 2,
-               "analyst_note": PROVISIONAL_RANK, "preview": PROVISIONAL_RANK,
-               "draft": PROVISIONAL_RANK, "forecast": PROVISIONAL_RANK}
-"""Which kinds of source answer first; an unknown kind ranks with news; provisional ones
-(drafts, previews, analysts' notes, forecasts) never answer."""
 
 
-def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
-    """A GET → EXTRACT plan answering `question` from the one document that supports
-    it; NoAnswer when none does, InputError when the question has nothing to search."""
+def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> Plan:
+    """A plan answering `question` from the documents that support it: by table cells
+    when the documents it names have tables (GET → EXTRACT by row → COMPUTE), else by a
+    sentence (GET → EXTRACT by pattern); NoAnswer when none does, InputError when the
+    question has nothing to search. `columns_for(table, period)`: the table reader's
+    column finder (shared.tables)."""
     q = Question.read(question)
     if not q.content:
         raise InputError(f"question {question!r} has no words to search for; ask about a "
                          "named thing")
+    if q.relative:
+        raise NoAnswer(f"not answered: the question names its period relative to another "
+                       f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
+    text = without_periods(question)
+    named = _named(q, backend.candidates(text, None, CANDIDATES))
+    with_tables = [d for d in named if backend.tables(d.id)]
+    if not with_tables:
+        return _sentence_plan(q, text, backend)
+    nearest = [f"{d.title!r} ({period_and_date(d)})" for d in with_tables[:NEAREST]]
+    if q.not_figure or q.kind == "date":
+        asks = q.not_figure or "when"
+        raise NoAnswer(f"not answered: the question asks {asks!r}: its answer is not a figure, "
+                       "and in documents with tables (filings, reports) the heuristic planner "
+                       "reads only figures from their tables; plan the question with an LLM",
+                       nearest)
+    metric = read_metric(question)
+    if isinstance(metric, Refusal):
+        raise NoAnswer(f"not answered: the heuristic planner reads figures from tables for "
+                       f"questions it can read as line items and arithmetic, and {metric.why}",
+                       nearest)
+    return table_plan(metric, named, backend, _columns_for(columns_for))
+
+
+def _named(q: Question, docs: list[Document]) -> list[Document]:
+    """The documents among `docs` that are about the question's names."""
+    titled = set().union(*(all_words(d.title) for d in docs))
+    return [d for d in docs if q.names_in(d.title, d.content, titled)]
+
+
+def _columns_for(columns_for):
+    if columns_for is not None:
+        return columns_for
+    from shared.tables import columns_for as reader
+    return reader
+
+
+def _sentence_plan(q: Question, text: str, backend: SearchBackend) -> Plan:
+    """GET → EXTRACT by pattern: the value (or, for a question whose answer is not a
+    figure, the sentence) one document states."""
     if q.content & EXPECTATIONS:
         raise NoAnswer("not answered: the question asks for an expectation or a forecast; the "
                        "heuristic planner answers only with figures documents report (plan the "
                        "question with an LLM, or give a plan that reads the preview)")
-    if q.relative:
-        raise NoAnswer(f"not answered: the question names its period relative to another "
-                       f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
     lag = backend.lag_days
-    text = without_periods(question)
     docs = backend.candidates(text, window_for(q.period, lag), CANDIDATES)
     # the words titles use tell a company (in titles) from a person (only in text); a
     # company whose titles all lie outside the window is then required whole in the title
@@ -88,9 +119,9 @@ def heuristic_plan(question: str, backend: SearchBackend) -> Plan:
         raise NoAnswer(
             f"not answered: the documents disagree: {doc.title!r} states {reading.value} and "
             f"{other.title!r} states {theirs.value} for what was asked; name the company or "
-            "the document more exactly", [f"{d.title!r} ({_period_and_date(d)}): states "
+            "the document more exactly", [f"{d.title!r} ({period_and_date(d)}): states "
                                          f"{r.value}" for d, r in (ranked[0], rival)])
-    get, content = _get_step(doc, backend)
+    get, content = get_step(doc, backend)
     return _plan(q, doc, get, content, reading)
 
 
@@ -105,13 +136,13 @@ def _readings(q: Question, docs: list[Document], lag: int, titled: set[str]):
         if q.period is not None and (why := period_fits(doc, q.period, None, lag)):
             refused.append((doc, why.replace("the source names", "the question asks about")))
             continue
-        if _source_rank(doc) == PROVISIONAL_RANK:
+        if source_rank(doc) == PROVISIONAL_RANK:
             refused.append((doc, f"provisional ({doc.source_type or 'marked so in its title'}): "
                                  "a draft, preview, plan or forecast does not answer for the "
                                  "final figure"))
             continue
         measure = q.measure(doc.title)
-        if q.wants_sentence:
+        if q.wants_sentence or q.not_figure:
             reading = read_sentence(doc.content, measure)
         else:
             title = frozenset(all_words(doc.title))
@@ -137,12 +168,6 @@ def _describes(q: Question, doc: Document) -> bool:
     return bool(q.content - q.names - all_words(doc.title))
 
 
-def _source_rank(doc: Document) -> int:
-    if is_provisional(doc):
-        return PROVISIONAL_RANK
-    return SOURCE_RANK.get(doc.source_type or "", 1)
-
-
 def _rank(q: Question, doc: Document, reading) -> tuple:
     strong = isinstance(reading, Reading) and reading.strong
     coverage = reading.coverage if isinstance(reading, Reading) else 1.0
@@ -151,7 +176,7 @@ def _rank(q: Question, doc: Document, reading) -> tuple:
     extra = len(set(name_words(doc.title)) - q.content - REVISION_WORDS)
     revised = bool(REVISION.search(doc.title))
     published = int(doc.date.replace("-", "")) if doc.date else 0
-    return (_source_rank(doc), extra, not revised, not strong, -coverage, -overlap, -published,
+    return (source_rank(doc), extra, not revised, not strong, -coverage, -overlap, -published,
             doc.id)
 
 
@@ -173,7 +198,7 @@ def _disagreeing(q: Question, ranked: list) -> tuple | None:
         return None
     extra = set(name_words(best.title)) - q.content - REVISION_WORDS
     for doc, theirs in ranked[1:]:
-        if not isinstance(theirs, Reading) or _source_rank(doc) != _source_rank(best):
+        if not isinstance(theirs, Reading) or source_rank(doc) != source_rank(best):
             continue
         if theirs.value == reading.value or theirs.kind != reading.kind:
             continue
@@ -189,26 +214,8 @@ def _disagreeing(q: Question, ranked: list) -> tuple | None:
     return None
 
 
-def _get_step(doc: Document, backend: SearchBackend) -> tuple[GetStep, str]:
-    """A GET step that fetches exactly `doc` (by title, then pinned to its period or
-    publication date, then by URL), and the text it fetches."""
-    attempts = [(doc.title, None), (doc.title, doc.period), (doc.title, doc.date)]
-    attempts += [(doc.url, None)] if doc.url else []
-    for source, scope in dict.fromkeys(attempts):
-        step = GetStep(id="E1", operation="GET", source=source, temporal_scope=scope,
-                       output_var="$DOC")
-        try:
-            output = run_get(step, backend)
-        except ToolError:
-            continue
-        if output.document.doc_id == doc.id:
-            return step, output.value
-    raise NoAnswer(f"document {doc.title!r} answers the question but no GET fetches exactly "
-                   "it (another document has the same title, period and URL)")
-
-
 def _plan(q: Question, doc: Document, get: GetStep, content: str, reading) -> Plan:
-    source = f"according to {_cited(doc.title)} ({_period_and_date(doc)})"
+    source = f"according to {cited(doc.title)} ({period_and_date(doc)})"
     if isinstance(reading, Reading):
         pattern = value_pattern(content, reading.start, reading.end, reading.kind,
                                 reading.sentence)
@@ -222,7 +229,7 @@ def _plan(q: Question, doc: Document, get: GetStep, content: str, reading) -> Pl
     start, end = reading
     extract = ExtractStep(id="E2", operation="EXTRACT", source="$DOC",
                           pattern=sentence_pattern(content, start, end), output_var="$SENTENCE")
-    answer = (f"{_cited(doc.title)} ({_period_and_date(doc)}) says: {{{{ SENTENCE }}}} "
+    answer = (f"{cited(doc.title)} ({period_and_date(doc)}) says: {{{{ SENTENCE }}}} "
               f"Confidence: medium: the sentence holds the words asked about. {NOTE}")
     return Plan(steps=[get, extract], answer=answer, planner="heuristic")
 
@@ -237,23 +244,12 @@ def _confidence(q: Question, doc: Document, reading: Reading) -> str:
                f"the sentence holds {reading.coverage:.0%} of the words asked about")
     if not reading.after_measure:
         why.append("the figure comes before those words, not after them")
-    rank = _source_rank(doc)
+    rank = source_rank(doc)
     if rank:
         why.append(f"the source is {'provisional' if rank == 3 else doc.source_type or 'of unknown kind'}, "
                    "not an official report")
     level = "high" if reading.strong and rank == 0 else "medium"
     return f"Confidence: {level}: " + "; ".join(why) + "."
-
-
-def _period_and_date(doc: Document) -> str:
-    period = f"period {doc.period}, " if doc.period else ""
-    return period + (f"published {doc.date}" if doc.date else "publication date unknown")
-
-
-def _cited(title: str) -> str:
-    if any(mark in title for mark in ("{{", "{%", "{#")):
-        title = f"{{% raw %}}{title}{{% endraw %}}"
-    return f'"{title}"'
 
 
 def _abstain(q: Question, refused: list[tuple[Document, str]], titled: set[str]) -> NoAnswer:
@@ -269,7 +265,7 @@ def _abstain(q: Question, refused: list[tuple[Document, str]], titled: set[str])
         message += ("; no indexed document shares a word with the question: index the "
                     "documents that answer it with `chordal index FILE.jsonl`")
     ordered = sorted(refused, key=lambda r: not q.names_in(r[0].title, r[0].content, titled))
-    nearest = [f"{d.title!r} ({_period_and_date(d)}): {why}" for d, why in ordered[:NEAREST]]
+    nearest = [f"{d.title!r} ({period_and_date(d)}): {why}" for d, why in ordered[:NEAREST]]
     return NoAnswer(message, nearest)
 
 

@@ -8,12 +8,23 @@ remain once the names, the period and the question's own scaffolding ("what was"
 the chosen document's title already holds (its company and kind).
 
 Names are the capitalized words of the question (a question is a sentence, so a
-capital inside it marks a name), in runs: "When does Ingrid Solberg's appointment as
-Halvorsen Marine's CFO take effect?" names `ingrid solberg` and `halvorsen marine`. A
-run that titles in the store use (a company, an agency) must be whole in the document's
-title; one they do not (a person) must be in its text. Chinese questions have no
-capitals; the document's title tells their names apart instead (see
-`Question.names_in`).
+capital inside it marks a name), in runs ("&" continues one: `Johnson & Johnson`):
+"When does Ingrid Solberg's appointment as Halvorsen Marine's CFO take effect?" names
+`ingrid solberg` and `halvorsen marine`. A run that titles in the store use (a company,
+an agency) must be whole in the document's title; one they do not (a person) must be in
+its text. Companies written otherwise (`3M`, `AT&T`, `eBay`, `IBM`) are `marks`: each
+is a name only where some title in the store uses it, so an acronym like CFO or EBITDA
+never has to be in a title. Chinese questions have no capitals; the document's title
+tells their names apart instead (see `Question.names_in`).
+
+Periods are each period the question names, in order (`FY2021 and FY2022` is two
+periods, which the table path reads one by one; `period` is their span, which only one
+document about both would fit). A period is never an identifier: `FY2018` is the year,
+not a code the document must hold.
+
+`not_figure` holds the words that make the answer something other than a figure (which,
+why, describe, "what are the types of", "how is … calculated", a yes/no question): such
+a question is never answered with a figure.
 """
 
 from __future__ import annotations
@@ -54,6 +65,29 @@ _RELATIVE = regex.compile(r"\b(?:originally|initially|first)\s+(?:report|publish
                           r"ago|later|after)\b|\b(?:previous|prior|preceding|following|next|last)\s+"
                           r"(?:year|quarter|month|season|period)\b|上年|去年|上一年|上季度", regex.I)
 _IDENTIFIER = regex.compile(r"\b[A-Za-z]+-\d+[A-Za-z]?\b|\b[A-Z]{2,}\d+[A-Z]?\b")
+_MARK = regex.compile(r"(?<![\w&])(?:[A-Z]{1,6}(?:&[A-Z]{1,6})+|\d+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*"
+                      r"|[A-Z]{2,6})(?![\w&])")
+"""A company as written without an initial capital word: `AT&T`, `PG&E`, `3M`, `eBay`, `IBM`."""
+NOT_FIGURE = regex.compile(
+    r"^\s*(?:(?:in|for|at|from|of|during|to|by|on)\s+)?(?:which|why|who|whom|whose|where)\b"
+    r"|^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b"
+    r"|\b(?:describe|explain|list|name|identify|summari[sz]e|elaborate)\b"
+    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\w+(?:'s|’s)?\s+){0,3}?(?:reasons?|purposes?|nature|"
+    r"types?|kinds?|sorts?|forms?|methods?|basis|bases|polic(?:y|ies)|components?|factors?|regions?|"
+    r"segments?|countries|markets?|items?|elements?|categories|category|terms?|definition|meaning|"
+    r"names?|titles?|drivers?|causes?|risks?|assumptions?|approach|objectives?|strateg(?:y|ies)|"
+    r"products?|services?|brands?|locations?|sources?|conditions?|criteria|principles?|"
+    r"consists?|comprises?|treatment|role|status|outcome|impact|effect)\b(?!\s+(?:of|in|for)\s+\$)"
+    r"|\bwhat\s+(?:does|do|did)\b.*\b(?:mean|represent|comprise|include|consist|relate|refer|"
+    r"involve|cover|contain|do|offer|provide|sell|make)\b"
+    r"|\bwhat\s+(?:happened|caused|led|drove|resulted)\b"
+    r"|\bhow\s+(?:is|are|was|were|does|do|did)\b.*\b(?:derived|calculated|computed|determined|"
+    r"measured|defined|recogni[sz]ed|accounted|estimated|classified|presented|allocated|"
+    r"assessed|valued|funded|treated|managed|organi[sz]ed|made\s+up)\b"
+    r"|\b(?:comprised|composed|made\s+up)\s+of\b"
+    r"|\bhow\s+(?:long|often)\b", regex.I)
+"""Wordings whose answer is not a figure: which/why/who/where, a yes/no question, what
+a thing's types, regions, reasons or components are, how a figure is calculated."""
 _COUNTED = regex.compile(r"\bhow\s+many\s+((?:[^\W\d_]+\s*){1,4})", regex.I)
 _TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]+")
@@ -85,6 +119,13 @@ class Question:
     """What a how-many question counts ("How many TEU did …" -> `teu`, "how many housing
     starts were …" -> `housing`, `starts`): a figure written right before one of these
     words ("1.42 million TEU") states the answer whatever the verb."""
+    periods: tuple[DateRange, ...] = ()
+    """Every period the question names, in order of first mention."""
+    marks: frozenset[str] = frozenset()
+    """Companies written without an initial capital word (`3m`, `at&t`, `ebay`, `ibm`),
+    lower-cased: names where the words of some title in the store hold them."""
+    not_figure: str | None = None
+    """The words that make the answer something other than a figure, if any."""
 
     def shown(self, stems: frozenset[str] | set[str]) -> str:
         """`stems` as the question writes them, in its order ("operating margin")."""
@@ -108,7 +149,7 @@ class Question:
                 continue
             if _SENTENCE_START.search(rest[:m.start()]) and not _named_start(rest, tokens, i):
                 continue  # "Thanks.", "Please tell me:": capitalized as a sentence's first word
-            if groups and rest[run_end:m.start()].strip() == "":
+            if groups and rest[run_end:m.start()].strip() in ("", "&"):
                 groups[-1].add(stem(low))
             else:
                 groups.append({stem(low)})
@@ -126,11 +167,14 @@ class Question:
                     break
                 counted.add(stem(word.lower()))
         relative = _RELATIVE.search(text)
-        identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(text)}
+        identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(rest)}
+        marks = {m.group().lower() for m in _MARK.finditer(rest)}
+        not_figure = NOT_FIGURE.search(text)
         return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
                    frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
                    relative.group() if relative else None, frozenset(identifiers),
-                   frozenset(counted))
+                   frozenset(counted), tuple(periods), frozenset(marks),
+                   not_figure.group().strip() if not_figure else None)
 
     def names_in(self, title: str, content: str, titled: set[str]) -> bool:
         """Whether a document of `title` and `content` is about the question's names:
@@ -141,6 +185,8 @@ class Question:
                                         for i in self.identifiers):
             return False  # "KESTREL-2" is not "Phase 2"
         title_words = all_words(title)
+        if any(not _holds_mark(title, m) for m in self.marks if set(words(m)) <= titled):
+            return False  # "3M" names a company the store's titles know: this is not it
         head = _CJK.match(without_periods(title).strip())
         if head and len(head.group()) >= 2 and head.group()[:2] in self.text:
             return True
@@ -187,3 +233,9 @@ def _named_start(text: str, tokens: list, i: int) -> bool:
         return True
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     return bool(nxt and nxt.group()[0].isupper() and text[m.end():nxt.start()].strip() == "")
+
+
+
+def _holds_mark(title: str, mark: str) -> bool:
+    """Whether `title` writes the company `mark` (`at&t`, `3m`) as a word of its own."""
+    return bool(regex.search(rf"(?<![\w&]){regex.escape(mark)}(?![\w&])", title, regex.I))

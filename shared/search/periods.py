@@ -1,5 +1,5 @@
 """Periods named in free text: consumes a title, a GET source or a question, produces the
-periods it names (`Q3 2024`, `2024 Q3`, `3Q24`, `third quarter of 2024`, `H1 2024`,
+periods it names (`Q3 2024`, `2024 Q3`, `3Q24`, `Q2 of FY2023`, `third quarter of 2024`, `H1 2024`,
 `first half of 2024`, `FY2024`, `fiscal 2024`, `March 2024`, `Week 48 2023`,
 `2024年第三季度`, `2024年上半年`, `2024年3月`, `2024年`, a bare year) with where each
 mention sits, so the rest of the text can be read without them.
@@ -7,9 +7,10 @@ mention sits, so the rest of the text can be read without them.
 A period is an inclusive `(first, last)` pair of dates (`DateRange`, as
 `shared.search.dates` parses scopes). Fiscal years are read as calendar years (a
 company whose fiscal year differs gives `period` as a date range in its corpus).
-Calendar dates (`2024-10-29`, `29 October 2024`, `October 29, 2024`) are not periods:
-they are masked first, so their year is not read as one either; nor is a year that is
-part of an identifier (`Rule 2023-17`, `Notice 2024-03`, `v2024.1`, `lot 12023`).
+Calendar dates (`2024-10-29`, `29 October 2024`, `October 29, 2024`) are not periods
+(`find_dates` reads them): they are masked first, so their year is not read as one
+either; nor is a year that is part of an identifier (`Rule 2023-17`, `Notice 2024-03`,
+`v2024.1`, `lot 12023`).
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ _PATTERNS: list[tuple[str, regex.Pattern]] = [
     ("month", regex.compile(rf"(?<y>{_Y4})\s*年\s*(?<m>1[0-2]|0?[1-9])\s*月", _F)),
     ("year", regex.compile(rf"(?<y>{_Y4})\s*(?:年年度|财年|財年|财政年度|年度|年)", _F)),
     ("quarter", regex.compile(
-        rf"{_NO_LEFT}Q(?<q>[1-4])\s*[,-]?\s*(?:(?:FY|fiscal(?:\s+year)?)\s*'?(?<y>{_Y4}|\d{{2}})|(?<y>{_Y}))"
+        rf"{_NO_LEFT}Q(?<q>[1-4])\s*[,-]?\s*(?:of\s+(?:the\s+)?)?(?:(?:FY|fiscal(?:\s+year)?)\s*'?"
+        rf"(?<y>{_Y4}|\d{{2}})|(?<y>{_Y}))"
         rf"{_NO_RIGHT}", _F)),
     ("quarter", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s*-?\s*Q(?<q>[1-4]){_NO_RIGHT}", _F)),
     ("quarter", regex.compile(rf"{_NO_LEFT}Q(?<q>[1-4])\s+(?:and|&)\s+(?:full[\s-]year|FY|fiscal\s+"
@@ -192,6 +194,16 @@ def _find_periods(text: str) -> tuple[Mention, ...]:
                 found.append(Mention(period, start, end, m.group()))
                 taken.append((start, end))
     return tuple(sorted(found, key=lambda x: x.start))
+
+
+def find_dates(text: str) -> list[tuple[date, int, int]]:
+    """The calendar days `text` names (`December 31, 2019`, `31 March 2019`,
+    `2019-09-30`: what a balance sheet's column is about), each with where it sits."""
+    found = []
+    for m in _DATES.finditer(text):
+        if (day := _day(m.group())) is not None:
+            found.append((day, m.start(), m.end()))
+    return found
 
 
 def named_periods(text: str) -> list[DateRange]:

@@ -1,0 +1,406 @@
+"""Reading a figure question as arithmetic over table cells, for the heuristic planner:
+consumes a question, produces a `Metric` — the cells it needs (a line item and a period
+each), the COMPUTE expression over them and the unit asked — or a `Refusal` saying why
+the question is not read (the planner then abstains rather than guess).
+
+Forms read (periods are the ones the question names; a change is the later period minus
+the earlier whichever order the question names them, a decrease the earlier minus the
+later, the difference between two periods their distance, always positive):
+- a line item in a period: "What was the net sales in Americas in 2018?", "What is the
+  FY2018 capital expenditure amount (in USD millions) for 3M?";
+- the change, increase, decrease or difference in X from P1 to P2, and its percentage;
+- the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year);
+- the total or sum of X in P1 and P2;
+- X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y;
+- a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
+  FY2018 and FY2019)": each operand a line item with its own period, or the question's.
+The unit asked: "in USD millions" (the answer's scale), "as a percentage", "rounded to
+two decimal places". Percentages and ratios are rounded to two places unless the
+question says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+import regex
+
+from shared.search.dates import DateRange, format_scope
+from shared.search.periods import find_dates, find_periods
+
+from .question import asked_part
+
+SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
+               "billions": 9}
+PLACES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "no": 0}
+DEFAULT_PLACES = 2
+"""Decimal places of a percentage or ratio the question does not round itself."""
+
+
+@dataclass(frozen=True)
+class When:
+    """A period as a table's column names it."""
+
+    text: str
+    """As EXTRACT's `period` takes it: `2019`, `FY2019`, `2019-12-31`, `2019-Q3`."""
+    span: DateRange
+    fiscal: bool = False
+    """Named as a fiscal period (`FY2019`, `fiscal 2019`, `Q2 of FY2023`)."""
+
+
+@dataclass(frozen=True)
+class Term:
+    """One cell: a line item as the question writes it, in one period."""
+
+    item: str
+    when: When | None
+
+
+@dataclass(frozen=True)
+class Metric:
+    terms: tuple[Term, ...]
+    expression: str | None
+    """COMPUTE over `$T1`… (the terms in order); None: the one term is the answer."""
+    kind: str
+    """`value`, `change`, `decrease`, `percent_change`, `average`, `sum`, `share`,
+    `ratio`, `difference` or `defined`."""
+    percent: bool = False
+    """The result is a percentage (the expression multiplies by 100)."""
+    scale: int | None = None
+    """The scale the question asks the answer in (`in USD millions`: 6)."""
+    places: int | None = None
+    """Decimal places the answer is rounded to."""
+    name: str = ""
+    """What the question asks for, in its words ("percentage change in revenue")."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    why: str
+
+
+_YEAR_RANGE = regex.compile(r"\b((?:19|20)\d{2})\s*[-–]\s*((?:19|20)\d{2})\b")
+_UNIT = regex.compile(
+    r"\(?\s*\b(?:in|expressed\s+in|stated\s+in)\s+(?:(?:usd|us\$|\$|dollars?|us\s+dollars?)\s*)?"
+    r"(?P<scale>thousands?|millions?|billions?)(?:\s+of\s+(?:us\s+)?dollars)?\s*\)?", regex.I)
+_ROUND = regex.compile(r"\b(?:round(?:ed)?|rounding)\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?(?:nearest\s+)?"
+                       r"(?P<n>\d|zero|one|two|three|four|no)\s+decimal(?:\s+places?|s)?", regex.I)
+_PLACEHOLDER = regex.compile(r"@(\d+)")
+_LEAD = regex.compile(
+    r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
+    r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+)(?:the\s+)?", regex.I)
+_DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|measured)\s+as\s*:?\s*",
+                         regex.I)
+_PCT_CHANGE = regex.compile(
+    r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|movement|variance)"
+    r"(?:\s*/\s*\(?\s*(?:increase|decrease)\s*\)?)?|\bgrowth\s+rate\b|\byear[\s-]over[\s-]year\s+"
+    r"(?:change|growth)\b", regex.I)
+_INCREASE_DECREASE = regex.compile(r"\bincrease\s*/\s*\(?\s*decrease\s*\)?|\bincrease\s+or\s+"
+                                   r"\(?decrease\)?", regex.I)
+_AVERAGE = regex.compile(r"(?<!weighted[\s-])\b(?:average|mean)\b", regex.I)
+_OPS = [
+    ("percent_change", _PCT_CHANGE),
+    ("change", regex.compile(r"\b(?:change|movement|variation|net\s+change)\b", regex.I)),
+    ("increase", regex.compile(r"\b(?:increase|growth|rise|grow|grew|rose|increased)\b", regex.I)),
+    ("decrease", regex.compile(r"\b(?:decrease|decline|fall|drop|reduction|decreased|declined|"
+                               r"fell|dropped)\b", regex.I)),
+    ("difference", regex.compile(r"\bdifference\b", regex.I)),
+    ("average", _AVERAGE),
+    ("sum", regex.compile(r"\b(?:sum|combined|total|aggregate|altogether|in\s+total)\b", regex.I)),
+]
+_SHARE = regex.compile(
+    r"^(?:the\s+)?(?:value\s+of\s+)?(?P<x>.+?)\s+(?:as\s+a|as\s+the|expressed\s+as\s+a)\s+"
+    r"(?P<unit>percentage|percent|proportion|%|share|ratio|fraction)\s+of\s+(?P<y>.+)$"
+    r"|^(?:the\s+)?(?P<unit>percentage|proportion|share)(?:\s+of)?(?:\s+constitution)?(?:\s+of)?\s+"
+    r"(?P<x>.+?)\s+(?:in|out\s+of|among|within)\s+(?P<y>(?:the\s+)?total\b.+)$"
+    r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$", regex.I)
+_RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
+                       r"(?P<y>.+)$", regex.I)
+_BETWEEN = regex.compile(r"^(?:the\s+)?difference\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
+_IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\s*\)?|,\s*in\s+percent(?:age)?\s*,", regex.I)
+_PERIOD_PHRASE = regex.compile(
+    r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
+    r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"
+    r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended)\s*)*(?:@\d+)"
+    r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",
+    regex.I)
+_FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
+                              r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
+_OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by)\s+(?:the\s+)?", regex.I)
+_ENDING = regex.compile(r"[\s?.!,;:]+$")
+_SOURCE = regex.compile(r",?\s*\b(?:according\s+to|(?:as\s+)?(?:reported|stated|shown|disclosed|"
+                        r"presented)\s+(?:in|by)\s+(?:the|its|their|[A-Z]\w*)\b|based\s+on\s+(?:the|its)\s+"
+                        r"(?:annual|quarterly)\s+report)[^?]*", regex.I)
+"""Where the question says its answer is to come from: the document, not the item."""
+
+
+@dataclass
+class _Masked:
+    text: str
+    whens: list[When] = field(default_factory=list)
+
+
+def _when(text: str, span: DateRange) -> When:
+    fiscal = bool(regex.search(r"\bFY|\bfiscal", text, regex.I))
+    first, last = span
+    if first.year == last.year and (first.month, first.day, last.month, last.day) == (1, 1, 12, 31):
+        return When(f"FY{first.year}" if fiscal else str(first.year), span, fiscal)
+    return When(format_scope(span), span, fiscal)
+
+
+def mask(text: str) -> _Masked:
+    """`text` with every period and date it names replaced by `@n`, `n` indexing
+    `whens`; a year range (`2017-2019`) becomes its first and last year."""
+    text = _YEAR_RANGE.sub(r"\1 to \2", text)
+    spans = [(m.start, m.end, _when(m.text, m.period)) for m in find_periods(text)]
+    taken = [(a, b) for a, b, _ in spans]
+    for day, a, b in find_dates(text):
+        if not any(a < y and x < b for x, y in taken):
+            spans.append((a, b, When(day.isoformat(), (day, day))))
+    out, last, whens = [], 0, []
+    for a, b, when in sorted(spans, key=lambda s: s[0]):
+        out.append(text[last:a])
+        out.append(f"@{len(whens)}")
+        whens.append(when)
+        last = b
+    out.append(text[last:])
+    return _Masked("".join(out), whens)
+
+
+def read_metric(question: str) -> Metric | Refusal:
+    """What `question` asks for as cells and arithmetic; a Refusal when it is not one
+    of the forms this reader knows."""
+    text = asked_part(question)
+    scale = places = None
+    if m := _UNIT.search(text):
+        scale = SCALE_ASKED[m["scale"].lower()]
+        text = text[:m.start()] + " " + text[m.end():]
+    if m := _ROUND.search(question):
+        places = int(m["n"]) if m["n"].isdigit() else PLACES[m["n"].lower()]
+    text = _SOURCE.sub("", text)
+    percent = bool(_IN_PERCENT.search(text))
+    text = _IN_PERCENT.sub(" ", text)
+    masked = mask(text)
+    body = _ENDING.sub("", masked.text)
+    if d := _DEFINED.search(body):
+        return _defined(body[:d.start()], body[d.end():], masked.whens, scale, places)
+    used = [masked.whens[int(i)] for i in _PLACEHOLDER.findall(body)]
+    core = _LEAD.sub("", body, count=1).strip()
+    return _read_core(core, used, masked.whens, _Asked(scale, places, percent))
+
+
+@dataclass(frozen=True)
+class _Asked:
+    scale: int | None
+    places: int | None
+    percent: bool
+    """The question asks for a percentage ("(in percentage)")."""
+
+
+def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) -> Metric | Refusal:
+    core = _INCREASE_DECREASE.sub("change", core)
+    if (m := _SHARE.match(core)) and not _PCT_CHANGE.search(core):
+        unit = m["unit"].lower()
+        kind = "share" if unit in ("percentage", "percent", "%") or asked.percent else "ratio"
+        return _two_items(kind, m["x"], m["y"], used, whens, asked)
+    if m := _RATIO.match(core):
+        return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
+                          asked)
+    op = next((name for name, pattern in _OPS if pattern.search(core)), None)
+    if op in ("sum", "average") and len(used) < 2:
+        op = None  # "total revenue in 2019", "average selling price": the line item's words
+    if op in ("change", "increase", "decrease", "difference") and len(used) < 2:
+        if op == "difference" and (m := _BETWEEN.match(core)):
+            return _two_items("difference", m["x"], m["y"], used, whens, asked)
+        if op == "percent_change":
+            return Refusal("it asks for a percentage change but names fewer than two periods")
+        op = None  # "the change in fair value in 2019": a line item that says so itself
+    if op == "percent_change" and len(used) < 2:
+        return Refusal("it asks for a percentage change but names fewer than two periods")
+    item = _item(core, op)
+    if not item:
+        return Refusal("it names no line item to read")
+    scale, places = asked.scale, asked.places
+    if op is None:
+        if len(set(used)) > 1:
+            return Refusal(f"it names {len(set(used))} periods but asks for no change, average "
+                           "or total over them")
+        return Metric((Term(item, used[0] if used else None),), None, "value", scale=scale,
+                      places=places, name=item)
+    periods = sorted(dict.fromkeys(used), key=lambda w: w.span)
+    if op == "average" or op == "sum":
+        periods = _every_year(periods, core)
+        terms = tuple(Term(item, w) for w in periods)
+        refs = " + ".join(f"$T{i}" for i in range(1, len(terms) + 1))
+        expression = f"({refs}) / {len(terms)}" if op == "average" else refs
+        return Metric(terms, expression, op, scale=scale, places=places,
+                      name=f"{'average' if op == 'average' else 'total'} {item}")
+    if len(periods) != 2:
+        return Refusal(f"it asks for a {op.replace('_', ' ')} over {len(periods)} periods")
+    earlier, later = periods
+    terms = (Term(item, earlier), Term(item, later))
+    if op == "percent_change":
+        return Metric(terms, f"round(($T2 - $T1) / $T1 * 100, {_places(places)})", op,
+                      percent=True, places=_places(places), name=f"percentage change in {item}")
+    if op == "decrease":
+        return Metric(terms, "$T1 - $T2", op, scale=scale, places=places,
+                      name=f"decrease in {item}")
+    if op == "difference" and not regex.search(r"\bfrom\s+(?:\w+\s+){0,2}@\d+\s+to\b", core):
+        if regex.search(r"\bnet\s+difference\b", core, regex.I):
+            return Refusal("it asks for a net difference between two periods, whose sign "
+                           "it does not say")
+        # "the difference between 2018 and 2019" is a size, whichever year is larger
+        return Metric(terms, "abs($T2 - $T1)", op, scale=scale, places=places,
+                      name=f"difference in {item}")
+    return Metric(terms, "$T2 - $T1", "change", scale=scale, places=places,
+                  name=f"{'increase' if op == 'increase' else 'change'} in {item}")
+
+
+def _places(places: int | None) -> int:
+    return DEFAULT_PLACES if places is None else places
+
+
+def _strip_periods(core: str) -> str:
+    return " ".join(_PERIOD_PHRASE.sub(" ", core).split())
+
+
+def _every_year(periods: list[When], core: str) -> list[When]:
+    """The years from the first to the last when the question names a range of years
+    ("from 2017 to 2019", "2017-2019", "over the 3 year period"), else the periods."""
+    first, last = periods[0], periods[-1]
+    years = [w for w in periods if _is_year(w)]
+    if len(years) != len(periods) or not regex.search(
+            r"@\d+\s*(?:to|through|-|–)\s*@\d+|\b(?:three|four|five|\d)[\s-]+years?\b", core):
+        return periods
+    out = []
+    for year in range(first.span[0].year, last.span[0].year + 1):
+        span = (date(year, 1, 1), date(year, 12, 31))
+        out.append(When(f"FY{year}" if first.fiscal else str(year), span, first.fiscal))
+    return out
+
+
+def _is_year(w: When) -> bool:
+    a, b = w.span
+    return a.year == b.year and (a.month, a.day, b.month, b.day) == (1, 1, 12, 31)
+
+
+def _item(core: str, op: str | None) -> str:
+    """The line item of `core`: without its periods, the operation's words and fillers."""
+    text = _strip_periods(core)
+    if op is not None:
+        pattern = dict(_OPS)[op]
+        m = pattern.search(text)
+        if m is not None:
+            before, after = text[:m.start()].strip(), text[m.end():].strip()
+            after = _OP_PHRASE.sub("", after)
+            # "how much did revenue increase": the item comes before the verb
+            text = after if after and not _only_connectives(after) else before
+    text = regex.sub(r"^(?:did|does|do|was|were|is|the)\s+", "", text.strip(), flags=regex.I)
+    text = _FILLER_START.sub("", text).strip()
+    text = regex.sub(r"\s+(?:by|of|in|for|at|from|between|to)$", "", text, flags=regex.I)
+    return text.strip(" ,")
+
+
+def _only_connectives(text: str) -> bool:
+    return not regex.sub(r"\b(?:by|from|between|to|and|in|of|the|for)\b", "", text).strip()
+
+
+def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
+               asked: _Asked) -> Metric | Refusal:
+    """Two line items compared: each in the period it names itself, else in the one
+    period the question names for both ("X as a percentage of Y in 2019")."""
+    own_x = {whens[int(i)] for i in _PLACEHOLDER.findall(x)}
+    own_y = {whens[int(i)] for i in _PLACEHOLDER.findall(y)}
+    if len(own_x) > 1 or len(own_y) > 1:
+        return Refusal("a line item it compares names several periods")
+    shared = set(used) - own_x - own_y
+    if len(shared) > 1:
+        return Refusal(f"it compares two line items over {len(shared)} periods")
+    trailing = _TRAILING_PERIOD.search(y)
+    if own_y and not own_x and trailing:  # the period closing the question is both's
+        shared, own_y = own_y, set()
+        y = y[:trailing.start()]
+    common = next(iter(shared), None)
+    when_x = next(iter(own_x), common)
+    when_y = next(iter(own_y), common)
+    x, y = _item(x, None), _item(y, None)
+    if not x or not y:
+        return Refusal("one of the two line items it compares is not named")
+    terms = (Term(x, when_x), Term(y, when_y))
+    places = _places(asked.places)
+    if kind == "share":
+        return Metric(terms, f"round($T1 / $T2 * 100, {places})", kind, percent=True,
+                      places=places, name=f"{x} as a percentage of {y}")
+    if kind == "ratio":
+        return Metric(terms, f"round($T1 / $T2, {places})", kind, places=places,
+                      name=f"ratio of {x} to {y}")
+    return Metric(terms, "$T1 - $T2", kind, scale=asked.scale, places=asked.places,
+                  name=f"difference between {x} and {y}")
+
+
+_TRAILING_PERIOD = regex.compile(r"\s+(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?(?:fiscal\s+)?"
+                                 r"(?:years?\s+)?@\d+\s*$", regex.I)
+_TOKEN = regex.compile(r"\s*(?:(?P<op>[-+*/()])|(?P<operand>[^-+*/()]+))")
+
+
+def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metric | Refusal:
+    """A metric the question defines: its formula's operands become terms (each with its
+    own period, or the question's one other period), its operators the expression."""
+    outside = {int(i) for i in _PLACEHOLDER.findall(name)}
+    default = [whens[i] for i in sorted(outside)]
+    if len(set(default)) > 1:
+        return Refusal("the metric it defines is asked for several periods")
+    formula = regex.sub(r"\s*(?:[.;]|,\s*(?:and|where|rounded|round|in)\b).*$", "", formula)
+    formula = regex.sub(r"(?<=\w)\s*/\s*(?=\()", " / ", formula)
+    terms: list[Term] = []
+    parts: list[str] = []
+    for m in _TOKEN.finditer(formula):
+        if m["op"]:
+            parts.append(m["op"])
+            continue
+        operand = m["operand"].strip()
+        if not operand:
+            continue
+        if regex.fullmatch(r"\d+(?:\.\d+)?", operand):
+            parts.append(operand)
+            continue
+        read = _operand(operand, whens, default[0] if default else None)
+        if isinstance(read, Refusal):
+            return read
+        refs = []
+        for term in read[0]:
+            terms.append(term)
+            refs.append(f"$T{len(terms)}")
+        parts.append(read[1].format(*refs))
+    if not terms:
+        return Refusal("the formula it defines names no line item")
+    expression = " ".join(parts)
+    percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I))
+    if percent:
+        expression = f"({expression}) * 100"
+    expression = f"round({expression}, {_places(places)})"
+    label = _item(_LEAD.sub("", name).strip(), None) or "the metric"
+    return Metric(tuple(terms), expression, "defined", percent=percent,
+                  places=_places(places), scale=scale, name=label)
+
+
+def _operand(text: str, whens: list[When], default: When | None):
+    """(terms, expression template with `{}` per term) for one operand of a formula."""
+    own = [whens[int(i)] for i in _PLACEHOLDER.findall(text)]
+    average = _AVERAGE.search(text)
+    item = _item(text, "average" if average else None)
+    if not item:
+        return Refusal(f"the operand {text!r} of its formula names no line item")
+    if average:
+        periods = sorted(dict.fromkeys(own), key=lambda w: w.span)
+        if len(periods) < 2:
+            return Refusal(f"the average in its formula ({text!r}) names fewer than two periods")
+        terms = [Term(item, w) for w in periods]
+        return terms, "((" + " + ".join("{}" for _ in terms) + f") / {len(terms)})"
+    if len(set(own)) > 1:
+        return Refusal(f"the operand {text!r} of its formula names several periods")
+    when = own[0] if own else default
+    if when is None:
+        return Refusal(f"the operand {text!r} of its formula names no period")
+    return [Term(item, when)], "{}"

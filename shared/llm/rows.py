@@ -1,0 +1,177 @@
+"""Finding the cell a question's line item names in a document's tables, for the
+heuristic planner: consumes the item as the question writes it ("total sales", "net
+sales in Americas"), the period asked and the document's tables; produces a `Cell`
+choice (table, row label as the table writes it, column period) or a `Miss` saying
+why none is chosen and which rows came nearest.
+
+A row names the item when every word of its label is among the item's words (stems;
+"of", "the", "and", footnote marks and fillers aside) and the item's other words are
+said by the row's context —
+its section ("Cost of revenue" above "Client services"), the table's title, the
+column's header — or are fillers ("amount", "value", "the company's"). Of those rows,
+the one whose label holds the most of the item's words wins; rows that tie with
+different figures are ambiguous, and so is a label the tables repeat with different
+figures (EXTRACT, which reads the cell by label, could not tell them apart). The
+column is the one the period names (`columns_for`); without a period, the row's one
+figure. Nothing is guessed: a tie, a missing column or an empty cell is a Miss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from shared.search.terms import stem, words
+from shared.tables.model import Cell, Row, Table
+
+from .metric import When
+
+LINKS = frozenset("a an the of for in on at to and by from with as its our their is are was "
+                  "were be been what which that this these those".split())
+"""Words that join a line item's words without naming anything."""
+FILLERS = frozenset(stem(w) for w in """amount amounts value values figure figures level
+company companies group firm entity business reported report annual fiscal year years
+period periods fy line item items respective respectively during end ended both all
+""".split())
+"""Words a question may add around a line item: which amount, of whom, when."""
+NEAREST = 4
+_FOOTNOTE = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*$", regex.I)
+_NOTE = regex.compile(r"\(\s*(?:see\s+)?notes?\s+[\w.,\s]{1,12}\)|\bnotes?\s+\d+\b", regex.I)
+_MARKED = regex.compile(r"^([a-z]{3,})\d$")
+"""A word with a footnote number glued to it, as text layers write superscripts: `intake1`."""
+
+
+def item_words(text: str) -> frozenset[str]:
+    """The stems that name a line item: `Less: Purchases of property (see Note 5) (1)`
+    -> `less`, `purchas`, `property`."""
+    text = _NOTE.sub(" ", _FOOTNOTE.sub("", text.replace("’", "'")))
+    return frozenset(stem(_MARKED.sub(r"\1", w)) for w in words(text)
+                     if w not in LINKS and w != "s")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One cell a line item names."""
+
+    table: int
+    """Index in the document's tables."""
+    row: int
+    column: int
+    label: str
+    """The row's label as the table writes it (what EXTRACT's `row` gets)."""
+    period: str | None
+    """What EXTRACT's `period` gets; None for a table with one column of figures."""
+    cell: Cell
+    page: int | None
+
+
+@dataclass(frozen=True)
+class Miss:
+    why: str
+    nearest: tuple[str, ...] = ()
+
+
+def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
+                columns_for) -> Choice | Miss:
+    """The one cell of `tables` that `item` (its words) names in the column of `when`."""
+    if not item:
+        return Miss("the question names no line item")
+    scored: list[tuple[tuple, Choice]] = []
+    for t, table in enumerate(tables):
+        columns = _columns(table, when, columns_for)
+        for r, row in enumerate(table.rows):
+            label = item_words(row.label)
+            # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
+            # fillers are what the question's period says
+            if not label - FILLERS or not label - FILLERS <= item:
+                continue
+            extra = item - label - FILLERS
+            if extra - _context(table, row, columns):
+                continue
+            cells = [(c, row.cells[c]) for c in columns
+                     if c < len(row.cells) and row.cells[c] is not None
+                     and row.cells[c].quantity is not None]
+            if len(cells) != 1:
+                continue
+            column, cell = cells[0]
+            choice = Choice(t, r, column, row.label, when.text if when else None, cell,
+                            table.page)
+            scored.append(((len(label & item), -len(item - label)), choice))
+    if not scored:
+        return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
+    scored.sort(key=lambda s: s[0], reverse=True)
+    best_score, best = scored[0]
+    rivals = [c for s, c in scored[1:] if s == best_score and _value(c) != _value(best)]
+    if rivals:
+        return Miss("several rows name it: " + ", ".join(_shown(c, tables)
+                                                         for c in [best, *rivals][:NEAREST]))
+    same_label = _same_label(best, tables, when, columns_for)
+    if same_label:
+        return Miss(f"the tables repeat the row {best.label!r} with other figures "
+                    f"({', '.join(same_label)}): reading it by its label would be ambiguous")
+    return best
+
+
+def _columns(table: Table, when: When | None, columns_for) -> list[int]:
+    if when is not None:
+        return list(columns_for(table, when.text))
+    return list(range(len(table.columns)))
+
+
+def _context(table: Table, row: Row, columns: list[int]) -> frozenset[str]:
+    """The words around a row that may name what its label leaves out."""
+    text = " ".join(filter(None, [row.section, table.title,
+                                  *(table.columns[c].header for c in columns
+                                    if c < len(table.columns))]))
+    return item_words(text)
+
+
+def _value(choice: Choice):
+    q = choice.cell.quantity
+    return (q.amount, q.scale, q.kind) if q else choice.cell.text
+
+
+def _shown(choice: Choice, tables: list[Table]) -> str:
+    page = f" on page {choice.page}" if choice.page else ""
+    section = tables[choice.table].rows[choice.row].section
+    return f"{choice.label!r}{' under ' + repr(section) if section else ''}{page} " \
+           f"({choice.cell.text})"
+
+
+def _same_label(best: Choice, tables: list[Table], when: When | None, columns_for) -> list[str]:
+    """Other rows with the chosen row's label and another figure in the period's column."""
+    out = []
+    key = item_words(best.label)
+    for t, table in enumerate(tables):
+        for column in _columns(table, when, columns_for):
+            for r, row in enumerate(table.rows):
+                if (t, r) == (best.table, best.row) or item_words(row.label) != key:
+                    continue
+                cell = row.cells[column] if column < len(row.cells) else None
+                if cell is None or cell.quantity is None:
+                    continue
+                q = cell.quantity
+                if (q.amount, q.scale, q.kind) != _value(best):
+                    out.append(f"{cell.text}{' on page ' + str(table.page) if table.page else ''}")
+    return out
+
+
+def _why_none(item: frozenset[str], when: When | None, tables: list[Table], columns_for) -> str:
+    if not tables:
+        return "the document has no tables"
+    if when is not None and not any(columns_for(t, when.text) for t in tables):
+        return f"no table of the document has a column for {when.text}"
+    return "no row of its tables is labelled with the words asked about"
+
+
+def _nearest(item: frozenset[str], tables: list[Table]) -> tuple[str, ...]:
+    """The rows sharing the most words with the item, as `'label' (page N)`."""
+    ranked = []
+    for table in tables:
+        for row in table.rows:
+            shared = len(item & item_words(row.label))
+            if shared:
+                page = f" (page {table.page})" if table.page else ""
+                ranked.append((-shared, row.label, f"{row.label!r}{page}"))
+    return tuple(dict.fromkeys(shown for _, _, shown in sorted(ranked)))[:NEAREST]
