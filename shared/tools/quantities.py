@@ -10,7 +10,8 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
 - a percent sign or `per cent`/`percent` after it: a percent;
 - a negative as accountants write it, `(9,576)` (spaces inside allowed), or with a minus;
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
-- a dash alone (`—`, `–`, `-`) or `nil`: zero, as tables write it.
+- a dash alone (`—`, `–`, `-`), after a currency (`$ —`) or `nil`: zero, as tables
+  write it.
 A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`.
 
 Everything else gives None: words, two numbers, a number with letters glued to it
@@ -46,6 +47,8 @@ _FIGURE = regex.compile(
     regex.VERBOSE | regex.IGNORECASE)
 _FOOTNOTE = regex.compile(r"(?<=[\d%)])\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|"
                           r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+)$", regex.IGNORECASE)
+_CURRENCY_DASH = regex.compile(rf"^({_CURRENCY})\s*(?:{'|'.join(map(regex.escape, DASHES))})$",
+                               regex.IGNORECASE)
 _ISO_DATE = regex.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH_FIRST = regex.compile(r"^([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})$", regex.IGNORECASE)
 _DAY_FIRST = regex.compile(r"^(\d{1,2})\s+([a-z]+)\.?,?\s+(\d{4})$", regex.IGNORECASE)
@@ -64,7 +67,9 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     if kind == "date":
         return None
     core = _FOOTNOTE.sub("", written).strip()
-    if core.lower() in DASHES:
+    if dash := _CURRENCY_DASH.match(core):  # "$ —": a zero amount in that currency
+        unit = CURRENCIES[dash[1].lower()]
+    if core.lower() in DASHES or dash:
         return Quantity(kind=kind or ("money" if unit else "number"), amount=Decimal(0),
                         unit=unit if (kind or "money") == "money" else None, scale=scale,
                         text=written)
