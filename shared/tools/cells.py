@@ -13,7 +13,9 @@ one column of figures). The first document whose tables hold the row for that pe
 answers. Among the rows that fit, the best way of fitting wins: the label is the name,
 then it is the name under its heading, then the name qualified after a comma; the
 step's own words before the library's; then a heading the item sits under
-(`investing activities`, or words the row gives in parentheses or before a colon).
+(`investing activities`, or words the row gives in parentheses or before a colon);
+then the fewest words beyond the name; then a total (`Total cost of goods sold` over
+the `Cost of goods sold` line above it, a part of it).
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 
@@ -45,6 +47,7 @@ from .line_items import LineItem, items_named
 from .rows import Fit, Label, fit, hints, label_words, likeness
 
 _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
+_LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
 
 NEAREST = 3
 """How many rows a NOT_FOUND names."""
@@ -154,7 +157,7 @@ def _options(request: Request, evidence: Evidence,
                 continue
             how, own = found
             heading = title | set(section.words if section else ())
-            key = (how.rank, not own, -len(request.context & heading), how.extra)
+            key = (how.rank, not own, -len(request.context & heading), how.extra, not row.total)
             columns = _columns(request, table, row)
             if not columns:
                 why.append(f"{_where(row, table)} has no column for {request.period} (its "
@@ -178,10 +181,11 @@ def _options(request: Request, evidence: Evidence,
 
 def _label(row: Row) -> tuple[Label, Label | None]:
     """The words a row is named by, and its heading's. A label that reads on from its
-    heading (`Number of shares used in computing:` / `-basic earnings per share`) is
-    named by both."""
+    heading (`Number of shares used in computing:` / `-basic earnings per share`,
+    `Includes stock-based compensation of:` / `Cost of services revenue`) is named by
+    both."""
     section = label_words(row.section) if row.section else None
-    if row.section and _CONTINUES.match(row.label):
+    if row.section and (_CONTINUES.match(row.label) or _LEADS_ON.search(row.section)):
         return label_words(f"{row.section} {row.label}"), None
     return label_words(row.label), section
 
@@ -208,8 +212,13 @@ def _two_names(request: Request, label: Label) -> bool | None:
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:
+    """The columns of the period (without one, the newest); of the kind asked for when
+    the period has columns of several kinds (an amount when none is asked for: a "% of
+    total revenue" beside it is derived from it), else all of the period's, whose cells
+    then tell they are not of that kind."""
     if request.period:
-        return columns_for(table, request.period, request.kind)
+        return (columns_for(table, request.period, request.kind or "money")
+                or columns_for(table, request.period))
     dated = [(_end(c.period), i) for i, c in enumerate(table.columns) if c.period]
     if dated:
         newest = max(end for end, _ in dated)
