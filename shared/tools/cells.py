@@ -19,6 +19,9 @@ the `Cost of goods sold` line above it, a part of it).
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 
+A step's `fallback` stands in for a cell that is not found or not a value (confidence
+`fallback`, no evidence), never for an ambiguous one.
+
 ToolError codes: NOT_FOUND (no row fits, or none has a figure for the period: the
 message names the nearest rows and the columns their tables have), AMBIGUOUS (rows or
 columns that fit alike state different figures: each is named), NOT_A_VALUE (the cell
@@ -139,7 +142,12 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
         raise ToolError("NOT_A_DOCUMENT", f"EXTRACT step {step.id} reads the tables of "
                         f"{step.source}'s documents, and {step.source} holds none; point "
                         "source at the output variable of a GET or SEARCH step")
-    raise _not_found(step, request, misses, nearest, len(seen))
+    error = _not_found(step, request, misses, nearest, len(seen))
+    if step.fallback is not None:
+        return ToolOutput(value=step.fallback, confidence="fallback",
+                          note=f"no cell ({error.code}: {error.message}); used the step's "
+                               "fallback")
+    raise error
 
 
 def _options(request: Request, evidence: Evidence,
@@ -333,8 +341,10 @@ def _item_names(request: Request) -> str:
     return " / ".join(repr(i.name) for i in request.items) or "asked for"
 
 
-def _nearest(request: Request, evidence: Evidence, tables: list[Table]) -> list[tuple[float, str]]:
-    """Rows whose labels come nearest the request's names, with their tables' columns."""
+def _nearest(request: Request, evidence: Evidence,
+             tables: list[Table]) -> list[tuple[float, str]]:
+    """Rows whose labels come nearest the request's names (the step's own words count
+    twice the library's), each with its table, document and columns."""
     found = []
     for table in tables:
         for row in table.rows:
@@ -343,8 +353,29 @@ def _nearest(request: Request, evidence: Evidence, tables: list[Table]) -> list[
                          for name, own in request.names), default=0.0)
             if score > 0:
                 found.append((score, f"{row.label!r} in {_table_name(table)} of "
-                              f"{evidence.title!r}, columns {_headers(table)}"))
+                              f"{evidence.title!r}, columns {_periods(table)}"))
     return sorted(found, key=lambda f: -f[0])[:NEAREST]
+
+
+def nearest_rows(step: ExtractStep, documents: list[Evidence | None], tables_of: TablesOf,
+                 limit: int = NEAREST) -> list[str]:
+    """The rows of the documents' tables nearest `step.row`, best first, each with its
+    table, page, document and columns (their periods): what `chordal debug` shows."""
+    request = request_of(step)
+    found: list[tuple[float, str]] = []
+    for evidence in {e.doc_id: e for e in documents if e is not None}.values():
+        found += _nearest(request, evidence, tables_of(evidence.doc_id))
+    return [text for _, text in sorted(found, key=lambda f: -f[0])[:limit]]
+
+
+def _periods(table: Table) -> str:
+    """The columns with the periods their headers name: `'2018' (2017-10-01..2018-09-30)`."""
+    shown = []
+    for i, column in enumerate(table.columns):
+        header = _header(table, i)
+        period = column.period
+        shown.append(repr(header) + (f" ({period})" if period and period != header else ""))
+    return ", ".join(shown) or "none"
 
 
 def _not_found(step: ExtractStep, request: Request, misses: list[str],
