@@ -22,17 +22,19 @@ from shared.models.quantity import Quantity
 from shared.tools.quantities import parse_quantity
 
 from .model import Cell, Column, Row, Table
-from .periods import period_of
-from .units import PER_SHARE, SHARES, currency_in, excepted, scale_in
+from .periods import period_context, period_of
+from .units import PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
 _TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)\s+in\s+"
                        r"cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
-_FOOTNOTE = regex.compile(r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+$", _F)
-_LEADERS = regex.compile(r"(?:\s*\.){2,}\s*$|\s*[$€£]\s*$")
+_FOOTNOTE = regex.compile(
+    r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+(?=\s*:?$)", _F)
+_LEADERS = regex.compile(r"(?:\s*[.…_]){2,}\s*[$€£]?\s*$|\s+[$€£.]\s*$")
 _PERCENT = regex.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", _F)
 _CONNECTOR = regex.compile(r"(?:\b(?:and|or|of|for|in|to|on|from|by|the|with|at|net|per|as|a|"
-                           r"an|under|into|other)|[,(&/-])$", _F)
+                           r"an|under|into|other|ended|ending|during|through|than|less|"
+                           r"including|excluding|before|after|between|over)|[,;(&/–-])$", _F)
 
 
 @dataclass
@@ -53,12 +55,14 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     if not headers or not any(any(c for c in line.cells) for line in lines):
         return None
     context = " ".join(filter(None, (title, notes, *headers)))
-    scale = scale_in(context) or 0
+    scale = scale_in(" ".join(filter(None, (title, notes)))) or scale_in(context) or 0
     cells_text = " ".join(c for line in lines for c in line.cells)
     unit = currency_in(" ".join(filter(None, (title, notes)))) or currency_in(cells_text) or (
         "USD" if regex.search(r"\$", context) else None)
-    per_share_out, shares_out = excepted(context)
-    columns = [Column(header=h or "", period=period_of(h) if h else None) for h in headers]
+    shares_out = excepted(context)[1]
+    around = period_context(" ".join(filter(None, (title, notes))))
+    columns = [Column(header=h or "", period=period_of(h, around) if h else None)
+               for h in headers]
     percent_columns = [bool(_PERCENT.search(h or "")) for h in headers]
     rows: list[Row] = []
     section: str | None = None
@@ -66,7 +70,9 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     for line in lines:
         label = _clean(line.label)
         if not any(line.cells):
-            if label:
+            if label and pending and wraps and _continues(pending[-1], label):
+                pending[-1] = f"{pending[-1]} {label}"
+            elif label:
                 pending.append(label)
             continue
         if wraps:
@@ -76,15 +82,12 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
             section = _heading(pending[-1])
             pending = []
         total = bool(_TOTAL.match(label)) or (not label and bool(rows))
-        in_section = section or ""
-        per_share = bool(PER_SHARE.search(label) or PER_SHARE.search(in_section))
-        row_scale = 0 if per_share or (shares_out and SHARES.search(label)) else scale
-        row_unit = None if SHARES.search(label) and not per_share else unit
+        row_unit, row_scale = _row_unit(label, section or "", unit, scale, shares_out)
         percent_row = bool(_PERCENT.search(label))
         cells = [_cell(text, row_unit, row_scale, percent_row or percent_columns[i])
                  for i, text in enumerate(line.cells)]
         rows.append(Row(label=label, cells=cells, section=section, total=total))
-        if total and label:
+        if total:
             section = None
     if not rows:
         return None
@@ -92,9 +95,25 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
                  rows=rows)
 
 
+def _row_unit(label: str, section: str, unit: str | None, scale: int,
+              shares_out: bool) -> tuple[str | None, int]:
+    """The unit and scale of a row's figures: a share count is a number (in units when
+    the table excepts share data), a per-share figure money in units, a label that states
+    its own scale ("Revenue miles (in thousands)") a number in it."""
+    own = scale_in(label) if scale_in(label) is not None else scale_in(section)
+    if SHARE_COUNT.search(label) or SHARE_COUNT.search(section):
+        return None, own if own is not None else 0 if shares_out else scale
+    if PER_SHARE.search(label) or PER_SHARE.search(section):
+        return unit, 0
+    if own is not None:
+        return (currency_in(label) or currency_in(section)), own
+    return unit, scale
+
+
 def _clean(label: str) -> str:
     label = " ".join((label or "").split())
-    label = _LEADERS.sub("", _FOOTNOTE.sub("", label)).strip()
+    for _ in range(2):  # "Net Book Value Per Share (a) ......$": leaders, then the mark
+        label = _FOOTNOTE.sub("", _LEADERS.sub("", label)).strip()
     return label
 
 
@@ -106,7 +125,7 @@ def _continues(first: str, label: str) -> bool:
     """Whether `label` reads as the rest of `first`, a label line with no figures."""
     if first.endswith(":") or not label:
         return False
-    return label[0].islower() or label[0] in "(&" or bool(_CONNECTOR.search(first))
+    return label[0].islower() or label[0] in "(&-–" or bool(_CONNECTOR.search(first))
 
 
 def _cell(text: str, unit: str | None, scale: int, percent: bool) -> Cell | None:

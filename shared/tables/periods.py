@@ -8,9 +8,9 @@ the columns of a table a requested period names.
 
 A fiscal year is named by the year it ends in: "Years ended September 30" over "2019"
 is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
-year that ends in the first week of January (a 52/53-week year) is named by the year
-before. A balance-sheet date names a year only in a table whose dates are year ends (the
-same day of the year in different years). A quarter written as a scope ("2019-Q3") or
+year that ends in January or the first week of February is named by no year (companies
+name it either way), only by its dates. A balance-sheet date names a year only in a
+table whose dates are year ends (a year apart, to within a week). A quarter written as a scope ("2019-Q3") or
 with a calendar year ("Q3 2019") is the calendar quarter; one marked fiscal ("Q3 FY2019",
 "FY2019-Q3") is the quarter of the fiscal year, read from the table's own year or
 year-to-date columns, and names nothing in a table that does not show when its year
@@ -38,10 +38,23 @@ _DATE = regex.compile(
     rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)",
     _F)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_PLURAL = regex.compile(r"\b(year|month|week)s\b", _F)
-_WEEKS = regex.compile(r"\b(?:52|53|fifty[\s-]two|fifty[\s-]three)[\s-]+weeks?\s+(?:ended|ending)\b",
-                       _F)
-_COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance)\b", _F)
+_PLURAL = regex.compile(r"\b(year|month|week|quarter)s\b", _F)
+_WEEKS = [(regex.compile(rf"\b(?:{n})[\s-]+weeks?\b", _F), months) for n, months in (
+    ("13|thirteen", "three months"), ("26|twenty[\s-]six", "six months"),
+    ("39|thirty[\s-]nine", "nine months"), ("52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
+_QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
+_MARKS = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\s|$)", _F)
+_COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
+                         r"growth)\b", _F)
+_QUALIFIERS = regex.compile(
+    r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
+    r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
+_YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
+_CONTEXT = regex.compile(
+    rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
+    rf"(?:13|26|39|52|53)[\s-]+weeks)\s+end(?:ed|ing)\s+{_MONTH}\.?\s+\d{{1,2}}\b"
+    rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
+_MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
 _FISCAL_QUARTER = regex.compile(
     r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
@@ -51,23 +64,61 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
              "4th": 4}
 
 
-def period_of(header: str) -> str | None:
+def period_context(text: str) -> str:
+    """The span or date a table's title or notes give its columns, without a year
+    ("Years ended September 30", "As of September 30"): what a column headed by a bare
+    year is of. Empty when the text gives none, or more than one."""
+    found = {" ".join(m.group().lower().split()) for m in _CONTEXT.finditer(text or "")}
+    return found.pop() if len(found) == 1 else ""
+
+
+def period_of(header: str, context: str = "") -> str | None:
     """The period a column header names, as a scope; None when it names none or more
-    than one (a change column)."""
-    text = _WEEKS.sub("year ended", _PLURAL.sub(r"\1", " ".join((header or "").split())))
+    than one (a change column), or names a year with words that make it something else
+    ("First" over "2015": a quarter of a fiscal year the header does not say).
+    `context` (from `period_context`) is what a header that is a bare year is of."""
+    text = " ".join((header or "").split())
+    if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
+        text = f"{context} {text}"
+    text = _QUARTER_ENDED.sub("three months ended", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
+    text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
+    for pattern, months in _WEEKS:
+        text = pattern.sub(months, text)
     if not text or _COMPARE.search(text):
         return None
     dates = {_day(m) for m in _DATE.finditer(text)} - {None}
-    mentions = {m.period for m in find_periods(text)}
-    spans = {p for p in mentions if p[0] != p[1]}
-    if len(spans) == 1 and len(dates) <= 1:
-        span = spans.pop()
-        if not dates or span[1] in dates or _near(span[1], next(iter(dates))):
-            return format_scope(span)
-        return None
-    if not spans and len(dates) == 1:
-        return dates.pop().isoformat()
+    mentions = find_periods(text)
+    spans = {m.period for m in mentions if m.period[0] != m.period[1]}
+    if len(spans) != 1 or len(dates) > 1:
+        return dates.pop().isoformat() if not spans and len(dates) == 1 and not (
+            _QUALIFIERS.search(text)) else None
+    span = spans.pop()
+    spanning = [m for m in mentions if m.period == span]
+    if dates:  # a span ending on the date the header names ("Years ended September 30, 2019")
+        day = dates.pop()
+        if not _near(span[1], day):
+            return None
+        if _YEAR_ENDED.search(spanning[0].text):
+            span = (_year_before(day), day)
+        return format_scope(span)
+    if len(spanning) == 1 and (not _QUALIFIERS.search(text) or _YEAR_ENDED.search(text)) or (
+            _quarter_like(span)):
+        return format_scope(span)
     return None
+
+
+def _year_before(day: date) -> date:
+    """The day after the same day a year earlier: a year ending on `day` starts on it."""
+    try:
+        return date(day.year - 1, day.month, day.day) + timedelta(days=1)
+    except ValueError:  # 29 February
+        return date(day.year - 1, 3, 1)
+
+
+def _quarter_like(span: DateRange) -> bool:
+    """Whether a span with no date named is a quarter or half a header names itself
+    ("Q3 2019", "Third Quarter 2019", "H1 2019")."""
+    return span[0].year == span[1].year and _months(span) in (3, 6)
 
 
 def _day(m: regex.Match) -> date | None:
@@ -187,25 +238,37 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> b
         return not instant and _near(span[0], a) and _near(span[1], b)
     year = value
     if instant:
-        return span[0].year == year and _year_ends(spans)
+        return _year_named(span[0]) == year and _year_ends(spans)
     if span == (date(year, 1, 1), date(year, 12, 31)):
         return True
     return _months(span) == 12 and _year_named(span[1]) == year
 
 
-def _year_named(end: date) -> int:
-    """The fiscal year a year ending on `end` is named by: the year it ends in, or the
-    year before for a 52/53-week year ending in the first week of January."""
-    return end.year - 1 if end.month == 1 and end.day <= 7 else end.year
+def _year_named(end: date) -> int | None:
+    """The fiscal year a year ending on `end` is named by: the year it ends in; None for
+    a year ending in January or the first week of February, which companies name either
+    way (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to
+    others, and TAT-QA's readers call the year ended January 3, 2020 "2020")."""
+    if end.month == 1 or (end.month == 2 and end.day <= 7):
+        return None
+    return end.year
 
 
 def _year_ends(spans: list[DateRange | None]) -> bool:
-    """Whether the table's dates are year ends: two or more, one day of the year, in
-    different years, or the ends of its own fiscal-year columns."""
-    instants = [s[0] for s in spans if s and s[0] == s[1]]
+    """Whether the table's dates are year ends: the ends of its own fiscal-year columns,
+    or two or more in different years a year apart (to within a week: 52/53-week years
+    end on different days)."""
+    instants = sorted({s[0] for s in spans if s and s[0] == s[1]})
     year_ends = {s[1] for s in spans if s and s[0] != s[1] and _months(s) == 12}
     if instants and all(d in year_ends for d in instants):
         return True
-    days = {(d.month, d.day) for d in instants}
-    return len(instants) >= 2 and len(days) == 1 and len({d.year for d in instants}) == len(
-        instants)
+    return len(instants) >= 2 and all(
+        round((b - a).days / 365.25) >= 1 and _near(_same_day(a, b.year), b)
+        for a, b in zip(instants, instants[1:]))
+
+
+def _same_day(day: date, year: int) -> date:
+    try:
+        return day.replace(year=year)
+    except ValueError:  # 29 February
+        return date(year, 3, 1)

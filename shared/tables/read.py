@@ -13,7 +13,7 @@ from .model import Table
 from .rows import read_rows
 from .words import Word, tables_in_lines, text_lines
 
-__all__ = ["Word", "table_from_rows", "tables_in_text", "tables_in_words"]
+__all__ = ["Word", "table_from_rows", "tables_from_rows", "tables_in_text", "tables_in_words"]
 
 
 def tables_in_words(lines: list[list[Word]], page: int | None = None) -> list[Table]:
@@ -43,5 +43,21 @@ def table_from_rows(rows: list[list[str]], page: int | None = None,
     read = read_rows(rows)
     if read is None:
         return None
-    headers, notes, lines = read
+    headers, notes, lines, _ = read
     return assemble(headers, lines, notes=notes, title=title, page=page)
+
+
+def tables_from_rows(rows: list[list[str]], page: int | None = None,
+                     title: str | None = None) -> list[Table]:
+    """Every table rows of cells make: `table_from_rows`'s, then one more for each row
+    below it that starts a header of its own (the same table for the year before, set
+    under the first). The unit and scale stated above the first hold for all."""
+    found: list[Table] = []
+    notes = ""
+    while rows and (read := read_rows(rows)) is not None:
+        headers, own, lines, rows = read
+        notes = " ".join(filter(None, (notes, own)))
+        table = assemble(headers, lines, notes=notes, title=title, page=page)
+        if table is not None:
+            found.append(table)
+    return found

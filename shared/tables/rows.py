@@ -4,11 +4,12 @@ headers, the notes above them and the body lines `assemble` makes a table of.
 
 A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it;
 columns empty in every row (separators) go. The header rows are the rows above the
-first that holds a figure other than a year; a header cell that spans columns (its
+first that holds a figure other than a year, the body the rows under them up to a row
+that starts another header (the table's rows for another year); a header cell that spans columns (its
 colspan lost, as in TAT-QA) covers the columns of its group: all of them when it is the
 row's only cell, equal groups when the row's cells each fall in one, else the columns
-between it and its neighbours, and a column that could be under either of two header
-cells naming different periods gets none.
+after it up to the next; a column that could be under either of two header cells naming
+different periods, or under none, gets no period.
 """
 
 from __future__ import annotations
@@ -31,9 +32,13 @@ UNSURE = "\0"
 """A header part that could be either of two cells: the column's period cannot be told."""
 
 
-def read_rows(rows: list[list[str]]) -> tuple[list[str | None], str, list[Line]] | None:
-    """(column headers, notes, body lines) of a grid, a header None where the column
-    could be under either of two header cells; None when the grid holds no figures."""
+Read = tuple[list[str | None], str, list[Line], list[list[str]]]
+
+
+def read_rows(rows: list[list[str]]) -> Read | None:
+    """(column headers, notes, body lines, the rows after the body) of a grid, a header
+    None where the column could be under either of two header cells; None when the grid
+    holds no figures. The rows after the body start a table of their own."""
     grid = [[" ".join(str(c).split()) if c is not None else "" for c in row] for row in rows
             if isinstance(row, (list, tuple))]
     width = max((len(r) for r in grid), default=0)
@@ -53,8 +58,30 @@ def read_rows(rows: list[list[str]]) -> tuple[list[str | None], str, list[Line]]
     while start > 0 and not any(grid[start - 1][1:]) and scale_in(grid[start - 1][0]) is None:
         start -= 1  # label-only rows just above the figures are the body's first headings
     headers, notes = _headers(grid[:start], len(keep) - 1)
-    lines = [Line(label=r[0], cells=r[1:]) for r in grid[start:]]
-    return headers, notes, lines
+    above = [r[1:] for r in grid[:start]]
+    end = next((i for i in range(first + 1, len(grid)) if _new_header(grid[i], above)),
+               len(grid))
+    lines = [_line(r) for r in grid[start:end]]
+    return headers, notes, lines, grid[end:]
+
+
+def _new_header(row: list[str], above: list[list[str]]) -> bool:
+    """A row in the body that starts a header of its own (the same table for another
+    year below the first, or for other columns): a header row repeated, or cells that
+    are all periods. The rows under it are not of the columns above."""
+    cells = [c for c in row[1:] if c]
+    if not cells or any(_is_figure(c) for c in cells):
+        return False
+    return row[1:] in above or all(_YEAR.fullmatch(c) or period_of(c) for c in cells)
+
+
+def _line(row: list[str]) -> Line:
+    """A body row as a line; a heading written in a column of figures (its label cell
+    empty) is the line's label."""
+    cells = [c for c in row[1:] if c]
+    if not row[0] and len(cells) == 1 and not _is_figure(cells[0]):
+        return Line(label=cells[0], cells=[""] * (len(row) - 1))
+    return Line(label=row[0], cells=row[1:])
 
 
 def _is_figure(text: str) -> bool:
@@ -120,14 +147,11 @@ def _spread(cells: list[str], *, spanning: bool) -> list[str]:
         return [cells[at[j // (n // k)]] for j in range(n)]
     out = []
     for j in range(n):
-        left = max((p for p in at if p <= j), default=None)
-        right = min((p for p in at if p >= j), default=None)
-        if left == j or right is None:
-            out.append(cells[left])
-        elif left is None:
-            out.append(cells[right])
-        elif period_of(cells[left]) == period_of(cells[right]) and not period_of(cells[left]):
-            out.append("")  # either would do and neither names a period: leave it out
-        else:
-            out.append(UNSURE)
+        if cells[j]:
+            out.append(cells[j])
+            continue
+        near = [cells[p] for p in (max((p for p in at if p < j), default=None),
+                                   min((p for p in at if p > j), default=None)) if p is not None]
+        # under one of its neighbours, which one unknown: no period can be told from it
+        out.append(UNSURE if any(period_of(c) for c in near) else "")
     return out

@@ -31,8 +31,11 @@ _EXCEPT = regex.compile(r"\bexcept\b(?<what>[^)]*)", _F)
 PER_SHARE = regex.compile(r"\bper\s+(?:common\s+|ordinary\s+|diluted\s+|basic\s+)?share\b"
                           r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b|\bdividends?\s+declared\s+per",
                           _F)
-SHARES = regex.compile(r"\bshares\b|\bnumber\s+of\b|\bemployees\b|\bheadcount\b|\bstores\b"
-                       r"|\blocations\b|\bcustomers\b|\bunits\b", _F)
+SHARE_COUNT = regex.compile(
+    r"^(?:[-–]\s*)?(?:(?:weighted[\s-]+)?average\s+|basic\s+|diluted\s+)?(?:number\s+of\s+)?"
+    r"(?:common\s+|ordinary\s+|outstanding\s+)?shares\b|\bnumber\s+of\s+(?:common\s+)?shares\b"
+    r"|\bshares\s+(?:used|outstanding)\b|^(?:number\s+of\s+)?employees\b|^headcount\b", _F)
+"""A row that counts shares (or people): a number, never money."""
 
 
 def scale_in(text: str) -> int | None:
