@@ -3,6 +3,7 @@
     diagnosis.py  the Diagnosis model and the causes/fixes of simple error codes
     explain.py    explain(record, backend): one Diagnosis per failed or empty step
     patterns.py   why a pattern missed or ran away, and a pattern checked to work
+    rows.py       an EXTRACT by row that read no cell: the nearest rows and their periods
 """
 
 from .diagnosis import Diagnosis

@@ -30,6 +30,9 @@ class Diagnosis(BaseModel):
     """INPUT_FAILED: the step whose failure started the chain."""
     candidates: list[Candidate] = []
     """NOT_FOUND, AMBIGUOUS (GET): the documents considered and why each was refused."""
+    rows: list[str] = []
+    """NOT_FOUND, AMBIGUOUS (EXTRACT by row): the table rows nearest the one asked for,
+    each with its table, page, document and the periods of its columns."""
 
     def render(self) -> str:
         """The diagnosis as `chordal debug` prints it."""
@@ -39,6 +42,8 @@ class Diagnosis(BaseModel):
         for c in self.candidates:
             lines.append(f"  {c.verdict}: {c.title!r} (period {c.period or 'none'}, published "
                          f"{c.date or 'undated'}): {c.reason}")
+        for row in self.rows:
+            lines.append(f"  nearest row: {row}")
         lines.append(f"  fix:   {self.suggestion}")
         return "\n".join(lines)
 

@@ -5,7 +5,9 @@ Diagnosis per failed or empty step: what went wrong, why, and what to change.
                      document sentence holding its keywords, a pattern checked to match
     NOT_FOUND        (GET) the candidates the matching rules refused and why, and the
                      change that lets the right one in (`candidates.py`); for a record
-                     without candidates, the nearest titles in the search store
+                     without candidates, the nearest titles in the search store;
+                     (EXTRACT by row, also AMBIGUOUS and NOT_A_VALUE) the nearest rows of
+                     the fetched documents' tables and their periods (`rows.py`)
     AMBIGUOUS        the documents that fit equally, to name one
     INPUT_FAILED     the step whose failure started the chain
     PATTERN_TIMEOUT  catastrophic backtracking, and a lazy/atomic form that finishes
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from shared.errors import InputError, StoreError
 from shared.models import TERMINAL, Plan, RunRecord, StepResult
-from shared.render.chain import PASSED_ON, document_texts, read_by, root_failure
+from shared.render.chain import PASSED_ON, document_texts, own_evidence, read_by, root_failure
 from shared.search import SearchBackend, format_scope, parse_scope, year_in
 from shared.search.dates import ACCEPTED_FORMS
 from shared.tools.numbers import parse_number
@@ -25,6 +27,7 @@ from shared.tools.numbers import parse_number
 from . import patterns
 from .candidates import get_diagnosis
 from .diagnosis import FIXES, Diagnosis
+from .rows import row_diagnosis
 
 
 def explain(record: RunRecord, backend: SearchBackend | None = None) -> list[Diagnosis]:
@@ -47,6 +50,10 @@ def explain(record: RunRecord, backend: SearchBackend | None = None) -> list[Dia
             continue
         if r.status == "error":
             found.append(_failed(plan, results, step, r, backend))
+        elif r.confidence == "fallback" and getattr(step, "row", None) is not None:
+            d = _row(plan, results, step, "NOT_FOUND", r.note or "", backend)
+            d.cause = f"fell back to {r.value!r}: {d.cause}"
+            found.append(d)
         elif r.confidence == "fallback" and step.operation == "EXTRACT":
             d = _no_match(plan, results, step)
             d.cause = f"fell back to {r.value!r}: {d.cause}"
@@ -59,6 +66,9 @@ def explain(record: RunRecord, backend: SearchBackend | None = None) -> list[Dia
 def _failed(plan: Plan, results: dict[str, StepResult], step, r: StepResult,
             backend: SearchBackend | None) -> Diagnosis:
     code = r.error_code or "UNKNOWN"
+    if getattr(step, "row", None) is not None and code in ("NOT_FOUND", "AMBIGUOUS",
+                                                         "NOT_A_VALUE"):
+        return _row(plan, results, step, code, r.error_message or "", backend)
     if code == "NO_MATCH":
         return _no_match(plan, results, step)
     if code in ("NOT_FOUND", "AMBIGUOUS") and step.operation == "GET" and r.candidates:
@@ -86,6 +96,13 @@ def _failed(plan: Plan, results: dict[str, StepResult], step, r: StepResult,
         return _arithmetic(plan, results, step, r, code)
     cause, fix = FIXES.get(code, ("", "see the message; fix the step and ask again"))
     return Diagnosis(step=step.id, code=code, cause=f"{cause}{r.error_message}", suggestion=fix)
+
+
+def _row(plan: Plan, results: dict[str, StepResult], step, code: str, message: str,
+         backend: SearchBackend | None) -> Diagnosis:
+    documents = [e for sid in read_by(plan, results, step.id) if sid in results
+                 for e in own_evidence(results[sid])]
+    return row_diagnosis(step, code, message, documents, backend)
 
 
 def _no_match(plan: Plan, results: dict[str, StepResult], step) -> Diagnosis:

@@ -48,18 +48,25 @@ EXAMPLE_STEPS: list[dict] = [
      "output_var": "$ALL_Y"},
     {"id": "E10", "operation": "ARBITRATE", "sources": ["$Y", "$Y_NEWS"],
      "prefer": ['source_type == "official_report"', "newest"], "output_var": "$BEST_Y"},
+    {"id": "E11", "operation": "EXTRACT", "source": "$Q3", "row": "capital expenditure",
+     "period": "2023-Q3", "quantity": "money", "output_var": "$CAPEX"},
 ]
-"""One example step per operation; in this order they form one valid plan. Each writes
-its fields in the order of REPLY_SCHEMA, the order constrained decoders impose."""
+"""One example step per operation, and one per way of extracting (a sentence by
+pattern, a table's cell by row and period); in this order they form one valid plan.
+Each writes its fields in the order of REPLY_SCHEMA, the order constrained decoders
+impose."""
 
 FIELDS = {
     "GET": "source (a document's title as listed, with the period it is about, or its "
            "URL), temporal_scope (a window the document's period must lie in), top_k "
            "(default 1) -> the document's text",
     "SEARCH": "query (keywords), temporal_scope, top_k (default 5) -> ranked snippets",
-    "EXTRACT": "source ($VAR of a GET or SEARCH), pattern (regex, exactly one capture "
-               "group), quantity (percent, money, date, number, article), fallback -> the "
-               "captured text",
+    "EXTRACT": "source ($VAR of a GET or SEARCH), then either pattern (regex, exactly one "
+               "capture group: a figure in a sentence) or row (a table's line item, as the "
+               "table or an analyst names it: \"purchases of property, plant and equipment\", "
+               "\"capital expenditure\") with period (the column: FY2018, 2018, 2019-Q3, "
+               "December 31, 2018); quantity (percent, money, date, number, article), "
+               "fallback -> the captured text or the cell",
     "COMPUTE": "expression over $VARs and numbers: + - * / // % **, comparisons, and/or/"
                "not, abs min max round -> a number",
     "IF": "condition (a COMPUTE expression), then, else (text or one $VAR) -> the chosen value",
@@ -71,14 +78,19 @@ FIELDS = {
                  'source_type == "official_report", newest, oldest, majority) -> one value',
 }
 WORKED_EXAMPLE = {
-    "reasoning": "The Q3 2023 report states the battery yield rate; the target is 92%. "
-                 "Fetch the report once, extract the rate, compare it with 92.",
+    "reasoning": "The Q3 2023 report states the battery yield rate in a sentence and "
+                 "capital expenditure in its cash flow table; the target is 92%. Fetch the "
+                 "report once, extract the rate with a pattern, read the capital expenditure "
+                 "cell by row and period, compare the rate with 92.",
     "plan": {"domain": "finance", "steps": [
         {"id": "E1", "operation": "GET", **_GET, "output_var": "$R1"},
         {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern":
          r"battery yield rate.*?(\d+\.\d+)%", "fallback": "unknown", "output_var": "$Y"},
-        {"id": "E3", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}],
-        "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}."},
+        {"id": "E3", "operation": "EXTRACT", "source": "$R1", "row": "capital expenditure",
+         "period": "2023-Q3", "quantity": "money", "output_var": "$CAPEX"},
+        {"id": "E4", "operation": "COMPUTE", "expression": "$Y - 92", "output_var": "$GAP"}],
+        "answer": "Battery yield was {{ Y }}%{% if GAP < 0 %}, below the 92% target{% endif %}; "
+                  "capital expenditure was {{ CAPEX }}."},
 }
 CHECKLIST = (
     "Every GET names one concrete document by its exact title (company, kind of report, "
@@ -86,7 +98,9 @@ CHECKLIST = (
     "report' or a guess at a URL.",
     "Every EXTRACT reads the $VAR of a GET or SEARCH step, and its pattern has exactly one "
     "capture group (...) around the value; write other groups as (?:...). In JSON, double "
-    "every backslash: \"(\\\\d+\\\\.\\\\d+)%\".",
+    "every backslash: \"(\\\\d+\\\\.\\\\d+)%\". A figure of a financial statement "
+    "(revenue, capital expenditure, total assets) is in a table: give row and period "
+    "instead of pattern, the period in period, never in row.",
     "Every $VAR a step or the answer reads is the output_var of an earlier step: no "
     "undefined variables, no step reading its own output.",
     "One source string per concept: fetch each document once and read that step's "
@@ -123,7 +137,8 @@ first, then write the plan. Example reply:
 SIGNATURES = {
     "GET": "source, temporal_scope, top_k",
     "SEARCH": "query, temporal_scope, top_k",
-    "EXTRACT": "source ($VAR), pattern (one capture group), quantity, fallback",
+    "EXTRACT": "source ($VAR), pattern (one capture group) or row and period, quantity, "
+               "fallback",
     "COMPUTE": "expression over $VARs",
     "IF": "condition, then, else",
     "VALIDATE": "value, min, max, type, pattern, source_type",
@@ -191,7 +206,8 @@ def system_prompt(max_steps: int = MAX_STEPS, variant: str = "full") -> str:
         raise InputError(f"prompt variant {variant!r} is unknown; use one of "
                          f"{', '.join(PROMPT_VARIANTS)}")
     if variant == "full":
-        operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. {json.dumps(_example(op))}"
+        operations = "\n".join(f"- {op}: {FIELDS[op]}\n  e.g. "
+                               + " or ".join(json.dumps(e) for e in _examples(op))
                                for op in OPERATIONS)
     elif variant == "fields":
         operations = "\n".join(f"- {op}: {FIELDS[op]}" for op in OPERATIONS)
@@ -206,8 +222,13 @@ def system_prompt(max_steps: int = MAX_STEPS, variant: str = "full") -> str:
                            checklist=checklist, example=json.dumps(WORKED_EXAMPLE))
 
 
-def _example(op: str) -> dict:
-    return next(s for s in EXAMPLE_STEPS if s["operation"] == op)
+def _examples(op: str) -> list[dict]:
+    """The example steps of `op` that show a field the ones before them do not."""
+    shown: list[dict] = []
+    for step in EXAMPLE_STEPS:
+        if step["operation"] == op and not any(set(step) <= set(s) for s in shown):
+            shown.append(step)
+    return shown
 
 
 def plan_messages(question: str, documents: list[str] = (), max_steps: int = MAX_STEPS,

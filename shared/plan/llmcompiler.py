@@ -17,7 +17,8 @@ the plan (a call after it is `bad_syntax`; leaving both out is fine); optional
 
 Positional arguments fill, in order (keywords take any field; `else_` for `else`):
 GET source, temporal_scope, top_k · SEARCH query, temporal_scope, top_k · EXTRACT
-source, pattern, fallback · COMPUTE expression · IF condition, then, else · VALIDATE
+source, pattern, fallback (a table's cell: `extract($1, row="capital expenditure",
+period="FY2018")`) · COMPUTE expression · IF condition, then, else · VALIDATE
 value · FILTER source, condition · MERGE and ARBITRATE: every positional is a source
 (or pass one list).
 """
@@ -50,7 +51,8 @@ _LISTS = ("sources", "prefer", "source_type")
 FORMS = {
     "GET": '1. get("document name", temporal_scope="2023-Q3", top_k=1)',
     "SEARCH": '1. search("keywords", temporal_scope="2023", top_k=5)',
-    "EXTRACT": '2. extract($1, "pattern with one (group)", fallback="unknown")',
+    "EXTRACT": '2. extract($1, "pattern with one (group)", fallback="unknown") or '
+               'extract($1, row="line item", period="FY2018")',
     "COMPUTE": '3. math("$2 - 92")',
     "IF": '4. if("$3 < 0", "below target", "on target")',
     "VALIDATE": '4. validate($2, min=0, max=100, type="percent")',

@@ -23,6 +23,8 @@ at the end, recognized only for the keys listed):
     SEARCH[query, temporal_scope=2023, top_k=5]
     EXTRACT[#E1, pattern, fallback=unknown, quantity=percent]   pattern: all after the
         first comma up to the options (a pattern ending in `, fallback=…` needs JSON)
+    EXTRACT[#E1, row=purchases of property, plant and equipment, period=FY2018,
+        quantity=money]   a table's cell: the row's words up to the next option
     COMPUTE[#E2 - 92]
     IF[#E3 < 0 ? below target : on target]   condition up to the first `?`, then-value
         up to the next `:`, else-value the rest (`: …` may be left out)
@@ -48,7 +50,7 @@ _INLINE_STEP_RE = re.compile(r"#E\d+\s*=")
 _REFERENCE_RE = re.compile(r"#(E\d+)\b")
 
 OPTIONS = {"GET": ("temporal_scope", "top_k"), "SEARCH": ("temporal_scope", "top_k"),
-           "EXTRACT": ("fallback", "quantity"), "COMPUTE": (), "IF": (),
+           "EXTRACT": ("row", "period", "fallback", "quantity"), "COMPUTE": (), "IF": (),
            "VALIDATE": ("min", "max", "type", "pattern", "source_type"),
            "MERGE": ("strategy",), "FILTER": ("condition", "pattern"), "ARBITRATE": ("prefer",)}
 _LISTS = ("source_type", "prefer")
@@ -56,7 +58,8 @@ _LISTS = ("source_type", "prefer")
 FORMS = {
     "GET": "#E1 = GET[document name, temporal_scope=2023-Q3, top_k=1]",
     "SEARCH": "#E1 = SEARCH[keywords, temporal_scope=2023, top_k=5]",
-    "EXTRACT": "#E2 = EXTRACT[#E1, pattern with one (group), fallback=unknown]",
+    "EXTRACT": "#E2 = EXTRACT[#E1, pattern with one (group), fallback=unknown] or "
+               "EXTRACT[#E1, row=line item, period=FY2018]",
     "COMPUTE": "#E3 = COMPUTE[#E2 - 92]",
     "IF": "#E4 = IF[#E3 < 0 ? below target : on target]",
     "VALIDATE": "#E4 = VALIDATE[#E2, min=0, max=100, type=percent]",

@@ -1,6 +1,10 @@
 """The checks of one step's own fields: consumes a step, produces `(code, message)`
 findings — `bad_scope`, `bad_pattern`, `capture_groups`, `bad_expression`, `bad_rule`,
-`bad_field` — without looking at the other steps.
+`bad_field`, `bad_period` — without looking at the other steps.
+
+An EXTRACT by row needs a row of words (a line item, not a regex, without the period
+in it) and, with `period`, one a table column can be of (`FY2018`, `2018`, `fiscal
+2018`, `2019-Q3`, `Q3 FY2019`, `December 31, 2018`); its `quantity` is a figure's kind.
 
 Patterns are vetted as the tools compile them (shared/tools/pattern_vetting.py: the
 static size limits, then a compile in a child process bounded in time and memory, with
@@ -14,15 +18,25 @@ model beside its own reply.
 
 from __future__ import annotations
 
+import re
+
 from shared.errors import InputError, PatternRefused, ToolError
 from shared.models import (ArbitrateStep, ComputeStep, ExtractStep, FilterStep, IfStep,
                            MergeStep, ValidateStep)
 from shared.models.plan import VAR_RE
 from shared.search.dates import parse_scope
+from shared.search.periods import named_period
+from shared.tables.periods import period_of
 from shared.tools.arbitrate import ACCEPTED_RULES, parse_rule
 from shared.tools.compute import parse_expression
 from shared.tools.extract import FLAGS
 from shared.tools.pattern_vetting import vet
+from shared.tools.rows import hints, label_words
+
+_REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
+"""What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
+_FISCAL_QUARTER = re.compile(r"^FY\s*'?(?:\d{4}|\d{2})\s*-\s*Q[1-4]$", re.IGNORECASE)
+PERIOD_FORMS = "FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018"
 
 def check_fields(step) -> list[tuple[str, str]]:
     """Every problem with `step`'s own fields."""
@@ -35,7 +49,9 @@ def check_fields(step) -> list[tuple[str, str]]:
             found.append(("bad_scope", f"step {step.id}'s temporal_scope {why}; or leave "
                           "temporal_scope out"))
     if isinstance(step, ExtractStep):
-        found += _pattern(step.id, "pattern", step.pattern, groups=1)
+        if step.pattern is not None:
+            found += _pattern(step.id, "pattern", step.pattern, groups=1)
+        found += _row(step)
     elif isinstance(step, ComputeStep):
         found += _expression(step.id, "expression", step.expression)
     elif isinstance(step, IfStep):
@@ -101,3 +117,41 @@ def _pattern(step_id: str, field: str, pattern: str,
                  "needs exactly one ( ) around the value to extract; make other groups "
                  "non-capturing with (?: )")]
     return []
+
+
+def _row(step: ExtractStep) -> list[tuple[str, str]]:
+    """A row of words, without a period or regex in it; a period a column can be of."""
+    if step.row is None:
+        return []
+    found: list[tuple[str, str]] = []
+    item = hints(step.row)[0]
+    if _REGEX_SIGNS.search(step.row):
+        found.append(("bad_field", f"step {step.id}'s row is written as a regular expression; "
+                      "write the line item's words as the table writes them (\"purchases of "
+                      "property and equipment\"), or use `pattern` to read a sentence"))
+    elif not label_words(item).words:
+        found.append(("bad_field", f"step {step.id}'s row has no words to match a table row "
+                      "by; name the line item as the table writes it (\"Purchases of property "
+                      "and equipment\") or as analysts do (\"capital expenditure\")"))
+    elif step.period is None and named_period(item) is not None:
+        found.append(("bad_field", f"step {step.id}'s row names a period; put the period in "
+                      f"`period` ({PERIOD_FORMS}) and keep the line item's words in `row`"))
+    if step.period is not None and not _readable(step.period):
+        found.append(("bad_period", f"step {step.id}'s period is not one a table column can "
+                      f"be of; write it as one of: {PERIOD_FORMS} (or a scope: "
+                      "2018-10-01..2019-09-30)"))
+    if step.quantity == "article":
+        found.append(("bad_field", f"step {step.id} reads a table cell, a figure: give "
+                      "quantity money, number, percent or date, or leave it out"))
+    return found
+
+
+def _readable(period: str) -> bool:
+    text = " ".join(period.split())
+    if named_period(text) or period_of(text) or _FISCAL_QUARTER.match(text):
+        return True
+    try:
+        parse_scope(re.sub(r"^FY\s?", "", text, flags=re.IGNORECASE))
+    except InputError:
+        return False
+    return True

@@ -4,7 +4,11 @@ StepResult of running it through the same registry the executors use
 
     get           GetStep       a document by title (`$R2` etc. substituted)
     search        SearchStep    ranked snippets, each with its document
-    extract       ExtractStep   a value from an earlier result (`source: "$R1"`)
+    extract       ExtractStep   a value from an earlier result (`source: "$R1"`), by
+                                pattern, or by row and period
+    cell          ExtractStep   a table's cell by row and period: `{"source": "$R1",
+                                "row": "capital expenditure", "period": "FY2018"}`, or
+                                as text, "capital expenditure FY2018"
     calculate     ComputeStep   arithmetic over numbers and earlier results
     current_time  ToolCall      the current UTC time (a registry runner, as user tools are)
     finish        -             ends the loop; its input is the final answer
@@ -28,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from shared.errors import ConfigError
 from shared.models import ComputeStep, ExtractStep, GetStep, SearchStep, StepResult
 from shared.models.plan import VAR_RE
+from shared.search.periods import find_periods
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -95,7 +100,28 @@ def _search(value, step_id, results):
 
 def _extract(value, step_id, results):
     f = _fields(value, "pattern", {"source": ("from", "text"), "pattern": ("regex",),
+                                   "row": ("line_item", "item"), "period": ("column", "year"),
                                    "quantity": (), "fallback": ()})
+    return _extract_step(f, step_id, results)
+
+
+def _cell(value, step_id, results):
+    if isinstance(value, str):  # "capital expenditure FY2018": the period, then the row
+        mention = next(iter(find_periods(value)), None)
+        f = {"row": value}
+        if mention is not None:
+            f = {"row": f"{value[:mention.start]} {value[mention.end:]}".strip(" ,;:-"),
+                 "period": mention.text}
+    else:
+        f = _fields(value, "row", {"source": ("from", "text"), "row": ("line_item", "item"),
+                                   "period": ("column", "year", "scope"), "quantity": ()})
+    if not f.get("row"):
+        raise ValueError('give the row (a line item, "capital expenditure") and the period '
+                         '("FY2018")')
+    return _extract_step(f, step_id, results)
+
+
+def _extract_step(f: dict, step_id: str, results: dict[str, StepResult]) -> ExtractStep:
     f.setdefault("source", _latest_document(results) or "")
     if not f["source"]:
         raise ValueError("no document to extract from yet: get or search first, then "
@@ -124,6 +150,10 @@ TOOLS: dict[str, ReactTool] = {
     "extract": ReactTool("extract", "take a value out of an earlier result with a regex "
                          "that has exactly one capture group", {"source": "$R1", "pattern":
                          r"revenue of \$([\d.]+) million"}, _extract),
+    "cell": ReactTool("cell", "read one figure from a table of an earlier document: its "
+                      "row (the line item, as the table or an analyst names it) and period "
+                      "(the column: FY2018, 2019-Q3, December 31, 2018)", {"source": "$R1",
+                      "row": "capital expenditure", "period": "FY2018"}, _cell),
     "calculate": ReactTool("calculate", "arithmetic or comparison over numbers and earlier "
                            "results ($R2)", "$R2 - $R4", _calculate),
 }

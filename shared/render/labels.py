@@ -3,7 +3,8 @@ the document it came from), produces its label ("Battery yield rate"), the unit 
 around it ("%", "$… billion") and the provision it sits under ("Article 17").
 
 An EXTRACT's label and unit are the literal words of its pattern around the capture
-group; a COMPUTE is named by its variable and expression; other steps by their variable.
+group, or, for a table's cell, its row (the cell's quantity carries its unit); a COMPUTE
+is named by its variable and expression; other steps by their variable.
 """
 
 from __future__ import annotations
@@ -60,7 +61,9 @@ def _sentence_case(text: str) -> str:
 def label(step, names: dict[str, str] | None = None) -> str:
     """How an answer names the value of `step`; `names` maps the variables a COMPUTE
     reads to their own labels ("GAP (battery yield rate - 92)")."""
-    if isinstance(step, ExtractStep) and (span := capture_span(step.pattern)):
+    if isinstance(step, ExtractStep) and step.row is not None:
+        return _sentence_case(" ".join(step.row.split()))
+    if isinstance(step, ExtractStep) and step.pattern and (span := capture_span(step.pattern)):
         words = re.findall(r"[A-Za-z][\w'’-]*", literal(step.pattern[:span[0]]))
         while words and words[-1].lower() in _FILLER:
             words.pop()
@@ -82,7 +85,8 @@ def _named(var: str, names: dict[str, str]) -> str:
 
 def unit(step, value: str) -> tuple[str, str]:
     """(prefix, suffix) an EXTRACT's pattern puts around its value and the value lacks."""
-    if not isinstance(step, ExtractStep) or not (span := capture_span(step.pattern)):
+    if not isinstance(step, ExtractStep) or not step.pattern or not (
+            span := capture_span(step.pattern)):
         return "", ""
     before = step.pattern[:span[0]]
     after = re.sub(r"^(?:\\s[*+?]?|\s)+", " ", step.pattern[span[1]:])

@@ -8,9 +8,11 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
 - a scale word after it (`thousand`/`k`, `million`/`m`/`mn`, `billion`/`b`/`bn`,
   `trillion`/`tn`), which replaces the table's scale;
 - a percent sign or `per cent`/`percent` after it: a percent;
-- a negative as accountants write it, `(9,576)` (spaces inside allowed), or with a minus;
+- a negative as accountants write it, `(9,576)` (spaces inside allowed, the currency
+  inside or before it: `$(9,576)`), or with a minus;
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
-- a dash alone (`—`, `–`, `-`) or `nil`: zero, as tables write it.
+- a dash alone (`—`, `–`, `-`), after a currency (`$ —`) or `nil`: zero, as tables
+  write it.
 A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`.
 
 Everything else gives None: words, two numbers, a number with letters glued to it
@@ -39,13 +41,16 @@ MONTHS = {m: i for i, m in enumerate(
 
 _CURRENCY = "|".join(regex.escape(c) for c in sorted(CURRENCIES, key=len, reverse=True))
 _FIGURE = regex.compile(
-    rf"""^(?P<open>\()?\s*(?P<sign>[-−+])?\s*(?P<cur>{_CURRENCY})?\s*(?P<sign2>[-−+])?\s*
+    rf"""^(?:(?P<cur0>{_CURRENCY})\s*(?=\())?(?P<open>\()?\s*(?P<sign>[-−+])?\s*
+    (?P<cur>{_CURRENCY})?\s*(?P<sign2>[-−+])?\s*
     (?P<digits>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<scale>thousand|million|billion|trillion|mn|bn|tn|[kmb])?
     \s*(?P<percent>%|per\s?cent\b)?\s*(?P<close>\))?$""",
     regex.VERBOSE | regex.IGNORECASE)
 _FOOTNOTE = regex.compile(r"(?<=[\d%)])\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|"
                           r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+)$", regex.IGNORECASE)
+_CURRENCY_DASH = regex.compile(rf"^({_CURRENCY})\s*(?:{'|'.join(map(regex.escape, DASHES))})$",
+                               regex.IGNORECASE)
 _ISO_DATE = regex.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH_FIRST = regex.compile(r"^([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})$", regex.IGNORECASE)
 _DAY_FIRST = regex.compile(r"^(\d{1,2})\s+([a-z]+)\.?,?\s+(\d{4})$", regex.IGNORECASE)
@@ -64,25 +69,29 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     if kind == "date":
         return None
     core = _FOOTNOTE.sub("", written).strip()
-    if core.lower() in DASHES:
+    if dash := _CURRENCY_DASH.match(core):  # "$ —": a zero amount in that currency
+        unit = CURRENCIES[dash[1].lower()]
+    if core.lower() in DASHES or dash:
         return Quantity(kind=kind or ("money" if unit else "number"), amount=Decimal(0),
                         unit=unit if (kind or "money") == "money" else None, scale=scale,
                         text=written)
     m = _FIGURE.match(core)
-    if m is None or bool(m["open"]) != bool(m["close"]) or (m["sign"] and m["sign2"]):
+    if m is None or bool(m["open"]) != bool(m["close"]) or (m["sign"] and m["sign2"]) or (
+            (m["cur0"] and m["cur"])):
         return None
     negative = bool(m["open"]) or (m["sign"] or m["sign2"] or "") in ("-", "−")
     if m["open"] and (m["sign"] or m["sign2"]):  # "(-3)": refuse rather than guess
         return None
     amount = Decimal(m["digits"].replace(",", ""))
-    found_kind: Kind = ("percent" if m["percent"] else
-                        "money" if m["cur"] or (unit and kind != "percent") else "number")
+    money = bool(m["cur"] or m["cur0"] or (unit and kind != "percent"))
+    found_kind: Kind = "percent" if m["percent"] else "money" if money else "number"
     if kind is not None and kind != found_kind:
         if {kind, found_kind} == {"money", "number"} and not m["percent"]:
             found_kind = kind  # a bare figure of the kind asked for, in a table of another
         else:
             return None
-    currency = CURRENCIES[m["cur"].lower()] if m["cur"] else unit
+    written_currency = m["cur0"] or m["cur"]
+    currency = CURRENCIES[written_currency.lower()] if written_currency else unit
     stated = SCALES[m["scale"].lower()] if m["scale"] else scale
     if stated not in SCALE_WORDS:
         return None

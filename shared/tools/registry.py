@@ -8,6 +8,9 @@ value carries `documents`. Operations in TOLERATES_FAILED_INPUTS (MERGE, ARBITRA
 receive failed inputs too and skip them; every other runner gets only ok inputs (the
 caller guarantees it; run_tool refuses otherwise with INPUT_FAILED).
 
+EXTRACT with `row` reads a cell from the tables of its source's documents, which the
+backend keeps (cells.py); with `pattern`, their text (extract.py).
+
 Add or replace a runner with `register("MY_OP", fn)`, where
 `fn(step, inputs, backend) -> ToolOutput` raises ToolError on failure.
 """
@@ -22,6 +25,7 @@ from shared.search import SearchBackend
 
 from .arbitrate import run_arbitrate
 from .base import ToolOutput
+from .cells import backend_tables, read_cell
 from .compute import run_compute
 from .condition import run_if
 from .extract import run_extract
@@ -50,6 +54,10 @@ def _get(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOut
 
 def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
     source = lookup(inputs, step.source, step.id)
+    if step.row is not None:  # a table's cell, from the tables of the source's documents
+        out = read_cell(step, [source.document, *source.documents], backend_tables(backend, step))
+        out.inputs = [source.action_id]
+        return out
     documents: Any = source.document
     if isinstance(source.value, list):  # evidence per text only when parallel to the texts
         parallel = len(source.documents) == len(source.value)

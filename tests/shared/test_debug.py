@@ -303,3 +303,45 @@ def test_chordal_debug_of_an_unknown_query_exits_1_naming_the_id(cli):
     result = cli("nope")
     assert result.exit_code == 1
     assert "no query 'nope'" in result.output
+
+
+# -- EXTRACT by row ---------------------------------------------------------------------
+
+TEN_K = Evidence(doc_id="pati-2018", title="Patriot Transportation Holding 2018 Form 10-K")
+CASH_FLOWS = [  # page 46 of the 10-K, its investing section
+    ["(In thousands)", "2018", "2017", "2016"],
+    ["Cash flows from investing activities:", "", "", ""],
+    ["Purchase of property and equipment", "(4,656)", "(6,332)", "(11,503)"],
+    ["Proceeds from the sale of property, plant and equipment", "2,073", "1,107", "1,877"],
+    ["Net cash used in investing activities", "(2,567)", "(5,214)", "(9,517)"]]
+TABLES_KEPT = pytest.mark.skipif(
+    not hasattr(SqliteSearch, "tables"),
+    reason="the SQLite store keeps no tables yet: runs once the store's tables (schema 3) "
+           "are merged")
+
+
+def row_run(row: str, period: str, code: str, message: str = "") -> RunRecord:
+    step = {"id": "E2", "operation": "EXTRACT", "source": "$R", "row": row, "period": period,
+            "output_var": "$CAPEX"}
+    return record([GET, step], [ok("E1", "GET", "…", document=TEN_K),
+                                failed("E2", "EXTRACT", code, message)])
+
+
+def test_a_row_not_found_without_the_store_keeps_the_steps_message_and_says_where_to_look():
+    (d,) = explain(row_run("capital spending", "FY2018", "NOT_FOUND", "no table row is it"))
+    assert (d.step, d.code, d.cause) == ("E2", "NOT_FOUND", "no table row is it")
+    assert "where the search store is reachable" in d.suggestion
+
+
+@TABLES_KEPT
+def test_a_row_not_found_names_the_nearest_rows_of_the_fetched_documents_and_their_periods(
+        tmp_path):
+    from shared.tables.read import table_from_rows
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add([Document(id=TEN_K.doc_id, title=TEN_K.title, content="…",
+                          tables=[table_from_rows(CASH_FLOWS, page=46)])])
+    (d,) = explain(row_run("purchases of plant", "FY2018", "NOT_FOUND"), backend)
+    backend.close()
+    assert d.rows[0].startswith("'Purchase of property and equipment' in a table (page 46)")
+    assert "'2018'" in d.rows[0] and "'2016'" in d.rows[0]
+    assert "nearest row: 'Purchase of property and equipment'" in d.render()

@@ -340,3 +340,23 @@ def test_items_joined_in_a_template_keep_their_footnotes():
                                value=["12.5", "7"], documents=ev, document=ev[0])}
     text = render_answer(plan, results).text
     assert text == "Found: 12.5[1], 7[2]."
+
+
+def test_a_table_cell_is_named_by_its_row_and_a_computed_figure_by_the_rows_it_reads():
+    ten_k = Evidence(doc_id="pati", title="Patriot Transportation Holding 2018 Form 10-K",
+                     period="2018", page=46)
+    plan = {"domain": "finance", "steps": [
+        get("E1", "Patriot Transportation Holding 2018 Form 10-K", "$R1"),
+        {"id": "E2", "operation": "EXTRACT", "source": "$R1", "row": "capital expenditure",
+         "period": "FY2018", "output_var": "$CAPEX"},
+        {"id": "E3", "operation": "EXTRACT", "source": "$R1",
+         "row": "net cash provided by operating activities", "period": "FY2018",
+         "output_var": "$OCF"},
+        {"id": "E4", "operation": "COMPUTE", "expression": "$OCF + $CAPEX", "output_var": "$FCF"}]}
+    rs = results(ok("E1", "GET", "…", ten_k), ok("E2", "EXTRACT", "(4,656)", ten_k, ["E1"]),
+                 ok("E3", "EXTRACT", "7,772", ten_k, ["E1"]),
+                 ok("E4", "COMPUTE", "3116", None, ["E2", "E3"]))
+    assert render(plan, rs).text.startswith(
+        "FCF (net cash provided by operating activities + capital expenditure) was 3116[1]")
+    alone = {**plan, "steps": plan["steps"][:2]}
+    assert render(alone, rs).text.startswith("Capital expenditure")  # the row, as label

@@ -49,6 +49,8 @@ def test_the_reply_schema_converts_to_gbnf_with_llama_cpps_converter():
     assert LlamaGrammar.from_string(grammar)._grammar == grammar
     for operation in ('"\\"GET\\""', '"\\"ARBITRATE\\""', '"\\"finance\\""'):
         assert operation in grammar
+    for field in ('"\\"row\\""', '"\\"period\\""'):  # an EXTRACT reads a table's cell
+        assert field in grammar
 
 
 def test_llama_cpps_grammar_parser_compiles_the_reply_schema(vocab):

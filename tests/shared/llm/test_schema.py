@@ -132,7 +132,9 @@ def test_a_field_added_to_a_step_model_appears_in_the_strict_schema():
 
 def test_the_worked_example_is_a_reply_the_reply_model_reads():
     reply = PlannerReply.model_validate(WORKED_EXAMPLE)
-    assert [s.operation for s in reply.plan.steps] == ["GET", "EXTRACT", "COMPUTE"]
+    assert [s.operation for s in reply.plan.steps] == ["GET", "EXTRACT", "EXTRACT", "COMPUTE"]
+    assert (reply.plan.steps[2].row, reply.plan.steps[2].period) == ("capital expenditure",
+                                                                      "2023-Q3")
 
 
 def test_every_example_step_writes_schema_fields_in_the_order_decoders_impose():
@@ -149,3 +151,17 @@ def test_a_reply_written_to_the_schema_with_nulls_reads_as_the_plan_with_its_def
     plan, _ = read_reply(json.dumps(written))
     assert (plan.domain, plan.answer, plan.steps[0].top_k, plan.steps[0].var) == (
         "generic", None, 1, "E1")
+
+
+def test_a_reply_reading_a_table_cell_with_nulls_for_the_pattern_reads_as_a_row_step():
+    step = {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern": None,
+            "row": "purchases of property, plant and equipment", "period": "FY2018",
+            "fallback": None, "quantity": "money", "output_var": "$CAPEX"}
+    assert list(step) == step_schema("EXTRACT")["required"]
+    get = {"id": "E1", "operation": "GET", "source": "Patriot Transportation 2018 Form 10-K",
+           "temporal_scope": None, "top_k": None, "output_var": "$R1"}
+    written = {"reasoning": "r", "plan": {"domain": "finance", "steps": [get, step],
+                                          "answer": None}}
+    plan, _ = read_reply(json.dumps(written))
+    assert (plan.steps[1].pattern, plan.steps[1].row, plan.steps[1].period) == (
+        None, "purchases of property, plant and equipment", "FY2018")

@@ -80,3 +80,14 @@ def test_an_unknown_tool_is_an_unknown_operation_naming_the_known_tools():
     [problem] = problems_of('1. llm("Summarize Tesla")')
     assert (problem.step, problem.code) == ("E1", "unknown_operation")
     assert "'llm'" in problem.message and "search" in problem.message
+
+
+def test_an_extract_reads_a_table_cell_by_row_and_period_keywords():
+    plan = parse_plan('1. get("Patriot Transportation Holding 2018 Form 10-K")\n'
+                      '2. extract($1, row="purchases of property, plant and equipment", '
+                      'period="FY2018", quantity="money")\n'
+                      '3. math("$2 * -1")\n4. join()')
+    capex = plan.steps[1]
+    assert (capex.source, capex.row, capex.period, capex.quantity, capex.pattern) == (
+        "$E1", "purchases of property, plant and equipment", "FY2018", "money", None)
+    assert plan.steps[2].expression == "$E2 * -1"

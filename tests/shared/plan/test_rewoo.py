@@ -110,3 +110,21 @@ def test_a_tools_table_mapping_to_no_operation_is_an_input_error_naming_the_entr
 def test_code_fences_and_blank_lines_around_the_plan_are_ignored():
     plan = parse_plan("```\n\n#E1 = Wikipedia[Tesla]\n\n#E2 = Extract[#E1, (\\d+)%]\n```")
     assert len(plan.steps) == 2
+
+
+def test_an_extract_reads_a_table_cell_by_row_and_period_commas_in_the_row_kept():
+    plan = parse_plan("#E1 = Lookup[Patriot Transportation Holding 2018 Form 10-K]\n"
+                      "#E2 = Extract[#E1, row=purchases of property, plant and equipment, "
+                      "period=FY2018, quantity=money]\n"
+                      "#E3 = Extract[#E1, row=\"Net cash provided by (used in) operating "
+                      "activities\", period=2018-10-01..2019-09-30]")
+    capex, flow = plan.steps[1], plan.steps[2]
+    assert (capex.source, capex.row, capex.period, capex.quantity, capex.pattern) == (
+        "$E1", "purchases of property, plant and equipment", "FY2018", "money", None)
+    assert flow.row == "Net cash provided by (used in) operating activities"
+    assert flow.period == "2018-10-01..2019-09-30"
+
+
+def test_a_period_without_a_row_names_both_ways_of_extracting():
+    [problem] = problems_of("#E1 = Wikipedia[Tesla]\n#E2 = Extract[#E1, period=FY2018]")
+    assert problem.code == "bad_field" and "row=line item, period=FY2018" in problem.message

@@ -148,7 +148,7 @@ def test_a_json_step_is_emitted_at_the_brace_that_closes_it_and_not_before():
         start = decoder.raw_decode(text, start)[1]
         closes.append(start - 1)
         start += len(", ")
-    assert len(closes) == 3
+    assert len(closes) == len(WORKED_EXAMPLE["plan"]["steps"]) == 4
     assert emitted_at(text) == closes
 
 
@@ -205,7 +205,7 @@ def test_a_malformed_reply_yields_the_steps_complete_before_the_damage_and_never
         good.replace('"source": "$R1"', '"source": "$R\\x1"'): 1,  # an escape JSON has not
         good.replace('"source": "$R1"', '"source": "$R\n1"'): 1,  # a raw newline in a string
         good.replace('"fallback"', "fallback"): 1,
-        good.replace('"output_var": "$GAP"', '"output_var": tru'): 2,
+        good.replace('"output_var": "$GAP"', '"output_var": tru'): 3,
         good.replace('"temporal_scope": "2023-Q3"', '"temporal_scope": 2023-Q3'): 0,
         "{{" + good[1:]: 0,
         good.replace('"steps": [', '"steps": [ ```\n'): 0,  # a fence line is on a line alone

@@ -221,3 +221,28 @@ def test_the_new_operations_fields_are_checked(step, code, words):
 def test_every_documented_arbitrate_rule_is_accepted(rule):
     step = {"id": "E4", "operation": "ARBITRATE", "sources": ["$Y", "$GAP"], "prefer": [rule]}
     assert validate_plan(plan(GET, EXTRACT, COMPUTE, step)) == []
+
+
+ROW = {"id": "E2", "operation": "EXTRACT", "source": "$R1", "row": "capital expenditure",
+       "period": "FY2018", "quantity": "money", "output_var": "$Y"}
+
+
+@pytest.mark.parametrize("period", ["FY2018", "2018", "fiscal 2018", "FY18", "2019-Q3",
+                                    "Q3 2019", "Q3 FY2019", "FY2019-Q3", "December 31, 2018",
+                                    "2018-12-31", "2018-10-01..2019-09-30"])
+def test_an_extract_by_row_with_a_period_a_column_can_be_of_passes(period):
+    assert validate_plan(plan(GET, {**ROW, "period": period}, COMPUTE)) == []
+    assert validate_plan(plan(GET, {**ROW, "period": None}, COMPUTE)) == []
+
+
+@pytest.mark.parametrize("fields, code, words", [
+    ({"period": "last year"}, "bad_period", "FY2018, 2018, fiscal 2018"),
+    ({"row": r"capital expenditures?\s+(\d+)"}, "bad_field", "regular expression"),
+    ({"row": "of the"}, "bad_field", "no words"),
+    ({"row": "capital expenditure FY2018", "period": None}, "bad_field", "put the period in"),
+    ({"quantity": "article"}, "bad_field", "money, number, percent or date"),
+])
+def test_an_extract_by_row_names_a_line_item_and_a_period_a_column_can_be_of(fields, code,
+                                                                             words):
+    problem = only_problem(plan(GET, {**ROW, **fields}, COMPUTE))
+    assert (problem.step, problem.code) == ("E2", code) and words in problem.message

@@ -12,6 +12,7 @@ from shared.errors import ConfigError, ToolError, TransientToolError
 from shared.react import tools
 from shared.react.act import run_action
 from shared.react.observe import observe
+from shared.search import SqliteSearch
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -136,3 +137,45 @@ def test_a_search_outage_is_an_observation_with_its_own_code_not_a_crash():
     finally:
         tools.TOOLS.pop("flaky")
         registry.RUNNERS.pop("FLAKY")
+
+
+def test_the_cell_tool_reads_a_row_and_period_written_as_text_or_fields(corpus):
+    fetched = act("get", "Tesla Q3 2023 Financial Report", backend=corpus, n=1)
+    build = tools.TOOLS["cell"].build
+    step = build("capital expenditure FY2023", "R2", {"R1": fetched})
+    assert (step.source, step.row, step.period, step.pattern) == (
+        "$R1", "capital expenditure", "FY2023", None)
+    step = build({"source": "R1", "line_item": "Net cash provided by operating activities",
+                  "year": "2023-Q3"}, "R2", {"R1": fetched})
+    assert (step.source, step.row, step.period) == (
+        "$R1", "Net cash provided by operating activities", "2023-Q3")
+    assert build({"row": "revenue", "period": "FY2023"}, "R2", {"R1": fetched}).operation \
+        == "EXTRACT"
+
+
+@pytest.mark.parametrize("value, words", [
+    ({"period": "FY2023"}, "give the row"),
+    ("capital expenditure FY2023", "get or search first"),
+])
+def test_a_cell_call_without_a_row_or_a_document_says_what_to_give(value, words):
+    r = act("cell", value)
+    assert (r.status, r.error_code) == ("error", "BAD_INPUT") and words in r.error_message
+
+
+@pytest.mark.skipif(not hasattr(SqliteSearch, "tables"), reason=(
+    "the SQLite store keeps no tables yet: runs once the store's tables (schema 3) are merged"))
+def test_the_cell_tool_reads_a_figure_from_a_table_of_the_fetched_document(tmp_path):
+    from shared.search import Document
+    from shared.tables.read import table_from_rows
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add([Document(id="pati", title="Patriot Transportation Holding 2018 Form 10-K",
+                          content="…", tables=[table_from_rows([
+                              ["(In thousands)", "2018", "2017", "2016"],
+                              ["Cash flows from investing activities:", "", "", ""],
+                              ["Purchase of property and equipment", "(4,656)", "(6,332)",
+                               "(11,503)"]], page=46)])])
+    fetched = act("get", "Patriot Transportation Holding 2018 Form 10-K", backend=backend)
+    r = act("cell", "capital expenditure FY2017", {"R1": fetched}, backend=backend, n=2)
+    backend.close()
+    assert (r.status, r.value, r.document.page) == ("ok", "(6,332)", 46)
+    assert observe(r).startswith("(6,332)")

@@ -1,0 +1,139 @@
+"""A table from its parts: consumes what a reader found (the column headers, the lines of
+the body as a label and one cell text per column, the notes and title above it),
+produces a `Table` with its columns' periods, its unit and scale, its rows' sections and
+totals, every cell typed; or None when the parts do not make a table one can read.
+
+A body line with no cells is a section heading ("Cash flows from investing
+activities:"), or, where labels can wrap (text laid out in columns, PDF words), the
+first part of the next line's label when that one reads as its continuation ("Purchase
+of property and" / "equipment  (1,234)"). A row is a total when its label says so
+("Total current liabilities", "Net cash provided by …"). Per-share rows are in units
+whatever the table's scale ("in thousands, except per share data"); share counts are
+numbers, not money; a row or column about percentages holds percents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from shared.models.quantity import Quantity
+from shared.tools.quantities import parse_quantity
+
+from .model import Cell, Column, Row, Table
+from .periods import period_context, period_of
+from .units import PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
+
+_F = regex.IGNORECASE | regex.VERSION1
+_TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)\s+in\s+"
+                       r"cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
+_FOOTNOTE = regex.compile(
+    r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+(?=\s*:?$)", _F)
+_LEADERS = regex.compile(r"(?:\s*[.…_]){2,}\s*[$€£]?\s*$|\s+[$€£.]\s*$")
+_PERCENT = regex.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", _F)
+_CONNECTOR = regex.compile(r"(?:\b(?:and|or|of|for|in|to|on|from|by|the|with|at|net|per|as|a|"
+                           r"an|under|into|other|ended|ending|during|through|than|less|"
+                           r"including|excluding|before|after|between|over)|[,;(&/–-])$", _F)
+
+
+@dataclass
+class Line:
+    """A body line as a reader found it: its label and one cell text per column ("" where
+    it has none)."""
+
+    label: str
+    cells: list[str]
+
+
+def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
+             title: str | None = None, page: int | None = None,
+             wraps: bool = False) -> Table | None:
+    """The table `headers` (one text per column; None for a column whose header the
+    reader could not tell) and `lines` make; `notes` is the text between the title and
+    the columns ("(In thousands, except per share data)")."""
+    if not headers or not any(any(c for c in line.cells) for line in lines):
+        return None
+    context = " ".join(filter(None, (title, notes, *headers)))
+    scale = scale_in(" ".join(filter(None, (title, notes)))) or scale_in(context) or 0
+    cells_text = " ".join(c for line in lines for c in line.cells)
+    unit = currency_in(" ".join(filter(None, (title, notes)))) or currency_in(cells_text) or (
+        "USD" if regex.search(r"\$", context) else None)
+    shares_out = excepted(context)[1]
+    around = period_context(" ".join(filter(None, (title, notes))))
+    columns = [Column(header=h or "", period=period_of(h, around) if h else None)
+               for h in headers]
+    percent_columns = [bool(_PERCENT.search(h or "")) for h in headers]
+    rows: list[Row] = []
+    section: str | None = None
+    pending: list[str] = []
+    for line in lines:
+        label = _clean(line.label)
+        if not any(line.cells):
+            if label and pending and wraps and _continues(pending[-1], label):
+                pending[-1] = f"{pending[-1]} {label}"
+            elif label:
+                pending.append(label)
+            continue
+        if wraps:
+            while pending and _continues(pending[-1], label):
+                label = f"{pending.pop()} {label}".strip()
+        if pending:
+            section = _heading(pending[-1])
+            pending = []
+        total = bool(_TOTAL.match(label)) or (not label and bool(rows))
+        row_unit, row_scale = _row_unit(label, section or "", unit, scale, shares_out)
+        percent_row = bool(_PERCENT.search(label))
+        cells = [_cell(text, row_unit, row_scale, percent_row or percent_columns[i])
+                 for i, text in enumerate(line.cells)]
+        rows.append(Row(label=label, cells=cells, section=section, total=total))
+        if total:
+            section = None
+    if not rows:
+        return None
+    return Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
+                 rows=rows)
+
+
+def _row_unit(label: str, section: str, unit: str | None, scale: int,
+              shares_out: bool) -> tuple[str | None, int]:
+    """The unit and scale of a row's figures: a share count is a number (in units when
+    the table excepts share data), a per-share figure money in units, a label that states
+    its own scale ("Revenue miles (in thousands)") a number in it."""
+    own = scale_in(label) if scale_in(label) is not None else scale_in(section)
+    if SHARE_COUNT.search(label) or SHARE_COUNT.search(section):
+        return None, own if own is not None else 0 if shares_out else scale
+    if PER_SHARE.search(label) or PER_SHARE.search(section):
+        return unit, 0
+    if own is not None:
+        return (currency_in(label) or currency_in(section)), own
+    return unit, scale
+
+
+def _clean(label: str) -> str:
+    label = " ".join((label or "").split())
+    for _ in range(2):  # "Net Book Value Per Share (a) ......$": leaders, then the mark
+        label = _FOOTNOTE.sub("", _LEADERS.sub("", label)).strip()
+    return label
+
+
+def _heading(label: str) -> str:
+    return label.rstrip(":").strip()
+
+
+def _continues(first: str, label: str) -> bool:
+    """Whether `label` reads as the rest of `first`, a label line with no figures."""
+    if first.endswith(":") or not label:
+        return False
+    return label[0].islower() or label[0] in "(&-–" or bool(_CONNECTOR.search(first))
+
+
+def _cell(text: str, unit: str | None, scale: int, percent: bool) -> Cell | None:
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    quantity = parse_quantity(text, unit=unit, scale=scale)
+    if quantity is not None and percent and quantity.kind in ("number", "money") and not (
+            regex.search(r"[$€£¥₹]", text)):
+        quantity = Quantity(kind="percent", amount=quantity.amount, text=quantity.text)
+    return Cell(text=text, quantity=quantity)

@@ -1,0 +1,274 @@
+"""Periods of table columns: consumes a column's header text ("Three Months Ended
+September 30, 2019", "Years ended September 30 2019", "December 31, 2018", "Fiscal
+2019", "Q3 2019") and a period a caller asks for ("FY2018", "2018", "fiscal 2018",
+"FY18", "2019-Q3", "Q3 2019", "Q3 FY2019", "December 31, 2018", "2018-12-31",
+"2018-10-01..2019-09-30"), produces the column's period as a scope
+(shared/search/dates.py: `2019`, `2019-Q3`, `2018-10-01..2019-09-30`, `2018-12-31`) and
+the columns of a table a requested period names.
+
+A fiscal year is named by the year it ends in: "Years ended September 30" over "2019"
+is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
+year that ends in January or the first week of February is named by no year (companies
+name it either way), only by its dates. A balance-sheet date names a year only in a
+table whose dates are year ends (a year apart, to within a week). A quarter written as a scope ("2019-Q3") or
+with a calendar year ("Q3 2019") is the calendar quarter; one marked fiscal ("Q3 FY2019",
+"FY2019-Q3") is the quarter of the fiscal year, read from the table's own year or
+year-to-date columns, and names nothing in a table that does not show when its year
+starts. A header naming two periods ("2019 vs. 2018", "Change 2019-2018") names none.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import regex
+
+from shared.errors import InputError
+from shared.search.dates import DateRange, format_scope, parse_scope
+from shared.search.periods import find_periods
+
+from .model import Table
+
+_F = regex.IGNORECASE | regex.VERSION1
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE = regex.compile(
+    rf"(?<!\d)(?<y>(?:19|20)\d{{2}})-(?<mo>\d{{2}})-(?<d>\d{{2}})(?!\d)"
+    rf"|\b(?<mn>{_MONTH})\.?\s+(?<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)"
+    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)",
+    _F)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_PLURAL = regex.compile(r"\b(year|month|week|quarter)s\b", _F)
+_WEEKS = [(regex.compile(rf"\b(?:{n})[\s-]+weeks?\b", _F), months) for n, months in (
+    ("13|thirteen", "three months"), ("26|twenty[\s-]six", "six months"),
+    ("39|thirty[\s-]nine", "nine months"), ("52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
+_QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
+_MARKS = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\s|$)", _F)
+_COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
+                         r"growth)\b", _F)
+_QUALIFIERS = regex.compile(
+    r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
+    r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
+_YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
+_CONTEXT = regex.compile(
+    rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
+    rf"(?:13|26|39|52|53)[\s-]+weeks)\s+end(?:ed|ing)\s+{_MONTH}\.?\s+\d{{1,2}}\b"
+    rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
+_MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
+_FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
+_FISCAL_QUARTER = regex.compile(
+    r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
+    r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
+    r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+             "4th": 4}
+
+
+def period_context(text: str) -> str:
+    """The span or date a table's title or notes give its columns, without a year
+    ("Years ended September 30", "As of September 30"): what a column headed by a bare
+    year is of. Empty when the text gives none, or more than one."""
+    found = {" ".join(m.group().lower().split()) for m in _CONTEXT.finditer(text or "")}
+    return found.pop() if len(found) == 1 else ""
+
+
+def period_of(header: str, context: str = "") -> str | None:
+    """The period a column header names, as a scope; None when it names none or more
+    than one (a change column), or names a year with words that make it something else
+    ("First" over "2015": a quarter of a fiscal year the header does not say).
+    `context` (from `period_context`) is what a header that is a bare year is of."""
+    text = " ".join((header or "").split())
+    if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
+        text = f"{context} {text}"
+    text = _QUARTER_ENDED.sub("three months ended", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
+    text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
+    for pattern, months in _WEEKS:
+        text = pattern.sub(months, text)
+    if not text or _COMPARE.search(text):
+        return None
+    dates = {_day(m) for m in _DATE.finditer(text)} - {None}
+    mentions = find_periods(text)
+    spans = {m.period for m in mentions if m.period[0] != m.period[1]}
+    if len(spans) != 1 or len(dates) > 1:
+        return dates.pop().isoformat() if not spans and len(dates) == 1 and not (
+            _QUALIFIERS.search(text)) else None
+    span = spans.pop()
+    spanning = [m for m in mentions if m.period == span]
+    if dates:  # a span ending on the date the header names ("Years ended September 30, 2019")
+        day = dates.pop()
+        if not _near(span[1], day):
+            return None
+        if _YEAR_ENDED.search(spanning[0].text):
+            span = (_year_before(day), day)
+        return format_scope(span)
+    if len(spanning) == 1 and (not _QUALIFIERS.search(text) or _YEAR_ENDED.search(text)) or (
+            _quarter_like(span)):
+        return format_scope(span)
+    return None
+
+
+def _year_before(day: date) -> date:
+    """The day after the same day a year earlier: a year ending on `day` starts on it."""
+    try:
+        return date(day.year - 1, day.month, day.day) + timedelta(days=1)
+    except ValueError:  # 29 February
+        return date(day.year - 1, 3, 1)
+
+
+def _quarter_like(span: DateRange) -> bool:
+    """Whether a span with no date named is a quarter or half a header names itself
+    ("Q3 2019", "Third Quarter 2019", "H1 2019")."""
+    return span[0].year == span[1].year and _months(span) in (3, 6)
+
+
+def _day(m: regex.Match) -> date | None:
+    try:
+        month = int(m["mo"]) if m["mo"] else _MONTHS.index(m["mn"][:3].lower()) + 1
+        return date(int(m["y"]), month, int(m["d"]))
+    except ValueError:
+        return None
+
+
+def _near(a: date, b: date, days: int = 7) -> bool:
+    return abs((a - b).days) <= days
+
+
+def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]:
+    """The indexes of `table`'s columns that `period` names, in table order: none when no
+    column is of that period (or the period is not one `period_of` or a scope can
+    read), more than one when several are (a "Three months" and a "Nine months" column
+    ending on the date asked): the caller reports that as ambiguous. With `kind`
+    (`money`, `number`, `percent`), columns whose figures are of another kind (a
+    percent column beside an amount column for the same year) are left out."""
+    spans = [_scope(c.period) for c in table.columns]
+    wanted = _request(period, spans)
+    if wanted is None:
+        return []
+    found = [i for i, span in enumerate(spans) if span and _names(wanted, span, spans)]
+    if kind is not None:
+        found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
+    return found
+
+
+_COMPATIBLE = {"money": {"money", "number", None}, "number": {"money", "number", None},
+               "percent": {"percent"}}
+
+
+def _column_kind(table: Table, index: int) -> str | None:
+    kinds = [c.quantity.kind for r in table.rows if (c := r.cells[index]) and c.quantity
+             and not (c.quantity.amount == 0 and c.text.strip("—–-− ") == "")]
+    if not kinds:
+        return None
+    return max(set(kinds), key=kinds.count)
+
+
+def _scope(period: str | None) -> DateRange | None:
+    if not period:
+        return None
+    try:
+        return parse_scope(period)
+    except InputError:
+        return None
+
+
+# A request: ("year", Y) | ("date", d) | ("span", (a, b)) | ("fiscal-quarter", (Y, q))
+Request = tuple[str, object]
+
+
+def _request(text: str, spans: list[DateRange | None]) -> Request | None:
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    if m := _FISCAL_QUARTER.search(text):
+        q = int(m["q"]) if m["q"] else _ORDINALS[m["o"].lower()]
+        year = int(m["y"]) if len(m["y"]) == 4 else 2000 + int(m["y"])
+        return _fiscal_quarter(year, q, spans)
+    if ".." in text or regex.fullmatch(r"(?:FY\s?)?\d{4}(?:-Q[1-4]|-H[12]|-\d{2}){0,2}", text, _F):
+        try:
+            span = parse_scope(regex.sub(r"^FY\s?", "", text, flags=_F))
+        except InputError:
+            return None
+        if span[0] == span[1]:
+            return "date", span[0]
+        if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
+            return "year", span[0].year
+        return "span", span
+    found = period_of(text)
+    if found is None:
+        return None
+    span = parse_scope(found)
+    if span[0] == span[1]:
+        return "date", span[0]
+    if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
+        return "year", span[0].year
+    return "span", span
+
+
+def _fiscal_quarter(year: int, quarter: int, spans: list[DateRange | None]) -> Request | None:
+    """The quarter of the fiscal year ending in `year`, from the month the table's year
+    or year-to-date columns start in; None when the table shows none."""
+    starts = {s[0].month for s in spans if s and s[0] != s[1] and s[0].day == 1
+              and _months(s) in (6, 9, 12)}
+    if len(starts) != 1:
+        return None
+    first_month = starts.pop()
+    start = _add_months(date(year if first_month == 1 else year - 1, first_month, 1),
+                        3 * (quarter - 1))
+    return "span", (start, _add_months(start, 3) - timedelta(days=1))
+
+
+def _add_months(day: date, months: int) -> date:
+    """The first of the month `months` after `day`'s (`day` is a first of a month)."""
+    index = day.month - 1 + months
+    return date(day.year + index // 12, index % 12 + 1, 1)
+
+
+def _months(span: DateRange) -> int:
+    """The whole months a span covers, to the nearest (13 weeks: 3; 52 weeks: 12)."""
+    return round(((span[1] - span[0]).days + 1) / 30.44)
+
+
+def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> bool:
+    kind, value = wanted
+    instant = span[0] == span[1]
+    if kind == "date":
+        return _near(span[1], value, 0) if instant else span[1] == value
+    if kind == "span":
+        a, b = value
+        return not instant and _near(span[0], a) and _near(span[1], b)
+    year = value
+    if instant:
+        return _year_named(span[0]) == year and _year_ends(spans)
+    if span == (date(year, 1, 1), date(year, 12, 31)):
+        return True
+    return _months(span) == 12 and _year_named(span[1]) == year
+
+
+def _year_named(end: date) -> int | None:
+    """The fiscal year a year ending on `end` is named by: the year it ends in; None for
+    a year ending in January or the first week of February, which companies name either
+    way (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to
+    others, and TAT-QA's readers call the year ended January 3, 2020 "2020")."""
+    if end.month == 1 or (end.month == 2 and end.day <= 7):
+        return None
+    return end.year
+
+
+def _year_ends(spans: list[DateRange | None]) -> bool:
+    """Whether the table's dates are year ends: the ends of its own fiscal-year columns,
+    or two or more in different years a year apart (to within a week: 52/53-week years
+    end on different days)."""
+    instants = sorted({s[0] for s in spans if s and s[0] == s[1]})
+    year_ends = {s[1] for s in spans if s and s[0] != s[1] and _months(s) == 12}
+    if instants and all(d in year_ends for d in instants):
+        return True
+    return len(instants) >= 2 and all(
+        round((b - a).days / 365.25) >= 1 and _near(_same_day(a, b.year), b)
+        for a, b in zip(instants, instants[1:]))
+
+
+def _same_day(day: date, year: int) -> date:
+    try:
+        return day.replace(year=year)
+    except ValueError:  # 29 February
+        return date(year, 3, 1)

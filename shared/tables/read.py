@@ -1,0 +1,63 @@
+"""The table reader's entry points: consumes a PDF page's words with their positions,
+text laid out in columns (as `pdftotext -layout` writes a page) or rows of cells (an
+HTML table, a JSON record's, a TAT-QA table), produces the `Table`s they hold (model.py)
+with columns' periods, unit and scale, and typed cells.
+
+A table the reader is not sure of is left out: a wrong cell is worse than no table.
+"""
+
+from __future__ import annotations
+
+from .assemble import assemble
+from .model import Table
+from .rows import read_rows
+from .words import Word, tables_in_lines, text_lines
+
+__all__ = ["Word", "table_from_rows", "tables_from_rows", "tables_in_text", "tables_in_words"]
+
+
+def tables_in_words(lines: list[list[Word]], page: int | None = None) -> list[Table]:
+    """The tables on a page given as its lines top to bottom, each line its words as
+    `(x0, x1, text)` left to right (pdfplumber's `extract_words`, grouped by line)."""
+    return tables_in_lines(lines, page=page)
+
+
+def tables_in_text(text: str, page: int | None = None) -> list[Table]:
+    """The tables in `text` laid out in columns (a page of `pdftotext -layout`): the same
+    reader as `tables_in_words`, with character offsets as positions. Form feeds in
+    `text` start new pages, numbered from `page` (from 1 when it is None)."""
+    found: list[Table] = []
+    chunks = text.split("\f")
+    for number, chunk in enumerate(chunks):
+        at = (page or 1) + number if page is not None or len(chunks) > 1 else None
+        found.extend(tables_in_lines(text_lines(chunk), page=at))
+    return found
+
+
+def table_from_rows(rows: list[list[str]], page: int | None = None,
+                    title: str | None = None) -> Table | None:
+    """The table rows of cells make (the first column the labels, the rows above the
+    first figures its header); `title` is the caption or the text that introduces it
+    ("… (in millions):"), read for the unit and scale too. None when it holds no figures
+    or cannot be read."""
+    read = read_rows(rows)
+    if read is None:
+        return None
+    headers, notes, lines, _ = read
+    return assemble(headers, lines, notes=notes, title=title, page=page)
+
+
+def tables_from_rows(rows: list[list[str]], page: int | None = None,
+                     title: str | None = None) -> list[Table]:
+    """Every table rows of cells make: `table_from_rows`'s, then one more for each row
+    below it that starts a header of its own (the same table for the year before, set
+    under the first). The unit and scale stated above the first hold for all."""
+    found: list[Table] = []
+    notes = ""
+    while rows and (read := read_rows(rows)) is not None:
+        headers, own, lines, rows = read
+        notes = " ".join(filter(None, (notes, own)))
+        table = assemble(headers, lines, notes=notes, title=title, page=page)
+        if table is not None:
+            found.append(table)
+    return found

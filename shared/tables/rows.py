@@ -1,0 +1,157 @@
+"""Rows of cells read as a table: consumes a grid of cell texts (an HTML <table>, a
+JSON record's table, a TAT-QA table: the first column the labels), produces the column
+headers, the notes above them and the body lines `assemble` makes a table of.
+
+A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it;
+columns empty in every row (separators) go. The header rows are the rows above the
+first that holds a figure other than a year, the body the rows under them up to a row
+that starts another header (the table's rows for another year); a header cell that spans columns (its
+colspan lost, as in TAT-QA) covers the columns of its group: all of them when it is the
+row's only cell, equal groups when the row's cells each fall in one, else the columns
+after it up to the next; a column that could be under either of two header cells naming
+different periods, or under none, gets no period.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from shared.tools.quantities import parse_quantity
+
+from .assemble import Line
+from .periods import period_of
+from .units import scale_in
+
+_F = regex.IGNORECASE | regex.VERSION1
+_YEAR = regex.compile(r"(?:FY\s*)?(?:19|20)\d{2}(?:\s*(?:\(\w\)|\*|[¹²³]))?", _F)
+_PERIOD_WORDS = regex.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\bended\b|\bending\b|"
+    r"\byears?\b|\bquarters?\b|\bmonths\b|\bweeks\b|\bfiscal\b|\bas\s+of\b|^at\b", _F)
+_SIGN = regex.compile(r"[$€£¥₹]|US\$")
+UNSURE = "\0"
+"""A header part that could be either of two cells: the column's period cannot be told."""
+
+
+Read = tuple[list[str | None], str, list[Line], list[list[str]]]
+
+
+def read_rows(rows: list[list[str]]) -> Read | None:
+    """(column headers, notes, body lines, the rows after the body) of a grid, a header
+    None where the column could be under either of two header cells; None when the grid
+    holds no figures. The rows after the body start a table of their own."""
+    grid = [[" ".join(str(c).split()) if c is not None else "" for c in row] for row in rows
+            if isinstance(row, (list, tuple))]
+    width = max((len(r) for r in grid), default=0)
+    if width < 2:
+        return None
+    grid = [r + [""] * (width - len(r)) for r in grid]
+    first = _first_body_row(grid)
+    if first is None:
+        return None
+    for row in grid[first:]:
+        _join_signs(row)
+    keep = [0] + [j for j in range(1, width) if any(r[j] for r in grid)]
+    grid = [[r[j] for j in keep] for r in grid]
+    if len(keep) < 2:
+        return None
+    start = first
+    while start > 0 and not any(grid[start - 1][1:]) and scale_in(grid[start - 1][0]) is None:
+        start -= 1  # label-only rows just above the figures are the body's first headings
+    headers, notes = _headers(grid[:start], len(keep) - 1)
+    above = [r[1:] for r in grid[:start]]
+    end = next((i for i in range(first + 1, len(grid)) if _new_header(grid[i], above)),
+               len(grid))
+    lines = [_line(r) for r in grid[start:end]]
+    return headers, notes, lines, grid[end:]
+
+
+def _new_header(row: list[str], above: list[list[str]]) -> bool:
+    """A row in the body that starts a header of its own (the same table for another
+    year below the first, or for other columns): a header row repeated, or cells that
+    are all periods. The rows under it are not of the columns above."""
+    cells = [c for c in row[1:] if c]
+    if not cells or any(_is_figure(c) for c in cells):
+        return False
+    return row[1:] in above or all(_YEAR.fullmatch(c) or period_of(c) for c in cells)
+
+
+def _line(row: list[str]) -> Line:
+    """A body row as a line; a heading written in a column of figures (its label cell
+    empty) is the line's label."""
+    cells = [c for c in row[1:] if c]
+    if not row[0] and len(cells) == 1 and not _is_figure(cells[0]):
+        return Line(label=cells[0], cells=[""] * (len(row) - 1))
+    return Line(label=row[0], cells=row[1:])
+
+
+def _is_figure(text: str) -> bool:
+    return bool(text) and parse_quantity(text) is not None and not _YEAR.fullmatch(text) and (
+        parse_quantity(text).kind != "date")
+
+
+def _first_body_row(grid: list[list[str]]) -> int | None:
+    return next((i for i, row in enumerate(grid) if any(_is_figure(c) for c in row[1:])), None)
+
+
+def _join_signs(row: list[str]) -> None:
+    """A currency sign in a cell of its own onto the figure right of it; a lone ")" or
+    "%" onto the figure left of it."""
+    for j, text in enumerate(row):
+        if j == 0:
+            continue
+        if _SIGN.fullmatch(text):
+            nxt = next((k for k in range(j + 1, len(row)) if row[k]), None)
+            if nxt is not None and parse_quantity(row[nxt]) is not None:
+                row[nxt], row[j] = f"{text}{row[nxt]}", ""
+        elif text in (")", "%", ")%", "%)"):
+            prev = next((k for k in range(j - 1, 0, -1) if row[k]), None)
+            if prev is not None and parse_quantity(row[prev] + text) is not None:
+                row[prev], row[j] = row[prev] + text, ""
+
+
+def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
+    """Each column's header text, its rows' parts top to bottom, and the notes (unit
+    lines, header text in the label column)."""
+    notes: list[str] = []
+    prefix: list[str] = []
+    parts: list[list[str]] = [[] for _ in range(count)]
+    header_rows = [r for r in rows if any(r[1:])]
+    for row in rows:
+        if row[0]:
+            notes.append(row[0])
+            if _PERIOD_WORDS.search(row[0]) and scale_in(row[0]) is None:
+                prefix.append(row[0].rstrip(":"))
+    last = header_rows[-1] if header_rows else None
+    for row in header_rows:
+        cells = row[1:]
+        if all(scale_in(c) is not None or not c for c in cells) and not any(
+                period_of(c) for c in cells):
+            notes.extend(c for c in cells if c)
+            continue
+        for j, text in enumerate(_spread(cells, spanning=row is not last)):
+            if text:
+                parts[j].append(text)
+    headers = [None if UNSURE in p else " ".join(prefix + p) for p in parts]
+    return headers, " ".join(notes)
+
+
+def _spread(cells: list[str], *, spanning: bool) -> list[str]:
+    """Each column's text from one header row; cells of an upper row span their group."""
+    at = [j for j, c in enumerate(cells) if c]
+    if not spanning or len(at) == len(cells):
+        return cells
+    n, k = len(cells), len(at)
+    if k == 1:
+        return [cells[at[0]]] * n
+    if n % k == 0 and all(p // (n // k) == i for i, p in enumerate(at)):
+        return [cells[at[j // (n // k)]] for j in range(n)]
+    out = []
+    for j in range(n):
+        if cells[j]:
+            out.append(cells[j])
+            continue
+        near = [cells[p] for p in (max((p for p in at if p < j), default=None),
+                                   min((p for p in at if p > j), default=None)) if p is not None]
+        # under one of its neighbours, which one unknown: no period can be told from it
+        out.append(UNSURE if any(period_of(c) for c in near) else "")
+    return out

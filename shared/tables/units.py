@@ -1,0 +1,79 @@
+"""A table's unit and scale: consumes the text around a table (its title, the notes above
+its header, its header rows), produces the currency its money is in, the power of ten its
+figures are in, and the rows that text excepts from that scale.
+
+"(In thousands)" -> 3, "$ in millions" -> USD, 6, "(Millions)" -> 6, "(Dollars in
+millions)" -> USD, 6, "€m" -> EUR, 6, "$000" -> USD, 3, "(in thousands, except per share
+data)" -> 3, with per-share rows at 0.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from shared.tools.quantities import CURRENCIES
+
+_SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_F = regex.IGNORECASE | regex.VERSION1
+_SCALE = regex.compile(
+    r"\b(?<w>thousands|millions|billions|trillions)\b"
+    r"|(?:^|[\s(])(?:in\s+)?(?<w>thousand|million|billion)s?\s+of\s+(?:u\.?s\.?\s+)?dollars"
+    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny|hk\$|a\$|c\$))\s*[’'‘]?\s*(?<k>000)s?\b"
+    r"|(?:^|[\s(])[’'‘](?<k>000)[’'‘]?s?\b"
+    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*(?<m>m|mn|million)\b"
+    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*(?<b>b|bn|billion)\b", _F)
+_CURRENCY = regex.compile(
+    r"(?<sign>us\$|[$€£¥₹])|\b(?<code>usd|eur|gbp|jpy|cny|rmb|inr|chf|cad|aud)\b"
+    r"|\b(?<word>u\.?s\.?\s+dollars?|dollars?|euros?|pounds?\s+sterling|yen|renminbi)\b", _F)
+_WORDS = {"euro": "EUR", "pound sterling": "GBP", "pounds sterling": "GBP", "yen": "JPY",
+          "renminbi": "CNY"}
+_EXCEPT = regex.compile(r"\bexcept\b(?<what>[^)]*)", _F)
+PER_SHARE = regex.compile(r"\bper\s+(?:common\s+|ordinary\s+|diluted\s+|basic\s+)?share\b"
+                          r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b|\bdividends?\s+declared\s+per",
+                          _F)
+SHARE_COUNT = regex.compile(
+    r"^(?:[-–]\s*)?(?:(?:weighted[\s-]+)?average\s+|basic\s+|diluted\s+)?(?:number\s+of\s+)?"
+    r"(?:common\s+|ordinary\s+|outstanding\s+)?shares\b|\bnumber\s+of\s+(?:common\s+)?shares\b"
+    r"|\bshares\s+(?:used|outstanding)\b|^(?:number\s+of\s+)?employees\b|^headcount\b", _F)
+"""A row that counts shares (or people): a number, never money."""
+
+
+def scale_in(text: str) -> int | None:
+    """The power of ten `text` says figures are in, or None when it names none (or names
+    two different ones, which a reader cannot choose between)."""
+    found = set()
+    for m in _SCALE.finditer(text or ""):
+        if m["w"]:
+            found.add(_SCALE_WORDS[m["w"].lower().rstrip("s")])
+        elif m["k"]:
+            found.add(3)
+        elif m["m"]:
+            found.add(6)
+        elif m["b"]:
+            found.add(9)
+    return found.pop() if len(found) == 1 else None
+
+
+def currency_in(text: str) -> str | None:
+    """The currency (ISO 4217) `text` names, or None for none or more than one."""
+    found = set()
+    for m in _CURRENCY.finditer(text or ""):
+        if m["sign"] or m["code"]:
+            code = CURRENCIES.get((m["sign"] or m["code"]).lower())
+        else:
+            word = " ".join(m["word"].lower().replace(".", "").split())
+            code = "USD" if "dollar" in word else _WORDS.get(word.rstrip("s"), _WORDS.get(word))
+        if code:
+            found.add(code)
+    return found.pop() if len(found) == 1 else None
+
+
+def excepted(text: str) -> tuple[bool, bool]:
+    """(per-share rows, share-count rows): which rows `text` ("in thousands, except share
+    and per share data") takes out of the table's scale."""
+    per_share = shares = False
+    for m in _EXCEPT.finditer(text or ""):
+        what = m["what"]
+        per_share |= bool(PER_SHARE.search(what))
+        shares |= bool(regex.search(r"\bshares?\b", PER_SHARE.sub(" ", what), _F))
+    return per_share, shares

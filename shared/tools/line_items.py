@@ -1,0 +1,98 @@
+"""The domain library: consumes the line-item files under shared/data/domains/ (one per
+domain, `finance.json`), produces the `LineItem`s a table row may be asked for by — a
+name an analyst uses ("capital expenditure"), the names reports give it ("purchases of
+property, plant and equipment", "additions to property and equipment"), its kind
+(money, number, percent), the section headings it sits under and whether it is stated
+per share.
+
+A file is `{"domain": …, "about": …, "line_items": [{"name", "kind", "names",
+"sections"?, "per_share"?}, …]}`; a new domain is a new file. `items_named(text)` finds
+the items one of whose names is `text` word for word (shared/tools/rows.py's words:
+case, punctuation, plurals, small words and "total" aside). EXTRACT by row consults
+every domain's file: a step does not carry its plan's domain, and a statement's line
+item is named the same whatever the plan calls its domain; `line_items(domain)` gives
+one domain's.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shared.errors import ConfigError
+
+from .rows import name_key
+
+DOMAINS_DIR = Path(__file__).resolve().parent.parent / "data" / "domains"
+"""Where the domain files live: `<domain>.json`."""
+
+
+class LineItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    """What analysts call it (`capital expenditure`)."""
+    kind: Literal["money", "number", "percent"]
+    """What its figure is."""
+    names: tuple[str, ...] = Field(min_length=1)
+    """The labels reports give the row, its own name aside."""
+    sections: tuple[str, ...] = ()
+    """Words of the headings it sits under (`investing activities`): among rows that fit
+    alike, one under such a heading is read."""
+    per_share: bool = False
+    """Stated in units even in a table "in thousands, except per share data"."""
+
+    def all_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self.name, *self.names)))
+
+
+class DomainFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    domain: str = Field(min_length=1)
+    about: str = ""
+    line_items: tuple[LineItem, ...]
+
+
+def domains() -> list[str]:
+    """The domains that have a line-item file."""
+    return sorted(p.stem for p in DOMAINS_DIR.glob("*.json"))
+
+
+@lru_cache(maxsize=None)
+def line_items(domain: str | None = None) -> tuple[LineItem, ...]:
+    """The line items of `domain` (none when it has no file); None: every domain's."""
+    if domain is None:
+        return tuple(item for name in domains() for item in line_items(name))
+    path = DOMAINS_DIR / f"{domain}.json"
+    if not path.is_file():
+        return ()
+    try:
+        library = DomainFile.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, ValidationError) as e:
+        raise ConfigError(f"domain library {path}: {e}; fix the file (each line item needs "
+                          "\"name\", \"kind\" (money, number, percent) and \"names\")") from None
+    if library.domain != domain:
+        raise ConfigError(f"domain library {path} says \"domain\": {library.domain!r}; name "
+                          f"the file {library.domain}.json or set \"domain\": {domain!r}")
+    return library.line_items
+
+
+@lru_cache(maxsize=None)
+def _index(domain: str | None) -> dict[tuple[str, ...], tuple[LineItem, ...]]:
+    index: dict[tuple[str, ...], list[LineItem]] = {}
+    for item in line_items(domain):
+        for name in item.all_names():
+            found = index.setdefault(name_key(name), [])
+            if item not in found:
+                found.append(item)
+    return {key: tuple(items) for key, items in index.items()}
+
+
+def items_named(text: str, domain: str | None = None) -> tuple[LineItem, ...]:
+    """The line items one of whose names is `text`, word for word."""
+    return _index(domain).get(name_key(text), ()) if text else ()

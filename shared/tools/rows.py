@@ -1,0 +1,120 @@
+"""Row names, word for word: consumes the row an EXTRACT asks for (a line item's words
+or a name the domain library knows) and a table row's label and section, produces how
+the label names it (`Fit`), or None when it does not.
+
+Words are those of shared/search/terms.py, stemmed, without small words (`of`, `and`,
+`the`, …), footnote marks (`(a)`, `(1)`, `*`) and what a label says in parentheses
+(`Net income (loss)`, `Net cash provided by (used in) operating activities`); `total`
+is no word either (`Total revenues` names revenues). A label names a row
+- `exact`ly when its words are the name's (in any order: `Property and equipment, net`
+  is `net property and equipment`);
+- `under` its section when the label's words are all the name's and the heading above
+  it holds the rest (`Basic` under `Earnings per share:`);
+- `qualified` when it starts with the name's words and says more after a comma or dash
+  (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2 million`).
+Words before the name change what a row is (`Cost of sales` is not sales, `Other
+current assets` not current assets), and so do words after it without a comma
+(`Net income per share`): such labels fit no name, and are only ever named as the
+nearest rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import regex
+
+from shared.search.terms import stem, words
+
+SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its their our s"
+                        .split())
+NEUTRAL = frozenset({"total"})
+"""Words a label may have or lack: `Total revenues` is revenues."""
+RANKS = {"exact": 0, "under": 1, "qualified": 2}
+
+_ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
+_BREAK = regex.compile(r"[,;:–—]|\s-|-\s")
+_WORD = regex.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label's words in order, and whether a comma or dash comes before each."""
+
+    words: tuple[str, ...]
+    breaks: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class Fit:
+    how: str
+    """`exact`, `under` (with its section's words) or `qualified`."""
+    extra: int
+    """Words the label has beyond the name (qualified)."""
+
+    @property
+    def rank(self) -> int:
+        return RANKS[self.how]
+
+
+def hints(text: str) -> tuple[str, str]:
+    """A requested row split into the line item and the heading words it gives: those in
+    parentheses or before a colon (`investing activities: purchases of property`)."""
+    head, colon, rest = text.rpartition(":")
+    item, aside = (rest, head) if colon and rest.strip() else (text, "")
+    asides = " ".join(m.group()[1:-1] for m in _ASIDE.finditer(item) if m.group()[0] in "([")
+    return item, f"{aside} {asides}".strip()
+
+
+@lru_cache(maxsize=65536)
+def label_words(text: str) -> Label:
+    """The words a row's label (or a name) is compared by."""
+    core = _ASIDE.sub(" ", text or "")
+    found: list[str] = []
+    breaks: list[bool] = []
+    at = 0
+    pending = False
+    for m in _WORD.finditer(core):
+        pending = pending or bool(_BREAK.search(core[at:m.start()]))
+        at = m.end()
+        for word in words(m.group()):
+            if word in SMALL_WORDS or word in NEUTRAL:
+                continue
+            found.append(stem(word))
+            breaks.append(pending)
+            pending = False
+    return Label(tuple(found), tuple(breaks))
+
+
+def name_key(text: str) -> tuple[str, ...]:
+    """`text`'s words as a key, order aside: names that are the same row share one."""
+    return tuple(sorted(label_words(text).words))
+
+
+def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
+    """How `label` (under `section`) names `name`; None when it does not."""
+    if not name.words:
+        return None
+    wanted, have = Counter(name.words), Counter(label.words)
+    if not label.words:  # `Total` under the heading that names it
+        return Fit("under", 0) if section is not None and Counter(section.words) == wanted \
+            else None
+    if wanted == have:
+        return Fit("exact", 0)
+    if section is not None and not have - wanted and not wanted - have - Counter(section.words):
+        return Fit("under", 0)
+    for end in range(len(name.words), len(label.words)):
+        prefix = Counter(label.words[:end])
+        if prefix == wanted:
+            return Fit("qualified", len(label.words) - end) if label.breaks[end] else None
+        if prefix - wanted:
+            return None
+    return None
+
+
+def likeness(name: Label, label: Label) -> float:
+    """How near `label` comes to `name`, 0 to 1: shared words over all words of both."""
+    a, b = set(name.words), set(label.words)
+    return len(a & b) / len(a | b) if a | b else 0.0

@@ -1,0 +1,195 @@
+"""EXTRACT by row: one cell of real report tables (TAT-QA's and a Form 10-K's, read by
+the table reader), the row by its words or the domain library's names, the column by
+its period; otherwise AMBIGUOUS or NOT_FOUND naming the rows and columns."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from shared.errors import ToolError
+from shared.models import Evidence, ExtractStep
+from shared.tables.read import table_from_rows, tables_in_text
+from shared.tools.cells import read_cell
+
+DATA = json.loads((Path(__file__).parent / "data" / "report_tables.json").read_text())
+TEN_K = Evidence(doc_id="pati-2018-10k", title="Patriot Transportation Holding 2018 Form 10-K")
+
+
+def tatqa(index: int):
+    return table_from_rows(DATA["tatqa"][str(index)]["table"])
+
+
+SUMMARY = DATA["pati_2018_five_year_summary"]
+TABLES = {
+    "pati-2018-10k": [table_from_rows(SUMMARY["rows"], page=SUMMARY["page"],
+                                      title=SUMMARY["title"])]
+                     + [t for page, text in DATA["pati_2018_10k"].items()
+                        for t in tables_in_text(text, page=int(page))],
+    **{f"tatqa-{i}": [tatqa(int(i))] for i in DATA["tatqa"]},
+}
+
+
+def doc(name: str) -> Evidence:
+    return Evidence(doc_id=name, title=name)
+
+
+def cell(row: str, period: str | None = None, documents=(TEN_K,), quantity=None,
+         tables=TABLES):
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row, period=period,
+                       quantity=quantity)
+    return read_cell(step, list(documents), lambda doc_id: tables.get(doc_id, []))
+
+
+def refused(*args, **kwargs) -> ToolError:
+    with pytest.raises(ToolError) as e:
+        cell(*args, **kwargs)
+    return e.value
+
+
+def test_the_row_named_is_read_not_the_row_under_it():
+    debt = cell("Long-term debt", "FY2018")  # all dashes but 2014; equity is under it
+    assert debt.value == "$ —" and debt.quantity.amount == 0
+    assert cell("Long-term debt", "2014").value == "7,282"
+    interest = cell("Interest expense", "FY2016")
+    assert interest.quantity.amount == 130  # not 5,705, income from continuing operations
+    assert interest.quantity.scale == 3 and interest.quantity.unit == "USD"
+
+
+def test_a_five_year_table_oldest_first_reads_the_column_of_the_year_asked():
+    summary = next(t for t in TABLES["pati-2018-10k"] if t.title.startswith("Five Year"))
+    revenues = next(r for r in summary.rows if r.label == "Revenues")
+    years = [c.header for c in summary.columns]
+    assert years == ["2018", "2017", "2016", "2015", "2014"]
+    oldest_first = table_from_rows([["(Amounts in thousands)", *reversed(years)],
+                                    ["Revenues", *(c.text for c in reversed(revenues.cells))]])
+    for tables in ({"pati-2018-10k": [summary]}, {"pati-2018-10k": [oldest_first]}):
+        assert cell("revenue", "FY2015", tables=tables).quantity.amount == 122882
+        assert cell("revenue", "FY2018", tables=tables).quantity.amount == 114065
+        assert cell("revenue", tables=tables).quantity.amount == 114065  # the newest year
+
+
+def test_a_real_table_with_years_oldest_first_reads_each_year_from_its_own_column():
+    staff = doc("tatqa-276")  # December 31, 2018 then 2019
+    assert cell("Wages and salaries", "2018", [staff]).value == "158,371"
+    assert cell("Wages and salaries", "FY2019", [staff]).value == "191,459"
+    assert cell("total fees", "2018", [doc("tatqa-81")]).value == "$86,000"
+    flows = doc("tatqa-185")  # 2017 2018 Change
+    assert cell("operating cash flow", "2018", [flows]).value == "$283,710"
+    assert cell("operating cash flow", "FY2017", [flows]).value == "$223,630"
+
+
+def test_a_change_column_between_the_years_is_never_read_as_a_year():
+    oracle = doc("tatqa-121")  # 2019, Change, 2018
+    assert cell("net cash provided by operating activities", "2018", [oracle]).value == "$15,386"
+    assert cell("operating cash flow", "FY2019", [oracle]).quantity.scale == 6
+
+
+def test_the_domain_library_names_line_items_as_filings_write_them():
+    capex = cell("capital expenditure", "FY2018")
+    assert capex.value == "(4,656)" and capex.confidence == "line_item"
+    assert "Purchase of property and equipment" in capex.quote
+    assert "capital expenditure" in capex.note and capex.document.page == 46
+    assert cell("cost of goods sold", "2018", [doc("tatqa-127")]).value == "2,315"
+    assert cell("PP&E, net", "2015").value == "42,620"
+    assert cell("EBIT", "FY2019", [doc("tatqa-66")]).value == "828"
+
+
+def test_a_total_is_read_over_the_line_above_it_that_is_one_of_its_parts():
+    out = cell("cost of goods sold", "2019", [doc("tatqa-253")])
+    assert out.value == "$ 71,513"  # Total cost of goods sold, not the 68,367 before depreciation
+
+
+def test_the_evidence_names_the_tables_page_and_the_quote_the_row_with_its_header():
+    out = cell("Interest expense", "FY2016")
+    assert out.document.doc_id == TEN_K.doc_id and out.document.page == 35
+    assert out.document.cite().endswith("page 35")
+    assert out.quote.startswith("Summary of Operations: Interest expense — 2016: 130 (row: 2018:")
+    assert out.confidence == "table_row" and "Five Year Summary" in out.note
+
+
+def test_one_figure_in_two_tables_is_one_answer_and_both_are_named():
+    out = cell("Interest expense", "2016")  # 130 in the summary, (130) in the statement
+    assert out.quantity.amount == 130 and "also stated as" in out.note and "(130)" in out.note
+
+
+def test_rows_that_fit_alike_with_different_figures_are_ambiguous_and_named():
+    e = refused("Basic", "FY2017")  # earnings per share .55 and weighted shares 3,299
+    assert e.code == "AMBIGUOUS"
+    assert ".55" in e.message and "3,299" in e.message and "'Basic'" in e.message
+
+
+def test_a_row_no_table_holds_is_not_found_naming_the_nearest_rows_and_their_columns():
+    e = refused("goodwill impairment", "2018")
+    assert e.code == "NOT_FOUND" and "no table row of its document is 'goodwill impairment'" \
+        in e.message
+    e = refused("revenue", "FY2019", [doc("tatqa-66")])
+    assert e.code == "NOT_FOUND" and "names the domain library gives 'revenue'" in e.message
+    assert "nearest rows:" in e.message and "'2018/2019' (2018-07-01..2019-06-30)" in e.message
+
+
+def test_words_before_the_name_make_another_row_so_cost_of_sales_is_never_sales():
+    e = refused("sales", "2019", [doc("tatqa-237")])  # the table has Cost of sales only
+    assert e.code == "NOT_FOUND" and "'Cost of sales'" in e.message
+    e = refused("equipment", "2018")
+    assert e.code == "NOT_FOUND"
+
+
+def test_a_period_the_table_lacks_is_not_found_naming_the_columns_it_has():
+    e = refused("Wages and salaries", "FY2017", [doc("tatqa-276")])
+    assert e.code == "NOT_FOUND" and "has no column for FY2017" in e.message
+    assert "'December 31, 2018', 'December 31, 2019'" in e.message
+
+
+def test_a_cell_of_another_kind_than_the_one_asked_is_not_a_value():
+    e = refused("cost of revenue", "2019", [doc("tatqa-113")])  # 43%: a share of revenue
+    assert e.code == "NOT_A_VALUE" and "'43%'" in e.message and "not a money" in e.message
+    assert cell("cost of revenue", "2019", [doc("tatqa-113")], quantity="percent").value == "43%"
+
+
+def test_a_per_share_figure_is_in_units_in_a_table_in_thousands():
+    eps = cell("diluted earnings per share", "2016")
+    assert eps.quantity.amount == Decimal("1.74") and eps.quantity.scale == 0
+    shares = cell("weighted average shares, diluted", "2016")
+    assert shares.quantity.amount == 3285 and shares.quantity.scale == 3
+
+
+def test_a_list_of_documents_answers_from_the_first_whose_tables_hold_the_row():
+    out = cell("operating cash flow", "2018", [doc("tatqa-276"), doc("tatqa-185"),
+                                              doc("tatqa-121")])
+    assert out.document.doc_id == "tatqa-185" and out.value == "$283,710"
+
+
+def test_a_document_indexed_without_tables_says_so():
+    e = refused("revenue", "2018", [doc("prose")])
+    assert e.code == "NOT_FOUND" and "'prose' has no tables" in e.message
+
+
+def test_a_source_without_documents_is_not_a_document():
+    assert refused("revenue", "2018", [None]).code == "NOT_A_DOCUMENT"
+
+
+def test_the_amount_column_of_a_year_is_read_not_its_percent_of_revenue_beside_it():
+    costs = doc("tatqa-49")  # 2019 Amount, 2019 % of total revenue, 2018 Amount, …
+    assert cell("cost of revenue", "FY2019", [costs]).value == "$ 324,350"
+    assert cell("cost of revenue", "FY2019", [costs], quantity="percent").value == "45%"
+
+
+def test_rows_under_a_heading_that_reads_on_into_them_are_named_by_both():
+    costs = doc("tatqa-49")  # "Includes stock-based compensation of:" / "Cost of maintenance revenue"
+    assert cell("cost of maintenance revenue", "FY2019", [costs]).value == "16,499"
+    statement = table_from_rows([  # the end of the 10-K's income statement, page 44
+        ["(In thousands, except per share amounts)", "2018", "2017", "2016"],
+        ["Net income", "$ 5,119", "1,829", "5,705"],
+        ["Earnings per common share:", "", "", ""],
+        ["Net income- Basic", "$ 1.54", ".55", "1.74"],
+        ["Diluted", "$ 1.54", ".55", "1.74"],
+        ["Number of shares (in thousands) used in computing:", "", "", ""],
+        ["-basic earnings per common share", "3,318", "3,299", "3,283"],
+        ["-diluted earnings per common share", "3,320", "3,302", "3,285"]])
+    tables = {TEN_K.doc_id: [statement]}
+    eps = cell("basic earnings per common share", "2018", tables=tables)
+    assert eps.value == "$ 1.54" and eps.quantity.scale == 0  # not the 3,318 shares
