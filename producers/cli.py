@@ -99,7 +99,21 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
         print(record.model_dump_json(indent=2))
     else:
         print_record(out, record)
-    raise typer.Exit(0 if record.status == "done" else 1)
+    raise typer.Exit(exit_code(record))
+
+
+EXIT_ANSWERED, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NOT_FOUND = 0, 1, 2, 3
+"""`chordal ask`'s exit codes: a complete answer; the query failed (planning, the
+deadline, the stack); bad input, nothing submitted; an answer that says what was not
+found, or answers only part of the question."""
+
+
+def exit_code(record) -> int:
+    """The exit code of `chordal ask` for `record`."""
+    if record.status != "done":
+        return EXIT_FAILED
+    return EXIT_ANSWERED if record.answer is not None and record.answer.complete \
+        else EXIT_NOT_FOUND
 
 
 @cli.command()

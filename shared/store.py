@@ -165,9 +165,13 @@ class RunStore(DispatchGraph):
         keys = [queues.run_key(query_id), queues.done_key(query_id), queues.deadlines_key()]
         return bool(self._terminate_script(keys=keys, args=[status, self.ttl_s, query_id, *flat]))
 
-    def finish(self, query_id: str, answer: Answer) -> bool:
-        """Store the answer and mark the query `done`; False if it was already terminal."""
-        return self._terminate(query_id, "done", {"answer": answer.model_dump_json()})
+    def finish(self, query_id: str, answer: Answer, planner: str | None = None) -> bool:
+        """Store the answer and mark the query `done`; False if it was already terminal.
+        `planner`: who answered without a plan (the heuristic planner, abstaining)."""
+        fields = {"answer": answer.model_dump_json()}
+        if planner:
+            fields["planner"] = planner
+        return self._terminate(query_id, "done", fields)
 
     def fail(self, query_id: str, error: str, problems: list[PlanProblem] | None = None) -> bool:
         """Mark the query `failed` with the reason; False if it was already terminal."""
@@ -282,7 +286,7 @@ class RunStore(DispatchGraph):
             query_id=query_id,
             question=query.get("question", ""),
             status=raw.get("status", "queued"),
-            planner=plan.planner if plan else None,
+            planner=plan.planner if plan else raw.get("planner"),
             plan=plan,
             problems=json.loads(raw.get("problems", "[]")),
             repairs=json.loads(raw.get("repairs", "[]")),

@@ -64,7 +64,7 @@ def plan(self, query: dict) -> None:
             streamed = any(getattr(c, "streamed", False) for c in calls)
             dispatch.close(p, repairs, "streamed" if streamed else "whole")
         except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
-            store.finish(q.id, abstention(exc))
+            store.finish(q.id, abstention(exc), planner="heuristic")
         except PlanError as exc:
             store.fail(q.id, exc.message + dispatch.spent_note(), problems=exc.problems)
         except InputError as exc:

@@ -32,6 +32,7 @@ from shared.search.fit import period_fits, window_for
 from shared.search.matching import CANDIDATES, REVISION, REVISION_WORDS
 from shared.search.terms import all_words, name_words, stem
 from shared.search.periods import without_periods
+from shared.tables.periods import columns_for as table_columns
 
 from .anchor import sentence_pattern, value_pattern
 from .metric import Refusal, read_metric
@@ -48,8 +49,8 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
     """A plan answering `question` from the documents that support it: by table cells
     when the documents it names have tables (GET → EXTRACT by row → COMPUTE), else by a
     sentence (GET → EXTRACT by pattern); NoAnswer when none does, InputError when the
-    question has nothing to search. `columns_for(table, period)`: the table reader's
-    column finder (shared.tables)."""
+    question has nothing to search. `columns_for(table, period, kind)` finds a period's
+    columns (default: the table reader's, shared/tables/periods.py)."""
     q = Question.read(question)
     if not q.content:
         raise InputError(f"question {question!r} has no words to search for; ask about a "
@@ -74,20 +75,13 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
         raise NoAnswer(f"not answered: the heuristic planner reads figures from tables for "
                        f"questions it can read as line items and arithmetic, and {metric.why}",
                        nearest)
-    return table_plan(metric, named, backend, _columns_for(columns_for))
+    return table_plan(metric, named, backend, columns_for or table_columns)
 
 
 def _named(q: Question, docs: list[Document]) -> list[Document]:
     """The documents among `docs` that are about the question's names."""
     titled = set().union(*(all_words(d.title) for d in docs))
     return [d for d in docs if q.names_in(d.title, d.content, titled)]
-
-
-def _columns_for(columns_for):
-    if columns_for is not None:
-        return columns_for
-    from shared.tables import columns_for as reader
-    return reader
 
 
 def _sentence_plan(q: Question, text: str, backend: SearchBackend) -> Plan:

@@ -94,6 +94,7 @@ _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|mea
                          regex.I)
 _PCT_CHANGE = regex.compile(
     r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|movement|variance)"
+    r"|\bchange\s*\(\s*%\s*\)|\(\s*%\s*\)\s*change"
     r"(?:\s*/\s*\(?\s*(?:increase|decrease)\s*\)?)?|\bgrowth\s+rate\b|\byear[\s-]over[\s-]year\s+"
     r"(?:change|growth)\b", regex.I)
 _INCREASE_DECREASE = regex.compile(r"\bincrease\s*/\s*\(?\s*decrease\s*\)?|\bincrease\s+or\s+"
@@ -118,6 +119,9 @@ _SHARE = regex.compile(
 _RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
                        r"(?P<y>.+)$", regex.I)
 _BETWEEN = regex.compile(r"^(?:the\s+)?difference\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
+_UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
+                         r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
+"""Arithmetic named in words that mean different formulas to different readers."""
 _IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\s*\)?|,\s*in\s+percent(?:age)?\s*,", regex.I)
 _PERIOD_PHRASE = regex.compile(
     r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
@@ -176,6 +180,9 @@ def read_metric(question: str) -> Metric | Refusal:
     if m := _UNIT.search(text):
         scale = SCALE_ASKED[m["scale"].lower()]
         text = text[:m.start()] + " " + text[m.end():]
+    if m := _UNCLEAR.search(text):
+        return Refusal(f"it asks for a {m.group().lower()}, which can be computed more than "
+                       "one way")
     if m := _ROUND.search(question):
         places = int(m["n"]) if m["n"].isdigit() else PLACES[m["n"].lower()]
     text = _SOURCE.sub("", text)

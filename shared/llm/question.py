@@ -88,6 +88,10 @@ NOT_FIGURE = regex.compile(
     r"|\bhow\s+(?:long|often)\b", regex.I)
 """Wordings whose answer is not a figure: which/why/who/where, a yes/no question, what
 a thing's types, regions, reasons or components are, how a figure is calculated."""
+_DEFINITION = regex.compile(r"^\s*what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b)"
+                            r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")
+"""What a named thing is ("What is Trade receivables?", "What are OEM?"), asked for no
+period: a definition, not a figure."""
 _COUNTED = regex.compile(r"\bhow\s+many\s+((?:[^\W\d_]+\s*){1,4})", regex.I)
 _TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]+")
@@ -169,7 +173,7 @@ class Question:
         relative = _RELATIVE.search(text)
         identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(rest)}
         marks = {m.group().lower() for m in _MARK.finditer(rest)}
-        not_figure = NOT_FIGURE.search(text)
+        not_figure = NOT_FIGURE.search(text) or (None if periods else _DEFINITION.search(text))
         return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
                    frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
                    relative.group() if relative else None, frozenset(identifiers),

@@ -114,8 +114,10 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
 
 
 def _columns(table: Table, when: When | None, columns_for) -> list[int]:
+    """The columns of `when` (its amounts before a percent-of-total column beside them,
+    as EXTRACT takes them); every column without a period asked."""
     if when is not None:
-        return list(columns_for(table, when.text))
+        return list(columns_for(table, when.text, "money") or columns_for(table, when.text))
     return list(range(len(table.columns)))
 
 

@@ -3,36 +3,51 @@
 that reads each cell with an EXTRACT by row and period and, for arithmetic, a COMPUTE
 with the unit asked — or NoAnswer naming the nearest rows and documents.
 
-Which document: one the question names whose tables hold the cell (shared/llm/rows.py
-chooses the row and column). A filing answers its own period and the earlier periods
-its tables show: of the documents holding a cell, official sources come first, then
-the one whose own period is the cell's, then the earliest later one (the first report
-of a figure rather than a later restatement). Documents that rank alike and state
-different figures for the cell are a disagreement, and nothing is answered. Each cell
-may come from its own document (a three-year average over two annual reports).
+Each EXTRACT is run on the document's tables while planning, exactly as the plan will
+run it (shared/tools/cells.py), so a plan never asks for a cell EXTRACT would not
+read. Two ways to name a row are tried: the label the question's words pick in the
+tables (shared/llm/rows.py) and the question's own words for the item (which EXTRACT
+also knows by the domain library's names); when both read a cell it must be the same.
+
+Which document: one the question names whose tables hold the cell. A filing answers
+its own period and the earlier periods its tables show: of the documents holding a
+cell, official sources come first, then the one whose own period is the cell's, then
+the earliest later one (the first report of a figure rather than a later
+restatement). Documents that rank alike and state different figures are a
+disagreement, and nothing is answered. Each cell may come from its own document (a
+three-year average over two annual reports).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.errors import NoAnswer
+from shared.errors import NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
-from shared.search.terms import all_words
+from shared.search.terms import all_words, stem, words
 from shared.tables.model import Table
+from shared.tools.base import ToolOutput
+from shared.tools.cells import read_cell
 
 from .metric import Metric, Term
-from .rows import Choice, Miss, choose_cell, item_words
+from .rows import FILLERS, Choice, Miss, choose_cell, item_words
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
 NEAREST = 4
+CHANGES = ("change", "decrease", "percent_change", "difference")
+NEUTRAL = frozenset({"total"})
+"""Words a row may lack and still be the one asked for (`Total revenues` is revenues)."""
+"""Metrics whose sign depends on how the figures are signed."""
 
 
 @dataclass(frozen=True)
 class _Found:
     doc: Document
-    choice: Choice
+    step: ExtractStep
+    """The EXTRACT that reads the cell, as the plan runs it (row, period and all)."""
+    read: ToolOutput
+    """What that EXTRACT read from the document's tables while planning."""
 
 
 def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
@@ -46,49 +61,28 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     if not with_tables:
         raise NoAnswer("not found: no document the question names has tables",
                        [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
-    found = [_find(term, with_tables, tables, columns_for) for term in metric.terms]
+    found = [_find(n, term, with_tables, tables, columns_for)
+             for n, term in enumerate(metric.terms, 1)]
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
-                       [f"{f.doc.title!r}: row {f.choice.label!r}, {f.choice.cell.text}"
+                       [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
                         for f in found][:NEAREST])
     return _plan(metric, found, backend)
 
 
-CHANGES = ("change", "decrease", "percent_change", "difference")
-
-
-def _unclear(metric: Metric, found: list[_Found]) -> str | None:
-    """Why the arithmetic asked for is not clear on these cells, or None.
-
-    A change of figures written negative ("(21,387)" for an expense) may mean the
-    change of the amounts or of the signed figures; a percentage change of percentages
-    may mean points or a relative change. Either way the answer could be wrong."""
-    quantities = [f.choice.cell.quantity for f in found]
-    if metric.kind in CHANGES and any(q.amount is not None and q.amount < 0 for q in quantities):
-        return ("the figures are written as negatives (in parentheses or with a minus): "
-                "whether the change is of the amounts or of the signed figures is unclear")
-    if metric.kind == "percent_change" and any(q.kind == "percent" for q in quantities):
-        return ("the figures are percentages: a percentage change of them may mean points or "
-                "a relative change")
-    return None
-
-
-def _find(term: Term, docs: list[Document], tables: dict[str, list[Table]],
+def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table]],
           columns_for) -> _Found:
     """The cell `term` names in the best document holding it."""
     hits, misses = [], []
     for doc in docs:
-        item = item_words(term.item) - all_words(doc.title)
-        choice = choose_cell(item, term.when, tables[doc.id], columns_for)
-        if isinstance(choice, Miss):
-            misses.append((doc, choice))
+        found = _read(n, term, doc, tables[doc.id], columns_for)
+        if isinstance(found, str):
+            misses.append((doc, found))
         else:
-            hits.append(_Found(doc, choice))
+            hits.append(found)
     asked = f"{term.item!r}" + (f" for {term.when.text}" if term.when else "")
     if not hits:
-        nearest = [f"{d.title!r} ({period_and_date(d)}): {m.why}"
-                   + (f"; nearest rows: {', '.join(m.nearest)}" if m.nearest else "")
-                   for d, m in misses[:NEAREST]]
+        nearest = [f"{d.title!r} ({period_and_date(d)}): {why}" for d, why in misses[:NEAREST]]
         raise NoAnswer(f"not found: no table row of the documents named states {asked}; "
                        "nothing is answered rather than a figure the tables do not support",
                        nearest)
@@ -97,14 +91,110 @@ def _find(term: Term, docs: list[Document], tables: dict[str, list[Table]],
     for other in hits[1:]:
         if _doc_rank(other.doc, term)[:2] != _doc_rank(best.doc, term)[:2]:
             break
-        if _value(other.choice) != _value(best.choice):
+        if _value(other.read) != _value(best.read):
             raise NoAnswer(
                 f"not answered: the documents disagree on {asked}: {best.doc.title!r} states "
-                f"{best.choice.cell.text} and {other.doc.title!r} states "
-                f"{other.choice.cell.text}",
-                [f"{f.doc.title!r} ({period_and_date(f.doc)}): row {f.choice.label!r}, "
-                 f"{f.choice.cell.text}" for f in (best, other)])
+                f"{best.read.value} and {other.doc.title!r} states {other.read.value}",
+                [f"{f.doc.title!r} ({period_and_date(f.doc)}): row {f.step.row!r}, "
+                 f"{f.read.value}" for f in (best, other)])
     return best
+
+
+def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -> _Found | str:
+    """The EXTRACT of `term` from `doc`, read as the plan will run it; else why not."""
+    title = all_words(doc.title)
+    item = item_words(term.item) - title
+    chosen = choose_cell(item, term.when, tables, columns_for)
+    names = [] if isinstance(chosen, Miss) else [_row_text(tables, chosen)]
+    own = _without_title(term.item, title)
+    # without a period EXTRACT reads a row's newest column: only a row with one figure,
+    # which the question's words pick, is read that way
+    if own and own not in names and term.when is not None:
+        names.append(own)
+    reads, why = [], []
+    for row in names:
+        step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
+                           period=term.when.text if term.when else None, output_var=f"$T{n}")
+        try:
+            out = read_cell(step, [doc.evidence()], lambda _id: tables)
+        except ToolError as e:
+            why.append(f"row {row!r}: {e.code}")
+            continue
+        if isinstance(chosen, Choice) and row == names[0] and _value(out) != _value_of(chosen):
+            why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
+                       "question's words pick")
+            continue
+        if out.confidence == "table_row" and (left := _unsaid(item, out, tables, columns_for,
+                                                               term)):
+            why.append(f"row {row!r} reads {out.value} from a row that does not say "
+                       f"{', '.join(sorted(left))}")
+            continue
+        reads.append((step, out))
+    if not reads:
+        found = [chosen.why] if isinstance(chosen, Miss) else []
+        nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
+                   if isinstance(chosen, Miss) and chosen.nearest else "")
+        return "; ".join(found + why) + nearest
+    if any(_value(out) != _value(reads[0][1]) for _, out in reads[1:]):
+        return ("the row the question's words pick and the line item they name read "
+                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o in reads)}")
+    step, out = reads[0]
+    return _Found(doc, step, out)
+
+
+def _unsaid(item: frozenset[str], out: ToolOutput, tables: list[Table], columns_for,
+            term: Term) -> frozenset[str]:
+    """The item's words that neither the row EXTRACT read nor its heading, its table's
+    title or its column's header say (a row found by the step's own words must say all
+    the question asks about: "basic earnings per share (cents per share)" is not the
+    share count labelled "Basic earnings per share")."""
+    said = None
+    for table in tables:
+        columns = columns_for(table, term.when.text) if term.when else range(len(table.columns))
+        for row in table.rows:
+            if row.label not in (out.quote or ""):
+                continue
+            for c in columns:
+                cell = row.cells[c] if c < len(row.cells) else None
+                if cell is not None and cell.text == out.value:
+                    text = " ".join(filter(None, [row.label, row.section, table.title,
+                                                  table.columns[c].header]))
+                    words_said = item_words(text)
+                    said = words_said if said is None else said & words_said
+    if said is None:
+        return item - FILLERS
+    return frozenset(item - said - FILLERS - NEUTRAL)
+
+
+def _row_text(tables: list[Table], choice: Choice) -> str:
+    """The row as an EXTRACT names it: its label, after its heading when it has one
+    (`Cost of revenue: Client services`)."""
+    row = tables[choice.table].rows[choice.row]
+    return f"{row.section.rstrip(': ')}: {row.label}" if row.section else row.label
+
+
+def _without_title(item: str, title: frozenset[str]) -> str:
+    """The item without the words the document's title says (its company)."""
+    kept = [w for w in item.split() if not (found := words(w)) or stem(found[0]) not in title]
+    return " ".join(kept).strip(" ,")
+
+
+def _unclear(metric: Metric, found: list[_Found]) -> str | None:
+    """Why the arithmetic asked for is not clear on these cells, or None.
+
+    A change of figures written negative ("(21,387)" for an expense) may mean the
+    change of the amounts or of the signed figures; a percentage change of percentages
+    may mean points or a relative change. Either way the answer could be wrong."""
+    quantities = [f.read.quantity for f in found]
+    if any(q is None or q.kind == "date" for q in quantities):
+        return "a cell it reads is not a figure"
+    if metric.kind in CHANGES and any(q.amount < 0 for q in quantities):
+        return ("the figures are written as negatives (in parentheses or with a minus): "
+                "whether the change is of the amounts or of the signed figures is unclear")
+    if metric.kind == "percent_change" and any(q.kind == "percent" for q in quantities):
+        return ("the figures are percentages: a percentage change of them may mean points or "
+                "a relative change")
+    return None
 
 
 def _doc_rank(doc: Document, term: Term) -> tuple:
@@ -121,25 +211,27 @@ def _doc_rank(doc: Document, term: Term) -> tuple:
     return (source_rank(doc), relation, distance, doc.title, doc.id)
 
 
-def _value(choice: Choice):
+def _value(out: ToolOutput):
+    q = out.quantity
+    return (q.amount, q.scale, q.kind, q.unit) if q is not None else out.value
+
+
+def _value_of(choice: Choice):
     q = choice.cell.quantity
-    return (q.amount, q.scale, q.kind, q.unit) if q else choice.cell.text
+    return (q.amount, q.scale, q.kind, q.unit) if q is not None else choice.cell.text
 
 
 def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
     steps, gets = [], {}
     for f in found:
         if f.doc.id not in gets:
-            n = len(gets) + 1
-            step, _ = get_step(f.doc, backend, step_id=f"E{len(steps) + 1}", var=f"$DOC{n}")
+            step, _ = get_step(f.doc, backend, step_id=f"E{len(steps) + 1}",
+                               var=f"$DOC{len(gets) + 1}")
             gets[f.doc.id] = step
             steps.append(step)
-    for n, f in enumerate(found, 1):
-        q = f.choice.cell.quantity
-        steps.append(ExtractStep(
-            id=f"E{len(steps) + 1}", operation="EXTRACT", source=gets[f.doc.id].output_var,
-            row=f.choice.label, period=f.choice.period, output_var=f"$T{n}",
-            quantity=q.kind if q is not None and q.kind != "date" else None))
+    for f in found:
+        steps.append(f.step.model_copy(update={"id": f"E{len(steps) + 1}",
+                                               "source": gets[f.doc.id].output_var}))
     if metric.expression is not None:
         steps.append(ComputeStep(id=f"E{len(steps) + 1}", operation="COMPUTE",
                                  expression=metric.expression, output_var="$VALUE"))
@@ -150,22 +242,33 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
 def _answer(metric: Metric, found: list[_Found]) -> str:
     """The answer template: the value and unit, what it is, and where each cell is."""
     def where(f: _Found) -> str:
-        page = f" on page {f.choice.page}" if f.choice.page else ""
-        period = f", column {f.choice.period}" if f.choice.period else ""
-        return (f"row \"{_raw(f.choice.label)}\"{period} of the table{page} in "
-                f"{cited(f.doc.title)} ({period_and_date(f.doc)})")
+        page = f.read.document.page if f.read.document else None
+        period = f", column {f.step.period}" if f.step.period else ""
+        return (f"row \"{_raw(f.step.row)}\"{period} of the tables"
+                f"{f' on page {page}' if page else ''} in {cited(f.doc.title)} "
+                f"({period_and_date(f.doc)})")
 
     if metric.expression is None:
-        f = found[0]
         when = f" for {metric.terms[0].when.text}" if metric.terms[0].when else ""
-        return (f"{{{{ T1 }}}}: {_raw(metric.name)}{when}, from the {where(f)}. "
-                f"Confidence: high: the row's label holds the words asked about. {NOTE}")
-    unit = "%" if metric.percent else ""
+        return (f"{{{{ T1 }}}}: {_raw(metric.name)}{when}, from the {where(found[0])}. "
+                f"Confidence: high: one table row and column state it. {NOTE}")
+    unit = "%" if metric.percent else _unit_of_percents(metric, found)
     parts = "; ".join(f"{{{{ T{n} }}}} ({_raw(t.item)}"
                       f"{', ' + t.when.text if t.when else ''}) from the {where(f)}"
                       for n, (t, f) in enumerate(zip(metric.terms, found), 1))
     return (f"{{{{ VALUE }}}}{unit}: the {_raw(metric.name)}, computed as "
             f"{_raw(metric.expression)} from {parts}. {NOTE}")
+
+
+def _unit_of_percents(metric: Metric, found: list[_Found]) -> str:
+    """The unit of arithmetic over percentages: an average or a total of them is one,
+    a change between them is in percentage points; "" for other figures."""
+    if not all(f.read.quantity is not None and f.read.quantity.kind == "percent"
+               for f in found):
+        return ""
+    if metric.kind in ("average", "sum"):
+        return "%"
+    return " percentage points" if metric.kind in CHANGES else ""
 
 
 def _raw(text: str) -> str:

@@ -67,7 +67,8 @@ class RunRecord(BaseModel):
     question: str
     status: Status
     planner: str | None = None
-    """Which planner wrote the plan: `user`, `heuristic` or `llm`."""
+    """Which planner wrote the plan: `user`, `heuristic` or `llm`; `heuristic` too when
+    the heuristic planner abstained (no plan, an answer saying what was not found)."""
     plan: Plan | None = None
     problems: list[PlanProblem] = []
     repairs: list[str] = []
