@@ -27,7 +27,7 @@ from datetime import date
 import regex
 
 from shared.search.dates import DateRange, format_scope
-from shared.search.periods import find_dates, find_periods
+from shared.search.periods import find_dates, find_periods, part_of
 
 from .question import asked_part
 
@@ -87,6 +87,16 @@ _UNIT = regex.compile(
 _ROUND = regex.compile(r"\b(?:round(?:ed)?|rounding)\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?(?:nearest\s+)?"
                        r"(?P<n>\d|zero|one|two|three|four|no)\s+decimal(?:\s+places?|s)?", regex.I)
 _PLACEHOLDER = regex.compile(r"@(\d+)")
+_BY_WHAT_PERCENT = regex.compile(
+    r"\b(?:by\s+)?what\s+(?:percentage|percent|%)\s+(?:did|does|has|have|was|were|is)\s+(?:the\s+)?"
+    r"(?P<x>.+?)\s+(?:increase|grow|grew|rise|rose|decrease|decline|fall|fell|drop|change)(?:d|s)?"
+    r"(?:\s+by)?\b", regex.I)
+_SHORT_FISCAL = regex.compile(r"\bF(\d{2})\b")
+"""`F19`: fiscal 2019, as some annual reports write it."""
+_FISCAL_FIRST = regex.compile(r"\bfiscal\s+((?:19|20)\d{2})\s+(first|second|third|fourth)\s+quarter\b",
+                              regex.I)
+"""`fiscal 2019 third quarter`: the third quarter of fiscal 2019."""
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _LEAD = regex.compile(
     r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
     r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+)(?:the\s+)?", regex.I)
@@ -129,6 +139,9 @@ _PERIOD_PHRASE = regex.compile(
     r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended)\s*)*(?:@\d+)"
     r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",
     regex.I)
+_SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during)\s+(?:the\s+|all\s+|both\s+)?(?:\d|two|three|four|"
+                           r"five)?[\s-]*(?:years?|fys?|periods?)(?:\s+period)?\b", regex.I)
+"""How a question says "over these years" ("for the 3 years", "over the three year period")."""
 _FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
                               r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
 _OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by)\s+(?:the\s+)?", regex.I)
@@ -150,6 +163,9 @@ def _when(text: str, span: DateRange) -> When:
     first, last = span
     if first.year == last.year and (first.month, first.day, last.month, last.day) == (1, 1, 12, 31):
         return When(f"FY{first.year}" if fiscal else str(first.year), span, fiscal)
+    if fiscal and (part := part_of(span)) and part[0] == "quarter":
+        # the quarter of the fiscal year, which only the table's own years place
+        return When(f"Q{part[1]} FY{first.year}", span, fiscal)
     return When(format_scope(span), span, fiscal)
 
 
@@ -157,6 +173,8 @@ def mask(text: str) -> _Masked:
     """`text` with every period and date it names replaced by `@n`, `n` indexing
     `whens`; a year range (`2017-2019`) becomes its first and last year."""
     text = _YEAR_RANGE.sub(r"\1 to \2", text)
+    text = _SHORT_FISCAL.sub(r"FY\1", text)
+    text = _FISCAL_FIRST.sub(lambda m: f"Q{ORDINALS[m[2].lower()]} FY{m[1]}", text)
     spans = [(m.start, m.end, _when(m.text, m.period)) for m in find_periods(text)]
     taken = [(a, b) for a, b, _ in spans]
     for day, a, b in find_dates(text):
@@ -190,6 +208,8 @@ def read_metric(question: str) -> Metric | Refusal:
     text = _IN_PERCENT.sub(" ", text)
     masked = mask(text)
     body = _ENDING.sub("", masked.text)
+    if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
+        body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):
         return _defined(body[:d.start()], body[d.end():], masked.whens, scale, places)
     used = [masked.whens[int(i)] for i in _PLACEHOLDER.findall(body)]
@@ -294,7 +314,7 @@ def _is_year(w: When) -> bool:
 
 def _item(core: str, op: str | None) -> str:
     """The line item of `core`: without its periods, the operation's words and fillers."""
-    text = _strip_periods(core)
+    text = _strip_periods(_SPAN_WORDS.sub(" ", core))
     if op is not None:
         pattern = dict(_OPS)[op]
         m = pattern.search(text)
@@ -303,6 +323,7 @@ def _item(core: str, op: str | None) -> str:
             after = _OP_PHRASE.sub("", after)
             # "how much did revenue increase": the item comes before the verb
             text = after if after and not _only_connectives(after) else before
+    text = _SPAN_WORDS.sub(" ", text)
     text = regex.sub(r"^(?:did|does|do|was|were|is|the)\s+", "", text.strip(), flags=regex.I)
     text = _FILLER_START.sub("", text).strip()
     text = regex.sub(r"\s+(?:by|of|in|for|at|from|between|to)$", "", text, flags=regex.I)

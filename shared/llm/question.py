@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import regex
 
 from shared.search.dates import DateRange
-from shared.search.periods import named_periods, without_periods
+from shared.search.periods import find_dates, named_periods, without_periods
 from shared.search.terms import STOPWORDS, all_words, stem, words
 
 SCAFFOLDING = frozenset(stem(w) for w in """
@@ -72,12 +72,12 @@ NOT_FIGURE = regex.compile(
     r"^\s*(?:(?:in|for|at|from|of|during|to|by|on)\s+)?(?:which|why|who|whom|whose|where)\b"
     r"|^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b"
     r"|\b(?:describe|explain|list|name|identify|summari[sz]e|elaborate)\b"
-    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\w+(?:'s|’s)?\s+){0,3}?(?:reasons?|purposes?|nature|"
-    r"types?|kinds?|sorts?|forms?|methods?|basis|bases|polic(?:y|ies)|components?|factors?|regions?|"
-    r"segments?|countries|markets?|items?|elements?|categories|category|terms?|definition|meaning|"
-    r"names?|titles?|drivers?|causes?|risks?|assumptions?|approach|objectives?|strateg(?:y|ies)|"
-    r"products?|services?|brands?|locations?|sources?|conditions?|criteria|principles?|"
-    r"consists?|comprises?|treatment|role|status|outcome|impact|effect)\b(?!\s+(?:of|in|for)\s+\$)"
+    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:(?!of\b)\w+(?:'s|’s)?\s+){0,2}?(?:reasons?|"
+    r"purposes?|nature|types?|kinds?|sorts?|methods?|basis|bases|polic(?:y|ies)|components|"
+    r"factors|regions|segments|countries|markets|items|elements|categories|definition|meaning|"
+    r"names?|titles?|drivers|causes|risks|assumptions|approach|objectives?|strateg(?:y|ies)|"
+    r"products|services|brands|locations|sources|conditions|criteria|principles|treatment|"
+    r"role|status)\b(?![-\w])"
     r"|\bwhat\s+(?:does|do|did)\b.*\b(?:mean|represent|comprise|include|consist|relate|refer|"
     r"involve|cover|contain|do|offer|provide|sell|make)\b"
     r"|\bwhat\s+(?:happened|caused|led|drove|resulted)\b"
@@ -88,7 +88,7 @@ NOT_FIGURE = regex.compile(
     r"|\bhow\s+(?:long|often)\b", regex.I)
 """Wordings whose answer is not a figure: which/why/who/where, a yes/no question, what
 a thing's types, regions, reasons or components are, how a figure is calculated."""
-_DEFINITION = regex.compile(r"^\s*what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b)"
+_DEFINITION = regex.compile(r"^\s*(?i:what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b))"
                             r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")
 """What a named thing is ("What is Trade receivables?", "What are OEM?"), asked for no
 period: a definition, not a figure."""
@@ -141,7 +141,7 @@ class Question:
         text = asked_part(text)
         periods = named_periods(text)
         period = (min(p[0] for p in periods), max(p[1] for p in periods)) if periods else None
-        rest = without_periods(text)
+        rest = _without_dates(without_periods(text))
         groups: list[set[str]] = []
         run_end = -1
         tokens = list(_TOKEN.finditer(rest))
@@ -238,6 +238,13 @@ def _named_start(text: str, tokens: list, i: int) -> bool:
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     return bool(nxt and nxt.group()[0].isupper() and text[m.end():nxt.start()].strip() == "")
 
+
+
+def _without_dates(text: str) -> str:
+    """`text` without the days it names ("at September 30, 2019": a column, not a name)."""
+    for _, start, end in reversed(find_dates(text)):
+        text = text[:start] + " " + text[end:]
+    return text
 
 
 def _holds_mark(title: str, mark: str) -> bool:

@@ -6,10 +6,10 @@ why none is chosen and which rows came nearest.
 
 A row names the item when every word of its label is among the item's words (stems;
 "of", "the", "and", footnote marks and fillers aside) and the item's other words are
-said by the row's context —
-its section ("Cost of revenue" above "Client services"), the table's title, the
-column's header — or are fillers ("amount", "value", "the company's"). Of those rows,
-the one whose label holds the most of the item's words wins; rows that tie with
+said by the row's context — its section ("Cost of revenue" above "Client services"),
+the table's title and totals, the column's header — or are fillers ("amount", "value",
+"the company's"). Of those rows, the one whose label holds the most of the item's words
+wins, then the one whose section adds the fewest words not asked about; rows that tie with
 different figures are ambiguous, and so is a label the tables repeat with different
 figures (EXTRACT, which reads the cell by label, could not tell them apart). The
 column is the one the period names (`columns_for`); without a period, the row's one
@@ -28,11 +28,11 @@ from shared.tables.model import Cell, Row, Table
 from .metric import When
 
 LINKS = frozenset("a an the of for in on at to and by from with as its our their is are was "
-                  "were be been what which that this these those".split())
+                  "were be been what which that this these those within under among".split())
 """Words that join a line item's words without naming anything."""
 FILLERS = frozenset(stem(w) for w in """amount amounts value values figure figures level
-company companies group firm entity business reported report annual fiscal year years
-period periods fy line item items respective respectively during end ended both all
+number company companies group firm entity business reported report annual fiscal year
+years period periods fy line item items respective respectively during end ended both all
 """.split())
 """Words a question may add around a line item: which amount, of whom, when."""
 NEAREST = 4
@@ -89,6 +89,7 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             extra = item - label - FILLERS
             if extra - _context(table, row, columns):
                 continue
+            section = item_words(row.section or "")
             cells = [(c, row.cells[c]) for c in columns
                      if c < len(row.cells) and row.cells[c] is not None
                      and row.cells[c].quantity is not None]
@@ -97,7 +98,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             column, cell = cells[0]
             choice = Choice(t, r, column, row.label, when.text if when else None, cell,
                             table.page)
-            scored.append(((len(label & item), -len(item - label)), choice))
+            # "Software delivery … revenue": under "Revenue" before under "Cost of revenue"
+            scored.append(((len(label & item), -len(item - label),
+                            -len(section - item - FILLERS)), choice))
     if not scored:
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
@@ -122,8 +125,11 @@ def _columns(table: Table, when: When | None, columns_for) -> list[int]:
 
 
 def _context(table: Table, row: Row, columns: list[int]) -> frozenset[str]:
-    """The words around a row that may name what its label leaves out."""
-    text = " ".join(filter(None, [row.section, table.title,
+    """The words around a row that may name what its label leaves out: its heading, the
+    table's title, the column's header, and the table's totals (the rows above "Total
+    operating revenues" are operating revenues)."""
+    totals = [r.label for r in table.rows if r.total and r is not row]
+    text = " ".join(filter(None, [row.section, table.title, *totals,
                                   *(table.columns[c].header for c in columns
                                     if c < len(table.columns))]))
     return item_words(text)
