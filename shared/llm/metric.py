@@ -87,6 +87,7 @@ _UNIT = regex.compile(
 _ROUND = regex.compile(r"\b(?:round(?:ed)?|rounding)\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?(?:nearest\s+)?"
                        r"(?P<n>\d|zero|one|two|three|four|no)\s+decimal(?:\s+places?|s)?", regex.I)
 _PLACEHOLDER = regex.compile(r"@(\d+)")
+_SENTENCE = regex.compile(r"(?<=[.?!])\s+(?=[A-Z])")
 _BY_WHAT_PERCENT = regex.compile(
     r"\b(?:by\s+)?what\s+(?:percentage|percent|%)\s+(?:did|does|has|have|was|were|is)\s+(?:the\s+)?"
     r"(?P<x>.+?)\s+(?:increase|grow|grew|rise|rose|decrease|decline|fall|fell|drop|change)(?:d|s)?"
@@ -194,6 +195,9 @@ def read_metric(question: str) -> Metric | Refusal:
     """What `question` asks for as cells and arithmetic; a Refusal when it is not one
     of the forms this reader knows."""
     text = asked_part(question)
+    definition = next((p for p in _SENTENCE.split(question) if _DEFINED.search(p)), None)
+    if definition and not _DEFINED.search(text):  # "… the FY2019 current ratio? It is defined as: …"
+        text = f"{text} {definition}"
     scale = places = None
     if m := _UNIT.search(text):
         scale = SCALE_ASKED[m["scale"].lower()]

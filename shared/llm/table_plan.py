@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import regex
+
 from shared.errors import NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
 from shared.search.terms import all_words, stem, words
-from shared.tables.model import Table
+from shared.tables.model import Row, Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
 
@@ -48,6 +50,8 @@ class _Found:
     """The EXTRACT that reads the cell, as the plan runs it (row, period and all)."""
     read: ToolOutput
     """What that EXTRACT read from the document's tables while planning."""
+    label: str
+    """The label of the row it read, as the table writes it."""
 
 
 def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
@@ -124,31 +128,28 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue
-        if out.confidence == "table_row" and (left := _unsaid(item, out, tables, columns_for,
-                                                               term)):
+        rows = _rows_read(out, tables, columns_for, term)
+        if out.confidence == "table_row" and (left := _unsaid(item, rows)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue
-        reads.append((step, out))
+        reads.append((step, out, rows[0][1].label if rows else row))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
                    if isinstance(chosen, Miss) and chosen.nearest else "")
         return "; ".join(found + why) + nearest
-    if any(_value(out) != _value(reads[0][1]) for _, out in reads[1:]):
+    if any(_value(out) != _value(reads[0][1]) for _, out, _ in reads[1:]):
         return ("the row the question's words pick and the line item they name read "
-                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o in reads)}")
-    step, out = reads[0]
-    return _Found(doc, step, out)
+                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, _ in reads)}")
+    return _Found(doc, *reads[0])
 
 
-def _unsaid(item: frozenset[str], out: ToolOutput, tables: list[Table], columns_for,
-            term: Term) -> frozenset[str]:
-    """The item's words that neither the row EXTRACT read nor its heading, its table's
-    title or its column's header say (a row found by the step's own words must say all
-    the question asks about: "basic earnings per share (cents per share)" is not the
-    share count labelled "Basic earnings per share")."""
-    said = None
+def _rows_read(out: ToolOutput, tables: list[Table], columns_for,
+               term: Term) -> list[tuple[Table, Row, int]]:
+    """The rows (with their table and column) EXTRACT may have read `out` from: those
+    its quote names that hold its value in a column of the period."""
+    found = []
     for table in tables:
         columns = columns_for(table, term.when.text) if term.when else range(len(table.columns))
         for row in table.rows:
@@ -157,13 +158,22 @@ def _unsaid(item: frozenset[str], out: ToolOutput, tables: list[Table], columns_
             for c in columns:
                 cell = row.cells[c] if c < len(row.cells) else None
                 if cell is not None and cell.text == out.value:
-                    text = " ".join(filter(None, [row.label, row.section, table.title,
-                                                  table.columns[c].header]))
-                    words_said = item_words(text)
-                    said = words_said if said is None else said & words_said
-    if said is None:
-        return item - FILLERS
-    return frozenset(item - said - FILLERS - NEUTRAL)
+                    found.append((table, row, c))
+    return found
+
+
+def _unsaid(item: frozenset[str], rows: list[tuple[Table, Row, int]]) -> frozenset[str]:
+    """The item's words that neither the row EXTRACT read nor its heading, its table's
+    title or its column's header say (a row found by the step's own words must say all
+    the question asks about: "basic earnings per share (cents per share)" is not the
+    share count labelled "Basic earnings per share")."""
+    left = None
+    for table, row, c in rows:
+        said = item_words(" ".join(filter(None, [row.label, row.section, table.title,
+                                                 table.columns[c].header])))
+        unsaid = frozenset(item - said - FILLERS - NEUTRAL)
+        left = unsaid if left is None or len(unsaid) < len(left) else left
+    return item - FILLERS if left is None else left
 
 
 def _row_text(tables: list[Table], choice: Choice) -> str:
@@ -174,9 +184,19 @@ def _row_text(tables: list[Table], choice: Choice) -> str:
 
 
 def _without_title(item: str, title: frozenset[str]) -> str:
-    """The item without the words the document's title says (its company)."""
+    """The item as a row is named: without the words the document's title says (its
+    company, and the "for"/"of" before it) and the fillers at its ends ("amount")."""
     kept = [w for w in item.split() if not (found := words(w)) or stem(found[0]) not in title]
+    while kept and (words(kept[-1]) or [""])[0] in ENDS:
+        kept.pop()
+    while kept and (words(kept[0]) or [""])[0] in ENDS:
+        kept.pop(0)
     return " ".join(kept).strip(" ,")
+
+
+ENDS = frozenset("for of at by in from to the a an amount amounts value figure total "
+                 "'s s".split()) - {"total"}
+"""Words an item neither starts nor ends with once its company is gone."""
 
 
 def _unclear(metric: Metric, found: list[_Found]) -> str | None:
@@ -232,14 +252,31 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
     for f in found:
         steps.append(f.step.model_copy(update={"id": f"E{len(steps) + 1}",
                                                "source": gets[f.doc.id].output_var}))
-    if metric.expression is not None:
+    expression = metric.expression
+    if expression is None and _outflow(found[0]):
+        expression = "abs($T1)"
+    if expression is not None:
         steps.append(ComputeStep(id=f"E{len(steps) + 1}", operation="COMPUTE",
-                                 expression=metric.expression, output_var="$VALUE"))
-    return Plan(domain="finance", steps=steps, answer=_answer(metric, found),
+                                 expression=expression, output_var="$VALUE"))
+    return Plan(domain="finance", steps=steps, answer=_answer(metric, found, expression),
                 planner="heuristic")
 
 
-def _answer(metric: Metric, found: list[_Found]) -> str:
+OUTFLOW = regex.compile(r"^\s*(?:purchases?|payments?|paid|repurchases?|repayments?|acquisitions?|"
+                        r"additions?|capital\s+expenditures?|dividends\s+paid|cash\s+paid)\b",
+                        regex.I)
+"""Row labels that name a payment: a statement writes the amount as an outflow, "(9,576)"."""
+
+
+def _outflow(found: _Found) -> bool:
+    """Whether the one cell asked for is a payment the table writes as an outflow: the
+    question asks its amount ("capital expenditure" is 9,576, not -9,576)."""
+    q = found.read.quantity
+    return q is not None and q.amount is not None and q.amount < 0 \
+        and bool(OUTFLOW.match(found.label))
+
+
+def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     """The answer template: the value and unit, what it is, and where each cell is."""
     def where(f: _Found) -> str:
         page = f.read.document.page if f.read.document else None
@@ -250,6 +287,10 @@ def _answer(metric: Metric, found: list[_Found]) -> str:
 
     if metric.expression is None:
         when = f" for {metric.terms[0].when.text}" if metric.terms[0].when else ""
+        if expression is not None:  # an outflow: its amount
+            return (f"{{{{ VALUE }}}}: {_raw(metric.name)}{when}, paid out (written "
+                    f"{{{{ T1 }}}}, an outflow), from the {where(found[0])}. Confidence: "
+                    f"high: one table row and column state it. {NOTE}")
         return (f"{{{{ T1 }}}}: {_raw(metric.name)}{when}, from the {where(found[0])}. "
                 f"Confidence: high: one table row and column state it. {NOTE}")
     unit = "%" if metric.percent else _unit_of_percents(metric, found)
@@ -257,7 +298,7 @@ def _answer(metric: Metric, found: list[_Found]) -> str:
                       f"{', ' + t.when.text if t.when else ''}) from the {where(f)}"
                       for n, (t, f) in enumerate(zip(metric.terms, found), 1))
     return (f"{{{{ VALUE }}}}{unit}: the {_raw(metric.name)}, computed as "
-            f"{_raw(metric.expression)} from {parts}. {NOTE}")
+            f"{_raw(expression)} from {parts}. {NOTE}")
 
 
 def _unit_of_percents(metric: Metric, found: list[_Found]) -> str:
