@@ -123,7 +123,7 @@ TOOLS: dict[str, ReactTool] = {
                         "Acme Robotics revenue third quarter 2023", _search),
     "extract": ReactTool("extract", "take a value out of an earlier result with a regex "
                          "that has exactly one capture group", {"source": "$R1", "pattern":
-                         r"revenue of \$([\d.]+) million"}, _extract),
+                         r"revenue of \$(\d+(?:\.\d+)?) million"}, _extract),
     "calculate": ReactTool("calculate", "arithmetic or comparison over numbers and earlier "
                            "results ($R2)", "$R2 - $R4", _calculate),
 }
