@@ -1,6 +1,6 @@
 """The variables a step reads: consumes the StepResults that bound them (keyed by bare
-name, `R1` for `$R1`), produces their values, their text for substitution into a
-query, and the evidence and action_ids a tool passes on.
+name, `R1` for `$R1`), produces their values (and quantities: the values typed), their
+text for substitution into a query, and the evidence and action_ids a tool passes on.
 
 ToolError codes: MISSING_INPUT (a variable the step reads has no result).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from shared.errors import ToolError
 from shared.models import Evidence, StepResult
 from shared.models.plan import VAR_RE
+from shared.models.quantity import Quantity
 
 
 def bare(reference: str) -> str:
@@ -38,6 +39,11 @@ def lookup(inputs: dict[str, StepResult], reference: str, step_id: str) -> StepR
 def values(inputs: dict[str, StepResult]) -> dict[str, object]:
     """Bare name -> value, for COMPUTE expressions."""
     return {name: result.value for name, result in inputs.items()}
+
+
+def quantities(inputs: dict[str, StepResult]) -> dict[str, Quantity | None]:
+    """Bare name -> the value typed (None when it is not), for COMPUTE expressions."""
+    return {name: result.quantity for name, result in inputs.items()}
 
 
 def as_text(value: object) -> str:
