@@ -58,17 +58,19 @@ def template_name(domain: str) -> str:
 
 
 class _Footnotes:
-    """One footnote per document, numbered in order of first use."""
+    """One footnote per document (per page of it, when values name their pages),
+    numbered in order of first use."""
 
     def __init__(self, mask: Callable[[str], str] | None):
-        self.by_doc: dict[str, Footnote] = {}
+        self.by_doc: dict[tuple[str, int | None], Footnote] = {}
         self.mask = mask
 
     def number(self, e: Evidence, var: str) -> int:
-        if e.doc_id not in self.by_doc:
+        key = (e.doc_id, e.page)
+        if key not in self.by_doc:
             cited = e.model_copy(update={"title": self.mask(e.title)}) if self.mask else e
-            self.by_doc[e.doc_id] = Footnote(number=len(self.by_doc) + 1, evidence=cited)
-        note = self.by_doc[e.doc_id]
+            self.by_doc[key] = Footnote(number=len(self.by_doc) + 1, evidence=cited)
+        note = self.by_doc[key]
         if var not in note.variables:
             note.variables.append(var)
         return note.number

@@ -117,14 +117,15 @@ def provision(value: str, texts: list[str]) -> str | None:
 
 _WRITTEN_BEFORE = re.compile(r"(?:[$€£¥₹]|\b(?:US\$|USD|EUR|GBP|JPY|CNY|INR)\s?)$", re.I)
 _WRITTEN_AFTER = re.compile(r"\s?(?:(?P<scale>thousand|million|billion|trillion|mn|bn|tn|"
-                            r"[kmb])\b|%|percent\b|per cent\b|(?:USD|EUR|GBP)\b)", re.I)
+                            r"[kmb])\b|%|percent\b|per cent\b|(?:percentage\s)?points?\b|"
+                            r"pts\b|pp\b|basis points\b|bps\b|(?:USD|EUR|GBP)\b)", re.I)
 _SCALE_WRITTEN = {"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9,
                   "b": 9, "bn": 9, "trillion": 12, "tn": 12}
 
 
 def written_unit(template: str, var: str) -> tuple[bool, int | None]:
     """Whether `template` writes a unit right around `{{ var }}` (a currency before it, a
-    percent sign or scale after it), and the scale it names (`M`: 6), if any."""
+    percent sign, "points" or a scale after it), and the scale it names (`M`: 6), if any."""
     writes, scale = False, None
     for m in re.finditer(r"\{\{-?\s*" + re.escape(var) + r"\s*-?\}\}", template):
         after = _WRITTEN_AFTER.match(template, m.end())

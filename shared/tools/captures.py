@@ -10,7 +10,8 @@ refused only when it holds neither letter nor digit).
 
 Not a value, with the reason said (each a clause after the capture, "',' has no digit"):
 - no digit (a lone comma or dash; a dash stands for zero only as a table's cell);
-- part of a longer figure or word (`1` of `1,234`, `10` of `10-K`, `3` of `Q3`);
+- part of a longer figure or word (`1` of `1,234`, `10` of `10-K`, `3` of `Q3`; a
+  figure set against Chinese or Japanese words, which have no spaces, stands alone);
 - a page number: a figure alone on its line, or ending a table-of-contents line
   ("Item 7.   Management's Discussion …   23", a line under a "Page" heading);
 - a footnote mark: a small number in brackets or superscript right after a word
@@ -54,8 +55,10 @@ _AFTER = regex.compile(r"\s?(?:(?:thousand|million|billion|trillion|mn|bn|tn|[km
                        r"(?:\s?(?:%|per\s?cent\b|percent\b))?|%|per\s?cent\b|percent\b)",
                        regex.I)
 _CELL_GAP = regex.compile(rf"(?:\s{{2,}}|\t|\.{{3,}}\s*)(?:(?:{_CURRENCY})\s*)?\(?$", regex.I)
-_LONGER_BEFORE = regex.compile(r"(?:\d[.,]?|[^\W\d_])$")
-_LONGER_AFTER = regex.compile(r"[.,]?\d|-[^\W\d_]|[^\W\d_]")
+_LONGER_BEFORE = regex.compile(r"(?:\d[.,]?|\p{Latin})$")
+_LONGER_AFTER = regex.compile(r"[.,]?\d|-?\p{Latin}")
+"""A figure glued to a digit or a Latin letter is part of a longer one, a word or a code;
+scripts written without spaces (`营业收入为128.6亿元`) set figures against their words."""
 _DATE_BEFORE = regex.compile(r"\d{1,4}[/.-]$|\d:$")
 _DATE_AFTER = regex.compile(r"[/.-]\d{1,4}\b|:\d\d")
 _REFERENCE = regex.compile(r"\b(?:notes?|items?|sections?|parts?|pages?|exhibits?|schedules?"

@@ -14,7 +14,10 @@ brought to one before adding or comparing (millions and thousands), a ratio of t
 amounts of money is a number in units, currencies are never mixed (CURRENCY_MISMATCH),
 money and a percent never added (UNIT_MISMATCH). Numbers the expression writes, and
 variables without a quantity, are plain: they take the unit of what they meet, and an
-expression over plain values only computes exactly as written.
+expression over plain values only computes exactly as written. An amount times or over
+a power of a thousand the expression writes (`$DIFF * 1000`, `$CAPEX / 1000`) is the
+amount restated in another scale, as a plan converts millions to thousands: the value
+is the product, the quantity's scale moves so that the amount in units stays.
 
 Result value (run_compute): a bool stays a bool; a Decimal becomes a string without
 exponent, keeping the decimal places exact arithmetic gives (`91.7 - 92` -> "-0.3",
@@ -41,7 +44,7 @@ import regex
 from shared.errors import ToolError
 from shared.models import ComputeStep
 from shared.models.plan import VAR_RE
-from shared.models.quantity import Quantity
+from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.tools.base import ToolOutput
 from shared.tools.numbers import as_number, format_decimal
 from shared.tools.units import Unit, common, product, quantity_of, quotient, settle, unit_of
@@ -217,6 +220,9 @@ class _Evaluator:
             what = "taking the remainder of" if isinstance(node.op, ast.Mod) else "adding"
             a, b, unit = common((left, lu), (right, ru), what, says)
             return _BINARY[type(node.op)](a, b), unit
+        restated = self.restated(node, lu, ru, right)
+        if restated is not None:
+            return _BINARY[type(node.op)](left, right), restated
         if isinstance(node.op, ast.Mult):
             return settle(left * right, product(lu, ru))
         if isinstance(node.op, (ast.Div, ast.FloorDiv)):
@@ -227,6 +233,20 @@ class _Evaluator:
             raise ToolError("OUT_OF_RANGE", f"expression {self.parsed.source!r}: exponent "
                             f"{right} is beyond ±{MAX_EXPONENT}")
         return left ** right, None  # a power of an amount has no unit to name
+
+    def restated(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None,
+                 right: Decimal) -> Unit | None:
+        """The unit of `$AMOUNT * 1000` or `$AMOUNT / 1000` (a power of a thousand the
+        plan writes): the amount restated in another scale, as a plan converts millions
+        to thousands, not made larger; None for any other operation."""
+        if not isinstance(node.op, (ast.Mult, ast.Div)) or ru is not None or lu is None \
+                or lu.kind == "percent" or not isinstance(node.right, ast.Constant):
+            return None
+        power = right.adjusted() if right == Decimal(1).scaleb(right.adjusted()) else None
+        if power is None or power % 3 or not power:
+            return None
+        scale = lu.scale - power if isinstance(node.op, ast.Mult) else lu.scale + power
+        return Unit(lu.kind, lu.currency, scale) if scale in SCALE_WORDS else None
 
     def call(self, node: ast.Call) -> tuple[Decimal, Unit | None]:
         name = node.func.id

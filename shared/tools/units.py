@@ -18,6 +18,8 @@ arithmetic. The rules, for typed operands:
   9,576 thousand is 563.9); a percent over a percent is a number; money over a number
   or a percent stays money, scales subtract; a number over money is plain.
 A percent keeps its written amount (7.5 for 7.5 %): `$REV * $MARGIN / 100` is money.
+(COMPUTE reads `$AMOUNT * 1000` and `$AMOUNT / 1000`, with the power of a thousand
+written in the expression, as the amount restated in another scale.)
 Scales stay within what a document writes (0 to 12): a result past them is restated
 (a negative scale in units, one past 12 in trillions).
 """

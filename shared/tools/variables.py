@@ -67,7 +67,8 @@ def substitute(text: str, inputs: dict[str, StepResult], step_id: str) -> tuple[
 
 
 def evidence(result: StepResult) -> list[Evidence]:
-    """Every document behind `result`: its `document`, then its `documents`, no repeats."""
+    """Every document behind `result`: its `document`, then its `documents`, no repeats
+    (a document cited at two pages counts twice)."""
     found = [result.document] if result.document else []
     return _unique(found + list(result.documents))
 
@@ -78,7 +79,7 @@ def unique_evidence(results: list[StepResult]) -> list[Evidence]:
 
 
 def _unique(docs: list[Evidence]) -> list[Evidence]:
-    seen: dict[str, Evidence] = {}
+    seen: dict[tuple[str, int | None], Evidence] = {}
     for doc in docs:
-        seen.setdefault(doc.doc_id, doc)
+        seen.setdefault((doc.doc_id, doc.page), doc)  # two pages of one filing: both cited
     return list(seen.values())

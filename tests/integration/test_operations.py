@@ -69,7 +69,7 @@ def test_if_validate_merge_filter_and_arbitrate_run_through_the_workers(ops):
     assert steps["I"].value == "above"
     assert steps["M"].value == ["412.5", "415.0"]
     assert steps["F"].value == ["415.0"]
-    assert record.answer.text.startswith("412.5[1] (above 400; valid: True")
+    assert record.answer.text.startswith("$412.5[1] million (above 400; valid: True")
 
 
 def test_merge_takes_what_it_can_when_one_source_failed(ops):
@@ -82,7 +82,7 @@ def test_merge_takes_what_it_can_when_one_source_failed(ops):
     steps = values(record)
     assert steps["R1"].error_code == "NO_MATCH"
     assert steps["M"].value == "412.5" and "R1" in steps["M"].note
-    assert record.answer.text.startswith("Value: 412.5[1]")
+    assert record.answer.text.startswith("Value: $412.5[1] million")
 
 
 def test_a_catastrophic_pattern_ends_as_a_step_error_and_the_query_still_answers(ops):

@@ -68,3 +68,10 @@ def test_an_untyped_value_prints_as_before():
     answer = render_answer(plan("Capex was ${{ CAPEX }} thousand.", None),
                            results("12,088", None), today=TODAY)
     assert answer.text == "Capex was $12,088[1] thousand."
+
+
+def test_a_difference_of_percents_worded_as_points_prints_without_a_percent_sign():
+    gap = parse_quantity("-0.3", kind="percent")
+    answer = render_answer(plan("{{ CAPEX }} points from the target.", "percent"),
+                           results("-0.3", gap), today=TODAY)
+    assert answer.text == "-0.3[1] points from the target."

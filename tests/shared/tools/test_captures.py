@@ -152,3 +152,9 @@ def test_what_a_pattern_asks_for_is_read_from_its_group(pattern, asked):
 def test_a_number_group_that_can_match_no_digit_is_told_apart(pattern, digitless):
     shape = capture_shape(pattern)
     assert shape.reads_figure and shape.digitless == digitless
+
+
+def test_a_figure_set_against_words_of_a_script_without_spaces_stands_alone():
+    text = "2024年第三季度，华川电子营业收入为人民币52.3亿元，同比增长12%。毛利率为23.1%。"
+    assert verdict(text, "23.1").quantity.kind == "percent"
+    assert verdict(text, "52.3亿元").ok  # a unit this reader does not know: kept as text

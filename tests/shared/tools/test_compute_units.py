@@ -106,3 +106,14 @@ def test_steps_pass_their_quantities_on_through_compute_if_merge_and_arbitrate()
     agreed = run_tool(ArbitrateStep(id="R", operation="ARBITRATE", sources=["$C", "$A", "$B"],
                                     prefer=["majority"]), same, None)
     assert agreed.value == "$5.4 billion" and "by rule majority" in agreed.note
+
+
+def test_a_power_of_a_thousand_the_plan_writes_restates_the_amount_in_another_scale():
+    in_millions = compute("$CAPEX / 1000", CAPEX=parse_quantity("12,088", unit="USD", scale=3))
+    assert (in_millions.value, display(in_millions.quantity)) == ("12.088", "$12.088 million")
+    in_thousands = compute("$COVENANT * 1000", COVENANT=COVENANT)
+    assert (in_thousands.value, display(in_thousands.quantity)) == ("25000", "$25,000 thousand")
+    doubled = compute("$COVENANT * 2", COVENANT=COVENANT)
+    assert display(doubled.quantity) == "$50 million"
+    price = compute("$P * 1000", P=parse_quantity("$2.50"))  # no scale below units: multiplied
+    assert display(price.quantity) == "$2,500.00"
