@@ -111,7 +111,7 @@ OVERHEAD_PLAN = {"domain": "finance", "steps": [
     {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report",
      "output_var": "$R1"},
     {"id": "E2", "operation": "EXTRACT", "source": "$R1",
-     "pattern": r"revenue of \$([\d.]+) billion", "output_var": "$Y"}],
+     "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion", "output_var": "$Y"}],
     "answer": "Revenue was ${{ Y }} billion."}
 
 

@@ -60,6 +60,16 @@ FIXES: dict[str, tuple[str, str]] = {
         "CHORDAL_TASK_TIME_LIMIT_S while keeping it below CHORDAL_VISIBILITY_TIMEOUT_S"),
     "BAD_PATTERN": ("the pattern cannot run: ",
                     "fix the regular expression; it needs exactly one capture group (…)"),
+    "NOT_A_VALUE": ("what the pattern captured is not a value of its kind: ",
+                    "capture the figure itself (a group that starts with a digit, like "
+                    "(\\d[\\d,]*(?:\\.\\d+)?)) and spell out the words right before it, so "
+                    "a year, a page number or a footnote mark cannot come first"),
+    "CURRENCY_MISMATCH": ("the expression mixes amounts in two currencies: ",
+                          "extract both amounts in one currency, or convert one with a rate "
+                          "the plan states"),
+    "UNIT_MISMATCH": ("the expression adds or compares an amount of money and a percent: ",
+                      "take the percent of the amount ($AMOUNT * $PERCENT / 100), or compare "
+                      "like with like"),
     "NOT_A_DOCUMENT": ("EXTRACT read a value that is not document text: ",
                        "point its source at the output variable of a GET step"),
     "SEARCH_FAILED": ("the search store could not be read: ",

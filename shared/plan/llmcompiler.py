@@ -2,7 +2,7 @@
 
     Thought: Find Tesla's revenue, then compare it with 92.
     1. search("Tesla Q3 2023 revenue", temporal_scope="2023-Q3")
-    2. extract($1, "revenue of \\$([\\d.]+)")
+    2. extract($1, "revenue of \\$(\\d+(?:\\.\\d+)?)")
     3. math("$2 - 92")
     4. join()<END_OF_PLAN>
     Answer: Revenue was ${{ E2 }} billion.

@@ -1,6 +1,7 @@
 """The checks of one step's own fields: consumes a step, produces `(code, message)`
-findings — `bad_scope`, `bad_pattern`, `capture_groups`, `bad_expression`, `bad_rule`,
-`bad_field`, `bad_period` — without looking at the other steps.
+findings — `bad_scope`, `bad_pattern`, `capture_groups`, `number_group`,
+`bad_expression`, `bad_rule`, `bad_field`, `bad_period` — without looking at the other
+steps.
 
 An EXTRACT by row needs a row of words (a line item, not a regex, without the period
 in it) and, with `period`, one a table column can be of (`FY2018`, `2018`, `fiscal
@@ -9,7 +10,10 @@ in it) and, with `period`, one a table column can be of (`FY2018`, `2018`, `fisc
 Patterns are vetted as the tools compile them (shared/tools/pattern_vetting.py: the
 static size limits, then a compile in a child process bounded in time and memory, with
 the tools' flags), so a pattern that passes here compiles at execution time and none is
-compiled in this process; expressions go through COMPUTE's own parser
+compiled in this process; an EXTRACT pattern's group is then read by the `regex` module's
+parser (shared/tools/capture_shape.py): one that reads a figure yet can match text
+without a digit, like `([\\d,]+)`, which captures a lone comma, is a `number_group`
+finding. Expressions go through COMPUTE's own parser
 (shared/tools/compute.py), never evaluated; ARBITRATE rules through ARBITRATE's
 (shared/tools/arbitrate.py). A finding names the step and the field and says what is
 wrong without quoting the field's text: it goes back to the client in a 422, and to the
@@ -28,6 +32,7 @@ from shared.search.dates import parse_scope
 from shared.search.periods import named_period
 from shared.tables.periods import period_of
 from shared.tools.arbitrate import ACCEPTED_RULES, parse_rule
+from shared.tools.capture_shape import capture_shape
 from shared.tools.compute import parse_expression
 from shared.tools.extract import FLAGS
 from shared.tools.pattern_vetting import vet
@@ -50,7 +55,8 @@ def check_fields(step) -> list[tuple[str, str]]:
                           "temporal_scope out"))
     if isinstance(step, ExtractStep):
         if step.pattern is not None:
-            found += _pattern(step.id, "pattern", step.pattern, groups=1)
+            problems = _pattern(step.id, "pattern", step.pattern, groups=1)
+            found += problems or _number_group(step.id, step.pattern)
         found += _row(step)
     elif isinstance(step, ComputeStep):
         found += _expression(step.id, "expression", step.expression)
@@ -155,3 +161,13 @@ def _readable(period: str) -> bool:
     except InputError:
         return False
     return True
+
+
+def _number_group(step_id: str, pattern: str) -> list[tuple[str, str]]:
+    shape = capture_shape(pattern, FLAGS)
+    if shape is None or not shape.reads_figure or not shape.digitless:
+        return []
+    return [("number_group", f"step {step_id}'s pattern: its capture group reads a figure but "
+             "can match text without a digit (a lone comma, a period, or nothing), which "
+             "EXTRACT would not take for a value; make the group start with a digit, like "
+             "(\\d[\\d,]*(?:\\.\\d+)?) for 1,234.5, or (\\d+(?:\\.\\d+)?) for 91.7")]

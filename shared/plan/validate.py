@@ -6,7 +6,7 @@ Codes: too_many_steps (of the repaired plan; limits.py checks the plan as writte
 duplicate_id, duplicate_variable, undefined_variable (no step binds it),
 forward_reference (a later step binds it: repair.py reorders such plans), cycle (steps
 read each other in a loop), type_mismatch and not_a_document (value_types.py),
-bad_pattern, capture_groups, bad_expression, bad_scope, bad_rule, bad_field
+bad_pattern, capture_groups, number_group, bad_expression, bad_scope, bad_rule, bad_field
 (step_checks.py), bad_template. Problems come in step order; those of the
 whole plan (step None) first, the answer template's last.
 """

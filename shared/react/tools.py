@@ -149,7 +149,7 @@ TOOLS: dict[str, ReactTool] = {
                         "Acme Robotics revenue third quarter 2023", _search),
     "extract": ReactTool("extract", "take a value out of an earlier result with a regex "
                          "that has exactly one capture group", {"source": "$R1", "pattern":
-                         r"revenue of \$([\d.]+) million"}, _extract),
+                         r"revenue of \$(\d+(?:\.\d+)?) million"}, _extract),
     "cell": ReactTool("cell", "read one figure from a table of an earlier document: its "
                       "row (the line item, as the table or an analyst names it) and period "
                       "(the column: FY2018, 2019-Q3, December 31, 2018)", {"source": "$R1",

@@ -7,22 +7,29 @@ finance, legal, medical; any other domain gets generic) states the gaps first â€
 value is missing and why â€” then every value found. Templates render in a sandboxed
 Jinja2 environment with StrictUndefined, the plan's own in a child process bounded in
 time and memory (isolated.py); every printed value carries the markers of
-the documents it rests on (see `cited.py`). In domain `medical` every printed value,
+the documents it rests on (see `cited.py`). A typed value (its `quantity`) prints with
+its unit and scale (`$9,576 thousand`, `-$9.6 million`, `12.5%`), in the domain
+templates and in a plan's own where `{{ CAPEX }}` stands bare; a plan's template that
+writes the unit itself (`${{ CAPEX }}M`) gets the bare amount, in the scale it names. In domain `medical` every printed value,
 gap and footnote title has patient identifiers masked (see `redact.py`).
 """
 
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import Callable
 
 from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, meta
 
 from shared.models import DOMAINS, Answer, Evidence, Footnote, Plan, StepResult
+from shared.models.quantity import Quantity
+from shared.tools.numbers import parse_number
+from shared.tools.quantities import display, rescale
 
 from . import chain, isolated, labels, period
-from .cited import CitedList, cite, kind, show, union
+from .cited import CitedList, cite, cite_figure, kind, show, union
 from .redact import mask_identifiers
 from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
 
@@ -51,17 +58,19 @@ def template_name(domain: str) -> str:
 
 
 class _Footnotes:
-    """One footnote per document, numbered in order of first use."""
+    """One footnote per document (per page of it, when values name their pages),
+    numbered in order of first use."""
 
     def __init__(self, mask: Callable[[str], str] | None):
-        self.by_doc: dict[str, Footnote] = {}
+        self.by_doc: dict[tuple[str, int | None], Footnote] = {}
         self.mask = mask
 
     def number(self, e: Evidence, var: str) -> int:
-        if e.doc_id not in self.by_doc:
+        key = (e.doc_id, e.page)
+        if key not in self.by_doc:
             cited = e.model_copy(update={"title": self.mask(e.title)}) if self.mask else e
-            self.by_doc[e.doc_id] = Footnote(number=len(self.by_doc) + 1, evidence=cited)
-        note = self.by_doc[e.doc_id]
+            self.by_doc[key] = Footnote(number=len(self.by_doc) + 1, evidence=cited)
+        note = self.by_doc[key]
         if var not in note.variables:
             note.variables.append(var)
         return note.number
@@ -90,7 +99,10 @@ def _gap(plan: Plan, results: dict[str, StepResult], step_id: str, var: str) -> 
             f"step {root} ({plan.step(root).operation}) {why}")
 
 
-def _cited(r: StepResult, docs: list[Evidence], notes: _Footnotes, var: str) -> object:
+def _cited(r: StepResult, docs: list[Evidence], notes: _Footnotes, var: str,
+           written: tuple[bool, int | None] = (False, None)) -> object:
+    """The template value of `r`; `written` is whether the plan's template writes a unit
+    around it and the scale it names (labels.written_unit)."""
     if isinstance(r.value, bool) or r.value is None:
         return r.value  # printed as yes/no or n/a, without a marker: no footnote to point to
     quoted = bool(chain.own_evidence(r))  # not a plan's own words picked by IF
@@ -98,7 +110,24 @@ def _cited(r: StepResult, docs: list[Evidence], notes: _Footnotes, var: str) -> 
     if per_item:
         item_notes = [(notes.number(e, var),) for e in per_item]
         return cite(r.value, union(*item_notes), item_notes, quoted)
-    return cite(r.value, tuple(notes.number(e, var) for e in docs), quoted=quoted)
+    numbers = tuple(notes.number(e, var) for e in docs)
+    q = r.quantity
+    if q is not None and q.kind != "date" and not isinstance(r.value, list):
+        return cite_figure(*_figure(str(r.value), q, written), numbers)
+    return cite(r.value, numbers, quoted=quoted)
+
+
+def _figure(value: str, q: Quantity, written: tuple[bool, int | None]) -> tuple[Decimal, str]:
+    """The amount a template sees of a typed value and how it prints: with its unit and
+    scale (`$9,576 thousand`), or, where the template writes the unit, bare in the scale
+    the template names (`${{ CAPEX }}M`: `9.576`) or as the step gave it."""
+    writes, scale = written
+    if not writes:
+        return q.amount, display(q)
+    stated = rescale(q, scale) if scale is not None else q
+    if stated is q and parse_number(value) == q.amount:
+        return q.amount, value.strip()
+    return stated.amount, f"{stated.amount:,f}"
 
 
 def _short(text: str) -> str:
@@ -116,8 +145,8 @@ def _shown(step, value: object) -> object:
         return cite([_short(str(v)) for v in value], value.footnotes,
                     [getattr(v, "footnotes", ()) for v in value],
                     all(getattr(v, "quoted", True) for v in value))
-    if kind(value) not in ("number", "text"):
-        return value
+    if kind(value) not in ("number", "text") or getattr(value, "shown", None):
+        return value  # a typed figure prints its own unit and scale
     prefix, suffix = labels.unit(step, str(value))
     return cite(_short(f"{prefix}{value}{suffix}"), value.footnotes, quoted=quoted)
 
@@ -175,7 +204,8 @@ def _found(plan: Plan, results: dict[str, StepResult], used: list[str],
         if r is None or r.status != "ok":
             missing.append(_gap(plan, results, sid, var))
             continue
-        values[var] = value = _cited(r, evidence[sid], notes, var)
+        written = labels.written_unit(plan.answer, var) if plan.answer else (False, None)
+        values[var] = value = _cited(r, evidence[sid], notes, var, written)
         items.append(_item(plan, results, sid, var, value, names[var], evidence[sid],
                            spans[var], today))
     return values, items, missing

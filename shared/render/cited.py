@@ -2,7 +2,9 @@
 it rests on, produces the value a template sees, and prints it with its markers.
 
 - numbers become `CitedDecimal`: templates compare them (`{% if GAP < 0 %}`) and do
-  arithmetic on them, and the result keeps the footnotes of every operand;
+  arithmetic on them, and the result keeps the footnotes of every operand; a typed value
+  (`cite_figure`) is its amount, printed with its unit and scale (`$9,576 thousand`) or
+  bare where the template writes the unit itself;
 - text becomes `CitedStr`, lists become `CitedList` (each item cited on its own),
   bools and None stay as they are.
 
@@ -39,6 +41,8 @@ class CitedStr(str):
 
 class CitedDecimal(Decimal):
     footnotes: tuple[int, ...] = ()
+    shown: str | None = None
+    """How it prints, when not as its digits: `$9,576 thousand`, `12,088`."""
 
 
 class CitedList(list):
@@ -88,6 +92,13 @@ def cite(value: object, notes: tuple[int, ...],
     return out
 
 
+def cite_figure(amount: Decimal, shown: str, notes: tuple[int, ...]) -> CitedDecimal:
+    """A typed value: compares and computes as `amount`, prints as `shown`."""
+    value = _with(CitedDecimal(amount), notes)
+    value.shown = shown
+    return value
+
+
 def kind(value: object) -> str:
     """`bool`, `list`, `number`, `text` or `none`: how default templates phrase a value."""
     if isinstance(value, bool):
@@ -120,7 +131,8 @@ def show(value: object, mask: Callable[[str], str] | None = None,
     if isinstance(value, CitedList):
         return "; ".join(str(show(v, mask, yes_no)) for v in value)
     if isinstance(value, (CitedStr, CitedDecimal)):
-        text = str(Decimal(value)) if isinstance(value, Decimal) else str.__str__(value)
+        text = (value.shown or str(Decimal(value))) if isinstance(value, Decimal) \
+            else str.__str__(value)
         return marked(mask(text) if mask else text, value.footnotes,
                       getattr(value, "quoted", True))
     if isinstance(value, str) and mask:

@@ -76,7 +76,7 @@ def _encode(v: object) -> object:
     if isinstance(v, CitedStr):
         return {"$": "str", "v": str(v), "f": list(v.footnotes), "q": v.quoted}
     if isinstance(v, CitedDecimal):
-        return {"$": "dec", "v": str(v), "f": list(v.footnotes)}
+        return {"$": "dec", "v": str(v), "f": list(v.footnotes), "s": v.shown}
     if isinstance(v, CitedList):
         return {"$": "list", "v": [_encode(i) for i in v], "f": list(v.footnotes)}
     if isinstance(v, Decimal):
@@ -103,6 +103,8 @@ def _decode(v: object) -> object:
     value.footnotes = tuple(v["f"])
     if tag == "str":
         value.quoted = v["q"]
+    if tag == "dec":
+        value.shown = v.get("s")
     return value
 
 

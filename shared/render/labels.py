@@ -5,6 +5,8 @@ around it ("%", "$… billion") and the provision it sits under ("Article 17").
 An EXTRACT's label and unit are the literal words of its pattern around the capture
 group, or, for a table's cell, its row (the cell's quantity carries its unit); a COMPUTE
 is named by its variable and expression; other steps by their variable.
+`written_unit` says whether a plan's own template writes a unit around a variable
+(`${{ RA }}M`, `{{ Y }}%`): such a template prints the bare amount, in the scale it names.
 """
 
 from __future__ import annotations
@@ -115,3 +117,24 @@ def provision(value: str, texts: list[str]) -> str | None:
             before = PROVISION.findall(text[:at.start()])
             return before[-1] if before else None
     return None
+
+
+_WRITTEN_BEFORE = re.compile(r"(?:[$€£¥₹]|\b(?:US\$|USD|EUR|GBP|JPY|CNY|INR)\s?)$", re.I)
+_WRITTEN_AFTER = re.compile(r"\s?(?:(?P<scale>thousand|million|billion|trillion|mn|bn|tn|"
+                            r"[kmb])\b|%|percent\b|per cent\b|(?:percentage\s)?points?\b|"
+                            r"pts\b|pp\b|basis points\b|bps\b|(?:USD|EUR|GBP)\b)", re.I)
+_SCALE_WRITTEN = {"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9,
+                  "b": 9, "bn": 9, "trillion": 12, "tn": 12}
+
+
+def written_unit(template: str, var: str) -> tuple[bool, int | None]:
+    """Whether `template` writes a unit right around `{{ var }}` (a currency before it, a
+    percent sign, "points" or a scale after it), and the scale it names (`M`: 6), if any."""
+    writes, scale = False, None
+    for m in re.finditer(r"\{\{-?\s*" + re.escape(var) + r"\s*-?\}\}", template):
+        after = _WRITTEN_AFTER.match(template, m.end())
+        if after or _WRITTEN_BEFORE.search(template, 0, m.start()):
+            writes = True
+            if after and after["scale"]:
+                scale = _SCALE_WRITTEN[after["scale"].lower()]
+    return writes, scale

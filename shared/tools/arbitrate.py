@@ -1,12 +1,13 @@
 """ARBITRATE: consumes an ArbitrateStep and the results of its `sources` (conflicting
 values of one fact; some may have failed), produces the value its `prefer` rules choose,
-with that input's evidence and a `note` saying why.
+with that input's evidence and quantity and a `note` saying why.
 
 Rules, tried in order over the ok inputs; each narrows the candidates (a rule that
 would leave none leaves them all), and the first that narrows them to one value decides:
 - `source_type == "official_report"`: inputs whose document is of that type;
 - `newest` / `oldest`: inputs whose document has the latest / earliest date;
-- `majority`: inputs holding the most common value (numbers compare as Decimals).
+- `majority`: inputs holding the most common value (numbers compare as Decimals, typed
+  values as their figures in units: "$5.4 billion" is "5,400 million").
 When every input agrees no rule is needed; when no rule decides, the first remaining
 input (in `sources` order) is taken and the note says so.
 
@@ -68,7 +69,7 @@ def run_arbitrate(step: ArbitrateStep, inputs: dict[str, StepResult]) -> ToolOut
                 decided_by = rule.text
                 break
     name, chosen = remaining[0]
-    others = [c for c in ok if value_key(c[1].value) != value_key(chosen.value)]
+    others = [c for c in ok if _key(c[1]) != _key(chosen)]
     if len(ok) == 1:
         why = f"chose {_describe(name, chosen)}: the only source with a value"
     elif not others:
@@ -81,7 +82,7 @@ def run_arbitrate(step: ArbitrateStep, inputs: dict[str, StepResult]) -> ToolOut
     note = why + (f"; skipped {', '.join(failed)}" if failed else "")
     return ToolOutput(value=chosen.value, confidence=CONFIDENCE, document=_document(chosen),
                       documents=list(chosen.documents), note=note,
-                      inputs=[r.action_id for _, r in ok])
+                      inputs=[r.action_id for _, r in ok], quantity=chosen.quantity)
 
 
 def _apply(rule: Rule, candidates: list[Candidate]) -> list[Candidate]:
@@ -89,9 +90,9 @@ def _apply(rule: Rule, candidates: list[Candidate]) -> list[Candidate]:
     if rule.kind == "source_type":
         return [c for c, d in docs if d is not None and d.source_type == rule.source_type]
     if rule.kind == "majority":
-        counts = Counter(value_key(c[1].value) for c in candidates)
+        counts = Counter(_key(c[1]) for c in candidates)
         top = max(counts.values())
-        return [c for c in candidates if counts[value_key(c[1].value)] == top]
+        return [c for c in candidates if counts[_key(c[1])] == top]
     dated = [(c, d.date) for c, d in docs if d is not None and d.date]
     if not dated:
         return []
@@ -100,7 +101,11 @@ def _apply(rule: Rule, candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _distinct(candidates: list[Candidate]) -> int:
-    return len({value_key(r.value) for _, r in candidates})
+    return len({_key(r) for _, r in candidates})
+
+
+def _key(result: StepResult) -> tuple[str, object]:
+    return value_key(result.value, result.quantity)
 
 
 def _document(result: StepResult) -> Evidence | None:

@@ -8,12 +8,26 @@ comparisons (`< <= > >= == !=`, chained), `and or not`, parentheses, and calls t
 `abs`, `min`, `max`, `round(x[, places])` (rounds half away from zero). Arithmetic runs
 at 28 significant digits; `//` and `%` truncate toward zero, as Decimal does.
 
+A variable whose value is typed (its `quantity`: money in USD in thousands, a percent)
+enters with its unit, and the result gets one (shared/tools/units.py): scales are
+brought to one before adding or comparing (millions and thousands), a ratio of two
+amounts of money is a number in units, currencies are never mixed (CURRENCY_MISMATCH),
+money and a percent never added (UNIT_MISMATCH). Numbers the expression writes, and
+variables without a quantity, are plain: they take the unit of what they meet, and an
+expression over plain values only computes exactly as written. An amount times or over
+a power of a thousand the expression writes (`$DIFF * 1000`, `$CAPEX / 1000`) is the
+amount restated in another scale, as a plan converts millions to thousands: the value
+is the product, the quantity's scale moves so that the amount in units stays.
+
 Result value (run_compute): a bool stays a bool; a Decimal becomes a string without
 exponent, keeping the decimal places exact arithmetic gives (`91.7 - 92` -> "-0.3",
-`1.50 + 1` -> "2.50"), while inexact quotients carry 28 digits (`round(...)` for fewer).
+`1.50 + 1` -> "2.50"), while inexact quotients carry 28 digits (`round(...)` for fewer);
+with typed inputs it is the amount in the result's scale, and `quantity` says which
+(money, USD, scale 3: "$9,576 thousand").
 
 ToolError codes: BAD_EXPRESSION, MISSING_INPUT, NOT_A_NUMBER, DIVISION_BY_ZERO,
-OUT_OF_RANGE (beyond 1e99, an exponent past 100, or no real result like `(-8) ** 0.5`).
+OUT_OF_RANGE (beyond 1e99, an exponent past 100, or no real result like `(-8) ** 0.5`),
+CURRENCY_MISMATCH, UNIT_MISMATCH.
 """
 
 from __future__ import annotations
@@ -30,8 +44,10 @@ import regex
 from shared.errors import ToolError
 from shared.models import ComputeStep
 from shared.models.plan import VAR_RE
+from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.tools.base import ToolOutput
 from shared.tools.numbers import as_number, format_decimal
+from shared.tools.units import Unit, common, product, quantity_of, quotient, settle, unit_of
 
 MAX_LENGTH = 1000
 MAX_EXPONENT = 100
@@ -129,88 +145,144 @@ def _check(parsed: Expression, node: ast.AST, callees: set[int]) -> None:
             raise _bad(f"{name}() takes {low} to {high} plain arguments")
 
 
-def evaluate(expression: str, variables: dict[str, object]) -> Decimal | bool:
-    """The value of `expression` with `$NAME` read from `variables` (keys `NAME` or `$NAME`)."""
+def evaluate(expression: str, variables: dict[str, object],
+             quantities: dict[str, Quantity | None] | None = None) -> Decimal | bool:
+    """The value of `expression` with `$NAME` read from `variables` (keys `NAME` or
+    `$NAME`); a variable with a quantity in `quantities` is read with its unit and scale
+    (shared/tools/units.py)."""
+    return evaluate_typed(expression, variables, quantities)[0]
+
+
+def evaluate_typed(expression: str, variables: dict[str, object],
+                   quantities: dict[str, Quantity | None] | None = None
+                   ) -> tuple[Decimal | bool, Unit | None]:
+    """`evaluate`, with the unit of the result (None: plain, or true/false)."""
     parsed = parse_expression(expression)
     with localcontext(_CONTEXT):
         try:
-            result = _Evaluator(parsed, variables).value_of(parsed.tree.body)
+            result, unit = _Evaluator(parsed, variables, quantities or {}).value_of(
+                parsed.tree.body)
         except DecimalException:  # overflow, or no real result: reported below
-            result = Decimal("NaN")
+            result, unit = Decimal("NaN"), None
     if isinstance(result, bool) or result.is_finite():
-        return result
+        return result, unit
     raise ToolError("OUT_OF_RANGE", f"expression {parsed.source!r} has no result within "
                     "±1e99 at 28 digits (too large, or no real root like (-8) ** 0.5)")
 
 
 class _Evaluator:
-    def __init__(self, parsed: Expression, variables: dict[str, object]):
-        self.parsed, self.variables = parsed, variables
+    def __init__(self, parsed: Expression, variables: dict[str, object],
+                 quantities: dict[str, Quantity | None]):
+        self.parsed, self.variables, self.quantities = parsed, variables, quantities
 
-    def value_of(self, node: ast.expr) -> Decimal | bool:
+    def value_of(self, node: ast.expr) -> tuple[Decimal | bool, Unit | None]:
         if isinstance(node, ast.Constant):
             text = ast.get_source_segment(self.parsed.python, node) or repr(node.value)
             # ints are exact; a float literal is re-read from its text, never via float
             exact = Decimal(node.value if type(node.value) is int else text.replace("_", ""))
-            return +exact  # unary plus applies the context: rounding and the 1e99 bound
+            return +exact, None  # unary plus applies the context: rounding and the 1e99 bound
         if isinstance(node, ast.Name):
             return self.variable(self.parsed.names[node.id])
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
-                return not self.value_of(node.operand)
-            value = self.number(node.operand)
-            return -value if isinstance(node.op, ast.USub) else +value
+                return not self.value_of(node.operand)[0], None
+            value, unit = self.number(node.operand)
+            return (-value if isinstance(node.op, ast.USub) else +value), unit
         if isinstance(node, ast.BoolOp):
             stop = isinstance(node.op, ast.Or)  # `or` stops at the first true operand
-            return next((stop for v in node.values if bool(self.value_of(v)) is stop), not stop)
+            return next((stop for v in node.values if bool(self.value_of(v)[0]) is stop),
+                        not stop), None
         if isinstance(node, ast.Compare):
-            left = self.number(node.left)
+            left, left_node = self.number(node.left), node.left
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.number(right_node)
-                if not _COMPARE[type(op)](left, right):
-                    return False
-                left = right
-            return True
+                a, b, _ = common(left, right, "comparing", self.says(left_node, right_node))
+                if not _COMPARE[type(op)](a, b):
+                    return False, None
+                left, left_node = right, right_node
+            return True, None
         if isinstance(node, ast.BinOp):
             return self.binary(node)
         return self.call(node)
 
-    def binary(self, node: ast.BinOp) -> Decimal:
-        left, right = self.number(node.left), self.number(node.right)
+    def says(self, *nodes: ast.expr) -> tuple[str, ...]:
+        return tuple(self.parsed.text(n) for n in nodes)
+
+    def binary(self, node: ast.BinOp) -> tuple[Decimal, Unit | None]:
+        (left, lu), (right, ru) = self.number(node.left), self.number(node.right)
         divides = isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod))
         if (divides and right == 0) or (isinstance(node.op, ast.Pow) and left == 0 > right):
             culprit = self.parsed.text(node.right if divides else node.left)
             raise ToolError("DIVISION_BY_ZERO", f"expression {self.parsed.source!r} divides "
                             f"by zero ({culprit} is 0); guard it: `{culprit} != 0 and …`")
-        if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
+        says = self.says(node.left, node.right)
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mod)):
+            what = "taking the remainder of" if isinstance(node.op, ast.Mod) else "adding"
+            a, b, unit = common((left, lu), (right, ru), what, says)
+            return _BINARY[type(node.op)](a, b), unit
+        restated = self.restated(node, lu, ru, right)
+        if restated is not None:
+            return _BINARY[type(node.op)](left, right), restated
+        if isinstance(node.op, ast.Mult):
+            return settle(left * right, product(lu, ru))
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)):
+            unit, ratio = quotient(lu, ru, says)
+            return settle(_BINARY[type(node.op)](left, right), unit, ratio)
+        (left, _), (right, _) = settle(left, lu, True), settle(right, ru, True)
+        if abs(right) > MAX_EXPONENT:
             raise ToolError("OUT_OF_RANGE", f"expression {self.parsed.source!r}: exponent "
                             f"{right} is beyond ±{MAX_EXPONENT}")
-        return _BINARY[type(node.op)](left, right)
+        return left ** right, None  # a power of an amount has no unit to name
 
-    def call(self, node: ast.Call) -> Decimal:
+    def restated(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None,
+                 right: Decimal) -> Unit | None:
+        """The unit of `$AMOUNT * 1000` or `$AMOUNT / 1000` (a power of a thousand the
+        plan writes): the amount restated in another scale, as a plan converts millions
+        to thousands, not made larger; None for any other operation."""
+        if not isinstance(node.op, (ast.Mult, ast.Div)) or ru is not None or lu is None \
+                or lu.kind == "percent" or not isinstance(node.right, ast.Constant):
+            return None
+        power = right.adjusted() if right == Decimal(1).scaleb(right.adjusted()) else None
+        if power is None or power % 3 or not power:
+            return None
+        scale = lu.scale - power if isinstance(node.op, ast.Mult) else lu.scale + power
+        return Unit(lu.kind, lu.currency, scale) if scale in SCALE_WORDS else None
+
+    def call(self, node: ast.Call) -> tuple[Decimal, Unit | None]:
         name = node.func.id
         args = [self.number(a) for a in node.args]
-        if name != "round":
-            return abs(args[0]) if name == "abs" else (min if name == "min" else max)(args)
-        places = args[1] if len(args) == 2 else Decimal(0)
+        if name in ("min", "max"):
+            best = args[0]
+            for arg, arg_node in zip(args[1:], node.args[1:]):
+                a, b, unit = common(best, arg, f"taking the {name} of",
+                                    self.says(node.args[0], arg_node))
+                best = (b if (b < a if name == "min" else b > a) else a), unit
+            return best
+        (value, unit) = args[0]
+        if name == "abs":
+            return abs(value), unit
+        places = args[1][0] if len(args) == 2 else Decimal(0)
         if places != places.to_integral_value() or abs(places) > 28:
             raise ToolError("BAD_EXPRESSION", f"expression {self.parsed.source!r}: round() "
                             f"places must be a whole number from -28 to 28, not {places}")
-        return args[0].quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP)
+        return value.quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP), unit
 
-    def number(self, node: ast.expr) -> Decimal:
-        value = self.value_of(node)
+    def number(self, node: ast.expr) -> tuple[Decimal, Unit | None]:
+        value, unit = self.value_of(node)
         if isinstance(value, bool):
             raise ToolError("NOT_A_NUMBER", f"expression {self.parsed.source!r}: "
                             f"{self.parsed.text(node)} is true/false, not a number; "
                             "combine comparisons only with and/or/not")
-        return value
+        return value, unit
 
-    def variable(self, name: str) -> Decimal | bool:
+    def variable(self, name: str) -> tuple[Decimal | bool, Unit | None]:
         for key in (name, f"${name}"):
             if key in self.variables:
+                q = self.quantities.get(name) or self.quantities.get(f"${name}")
+                if q is not None and q.kind != "date":
+                    return +q.amount, unit_of(q)  # +: context bounds
                 value = _as_number(name, self.variables[key])
-                return value if isinstance(value, bool) else +value  # +: context bounds
+                return (value if isinstance(value, bool) else +value), None
         known = ", ".join(f"${k.lstrip('$')}" for k in self.variables) or "none"
         raise ToolError("MISSING_INPUT", f"${name} has no value (variables available: "
                         f"{known}); the step that binds ${name} failed or is missing")
@@ -226,8 +298,13 @@ def _as_number(name: str, value: object) -> Decimal | bool:
     return number
 
 
-def run_compute(step: ComputeStep, variables: dict[str, object]) -> ToolOutput:
-    """Evaluate a COMPUTE step; a Decimal value becomes a string, a bool stays a bool."""
-    result = evaluate(step.expression, variables)
-    value = result if isinstance(result, bool) else format_decimal(result)
-    return ToolOutput(value=value, confidence="computed")
+def run_compute(step: ComputeStep, variables: dict[str, object],
+                quantities: dict[str, Quantity | None] | None = None) -> ToolOutput:
+    """Evaluate a COMPUTE step; a Decimal value becomes a string (in the scale of its
+    quantity, when its inputs had units), a bool stays a bool."""
+    result, unit = evaluate_typed(step.expression, variables, quantities)
+    if isinstance(result, bool):
+        return ToolOutput(value=result, confidence="computed")
+    value = format_decimal(result)
+    return ToolOutput(value=value, confidence="computed",
+                      quantity=quantity_of(result, unit, value))

@@ -1,8 +1,9 @@
 """IF: consumes an IfStep and the results of the variables it reads, produces `then` or
 `else` depending on `condition`, a COMPUTE expression that must yield true or false.
 
-A branch that is exactly one `$VAR` yields that variable's value with its evidence
-(`document`, `documents`); any other branch is literal text (a `$VAR` inside longer
+The condition reads typed values with their units (a figure in millions compares with
+one in thousands as what they are). A branch that is exactly one `$VAR` yields that
+variable's value with its evidence (`document`, `documents`) and quantity; any other branch is literal text (a `$VAR` inside longer
 text is not substituted). `note` says which way the condition went.
 
 ToolError codes: NOT_A_CONDITION (the condition yields a number), MISSING_INPUT, and
@@ -17,14 +18,14 @@ from shared.models.plan import VAR_RE
 
 from .base import ToolOutput
 from .compute import evaluate
-from .variables import lookup, single_var, values
+from .variables import lookup, quantities, single_var, values
 
 CONFIDENCE = "condition"
 
 
 def run_if(step: IfStep, inputs: dict[str, StepResult]) -> ToolOutput:
     """The value of the branch `step.condition` selects."""
-    outcome = evaluate(step.condition, values(inputs))
+    outcome = evaluate(step.condition, values(inputs), quantities(inputs))
     if not isinstance(outcome, bool):
         raise ToolError("NOT_A_CONDITION", f"IF step {step.id}: condition {step.condition!r} "
                         f"yields the number {outcome}, not true or false; compare it, e.g. "
@@ -40,4 +41,5 @@ def run_if(step: IfStep, inputs: dict[str, StepResult]) -> ToolOutput:
     used = list(dict.fromkeys(used + [name]))
     return ToolOutput(value=chosen.value, confidence=CONFIDENCE, document=chosen.document,
                       documents=list(chosen.documents), note=f"{note}: ${name}",
-                      inputs=[inputs[n].action_id for n in used if n in inputs])
+                      inputs=[inputs[n].action_id for n in used if n in inputs],
+                      quantity=chosen.quantity)

@@ -19,7 +19,7 @@ from datetime import date
 
 import regex
 
-from shared.search.terms import stem
+from shared.search.terms import IRREGULAR, stem
 
 from .figures import not_alone
 from .patterns import FLAGS, LIBRARY
@@ -55,16 +55,58 @@ _POINT = regex.compile(r"\b(?:point|hundred|thousand|million|billion)\b", FLAGS)
 def keyword_sentences(text: str, words: list[str], timeout: float | None = None) -> list[str]:
     """The sentences of `text`, in order, that hold the most of `words` (all of them, two
     thirds of more than two)."""
+    return [text[start:end] for start, end in keyword_spans(text, words, timeout)]
+
+
+def keyword_spans(text: str, words: list[str], timeout: float | None = None
+                  ) -> list[tuple[int, int]]:
+    """Where in `text` the sentences `keyword_sentences` gives are (start, end, stripped).
+
+    Only the sentences around the keywords' occurrences are read (a sentence ends at a
+    line break or after `.!?;`), so a long text costs one scan for the keywords."""
     wanted = {stem(w.lower()) for w in words}
     if not wanted:
         return []
-    scored = [(len(wanted & {stem(w.lower()) for w in _WORD.findall(s, timeout=timeout)}), s)
-              for s in _SENTENCE_END.split(text, timeout=timeout) if s.strip()]
-    top = max((n for n, _ in scored), default=0)
+    forms = wanted | {word for word, verb in IRREGULAR.items() if stem(verb) in wanted}
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer: offsets would shift
+        lowered = text
+    first = regex.compile(r"\b(?:" + "|".join(map(regex.escape, sorted(forms, key=len,
+                          reverse=True))) + r")[^\W_]*", 0 if lowered is not text else FLAGS)
+    scored: dict[tuple[int, int], int] = {}
+    lines: dict[int, list[tuple[int, int]]] = {}
+    for m in first.finditer(lowered, timeout=timeout):
+        if stem(m[0].lower()) not in wanted:
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if line_start not in lines:
+            line_end = text.find("\n", m.end())
+            lines[line_start] = _sentences(text, line_start,
+                                           len(text) if line_end < 0 else line_end, timeout)
+        span = next((s for s in lines[line_start] if s[0] <= m.start() < s[1]), None)
+        if span is not None and span not in scored:
+            sentence = text[span[0]:span[1]]
+            scored[span] = len(wanted & {stem(w.lower())
+                                         for w in _WORD.findall(sentence, timeout=timeout)})
+    top = max(scored.values(), default=0)
     need = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
     if top == 0 or top < need:
         return []
-    return [s.strip() for n, s in scored if n == top]
+    return sorted(span for span, n in scored.items() if n == top)
+
+
+def _sentences(text: str, start: int, end: int, timeout: float | None) -> list[tuple[int, int]]:
+    """The sentences of the line text[start:end], stripped, as (start, end)."""
+    spans, at = [], start
+    for m in [*_SENTENCE_END.finditer(text, start, end, timeout=timeout), None]:
+        stop = m.start() if m is not None else end
+        piece = text[at:stop]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((at + lead, at + len(piece.rstrip())))
+        if m is not None:
+            at = m.end()
+    return spans
 
 
 QUOTE_SIDE = 150
@@ -87,6 +129,13 @@ def sentence_around(text: str, start: int, end: int, side: int = QUOTE_SIDE) -> 
 def nearest(candidates: list[Span], sentence: str, words: list[str],
             timeout: float | None = None) -> str | None:
     """The candidate closest to a keyword; on a tie the one after it (labels precede values)."""
+    found = nearest_span(candidates, sentence, words, timeout)
+    return found[2] if found else None
+
+
+def nearest_span(candidates: list[Span], sentence: str, words: list[str],
+                 timeout: float | None = None) -> Span | None:
+    """The candidate `nearest` picks, with where it is in `sentence`."""
     wanted = {stem(w) for w in words}
     marks = [m.span() for m in _WORD.finditer(sentence, timeout=timeout)
              if stem(m[0].lower()) in wanted]
@@ -98,7 +147,7 @@ def nearest(candidates: list[Span], sentence: str, words: list[str],
                 if c[0] >= end or c[1] <= start]
         return (*min(gaps, default=(len(sentence), 2)), c[0])
 
-    return min(candidates, key=distance)[2]
+    return min(candidates, key=distance)
 
 
 def library_matches(quantity: str, sentence: str, timeout: float | None = None) -> list[Span]:

@@ -17,11 +17,12 @@ import time
 
 from shared.errors import ToolError
 from shared.models import FilterStep, StepResult
+from shared.models.quantity import Quantity
 
 from .base import ToolOutput
 from .compute import evaluate
 from .patterns import DEFAULT_TIMEOUT_S, compile_pattern, search
-from .variables import as_text, bare, lookup, values
+from .variables import as_text, bare, lookup, quantities, values
 
 CONFIDENCE = "filtered"
 
@@ -40,10 +41,11 @@ def run_filter(step: FilterStep, inputs: dict[str, StepResult],
                         "pattern; set \"condition\" (e.g. \"$item > 90\") or \"pattern\"")
     compiled = compile_pattern(step.pattern, "pattern") if step.pattern is not None else None
     variables = {k: v for k, v in values(inputs).items() if k != "item"}
+    typed = {k: q for k, q in quantities(inputs).items() if k != "item"}
     deadline = time.monotonic() + timeout_s
     kept = []
     for index, item in enumerate(items):
-        if step.condition is not None and not _holds(step, index, item, variables):
+        if step.condition is not None and not _holds(step, index, item, variables, typed):
             continue
         if compiled is not None and search(compiled, as_text(item), timeout_s,
                                            f"item {index} of {step.source}",
@@ -61,9 +63,10 @@ def run_filter(step: FilterStep, inputs: dict[str, StepResult],
                       inputs=[inputs[n].action_id for n in inputs if n in used])
 
 
-def _holds(step: FilterStep, index: int, item: object, variables: dict[str, object]) -> bool:
+def _holds(step: FilterStep, index: int, item: object, variables: dict[str, object],
+           typed: dict[str, Quantity | None]) -> bool:
     try:
-        outcome = evaluate(step.condition, {**variables, "item": item})
+        outcome = evaluate(step.condition, {**variables, "item": item}, typed)
     except ToolError as e:
         if e.code != "NOT_A_NUMBER":
             raise

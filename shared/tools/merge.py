@@ -1,7 +1,7 @@
 """MERGE: consumes a MergeStep and the results of its `sources`, some of which may have
 failed, produces one value from the ok ones in `sources` order:
 
-- `first`: the first ok value, with that input's evidence;
+- `first`: the first ok value, with that input's evidence and quantity;
 - `list`: every ok value, a list value flattened into its items;
 - `unique`: as `list`, without repeats (numbers compare as Decimals: "91.7" == "91.70").
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from shared.errors import ToolError
 from shared.models import Evidence, MergeStep, StepResult
+from shared.models.quantity import Quantity
 
 from .base import ToolOutput
 from .numbers import as_number
@@ -52,7 +53,8 @@ def run_merge(step: MergeStep, inputs: dict[str, StepResult]) -> ToolOutput:
         name, result = ok[0]
         return ToolOutput(value=result.value, confidence=CONFIDENCE, document=result.document,
                           documents=list(result.documents), inputs=[result.action_id],
-                          note="; ".join([f"took ${name}"] + skipped))
+                          note="; ".join([f"took ${name}"] + skipped),
+                          quantity=result.quantity)
     items: list[object] = []
     item_docs: list[Evidence | None] = []
     origins: list[StepResult] = []
@@ -81,8 +83,12 @@ def _items(result: StepResult) -> tuple[list[object], list[Evidence | None]]:
     return list(result.value), [None] * len(result.value)
 
 
-def value_key(value: object) -> tuple[str, object]:
-    """What two values share when they are the same: their number, else their text."""
+def value_key(value: object, quantity: Quantity | None = None) -> tuple[str, object]:
+    """What two values share when they are the same: their figure in units when they are
+    typed ("$5.4 billion" is "5,400 million"), else their number, else their text."""
+    if quantity is not None:
+        return ("date", quantity.date) if quantity.kind == "date" else \
+            ("number", quantity.absolute())
     number = as_number(value)
     return ("number", number) if number is not None else ("text", as_text(value).strip())
 

@@ -80,12 +80,12 @@ def compile_pattern(pattern: str, field: str, groups: int = 0) -> regex.Pattern:
 
 
 def search(compiled: regex.Pattern, text: str, timeout_s: float, where: str,
-           remaining_s: float | None = None):
-    """The first match of `compiled` in `text` (`where` describes it), or None;
-    PATTERN_TIMEOUT past `remaining_s` of a `timeout_s` budget (default: all of it)."""
+           remaining_s: float | None = None, pos: int = 0):
+    """The first match of `compiled` in `text` from `pos` (`where` describes it), or
+    None; PATTERN_TIMEOUT past `remaining_s` of a `timeout_s` budget (default: all of it)."""
     limit = timeout_s if remaining_s is None else remaining_s
     try:
-        return compiled.search(text, timeout=max(limit, 0.001))
+        return compiled.search(text, pos, timeout=max(limit, 0.001))
     except TimeoutError:
         raise timeout_error(f"pattern `{compiled.pattern}`", timeout_s, where) from None
 

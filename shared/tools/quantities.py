@@ -13,10 +13,17 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
 - a dash alone (`—`, `–`, `-`), after a currency (`$ —`) or `nil`: zero, as tables
   write it.
-A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`.
+A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`. A bare figure
+takes the kind asked for (money, number or percent: a plan that asks for a percent and
+captures `91.7` means 91.7 %), but a figure written as one kind is never another.
 
 Everything else gives None: words, two numbers, a number with letters glued to it
 (`10-K`, `Q3`), a lone sign or comma.
+
+Also here, for the text around a figure: `unit_statement` reads what a table's heading
+or a row's label says its figures are in ("(In thousands, except per share amounts)",
+"$ in millions", "(000's)"); `rescale` states a figure in another scale; `is_year`
+tells a bare year (2020) from an amount.
 """
 
 from __future__ import annotations
@@ -86,7 +93,8 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     money = bool(m["cur"] or m["cur0"] or (unit and kind != "percent"))
     found_kind: Kind = "percent" if m["percent"] else "money" if money else "number"
     if kind is not None and kind != found_kind:
-        if {kind, found_kind} == {"money", "number"} and not m["percent"]:
+        bare = found_kind == "number" or (found_kind == "money" and not m["cur"])
+        if bare and not m["percent"] and (kind != "percent" or found_kind == "number"):
             found_kind = kind  # a bare figure of the kind asked for, in a table of another
         else:
             return None
@@ -98,6 +106,53 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     return Quantity(kind=found_kind, amount=-amount if negative else amount,
                     unit=currency if found_kind == "money" else None,
                     scale=stated if found_kind != "percent" else 0, text=written)
+
+
+_UNIT_STATEMENT = regex.compile(
+    r"""\(\s*(?:(?P<cur1>\$|us\$|€|£|dollars|euros?)\s*)?(?:(?:amounts|figures|dollars)\s+)?
+    (?:in\s+)?(?:(?P<cur2>\$|us\$|€|£)\s*)?(?P<word>thousands|millions|billions|['’]?000['’]?s?)
+    (?:\s+of\s+(?:u\.?s\.?\s+)?(?P<cur3>dollars|euros))?
+    (?P<except>,?\s*except\s+(?:for\s+)?(?:per[\s-]share|shares?)[^)]{0,40})?\s*\)
+    |(?P<cur4>\$|us\$|€|£|dollars)\s+in\s+(?P<word2>thousands|millions|billions)
+    (?P<except2>,?\s*except\s+(?:for\s+)?(?:per[\s-]share|shares?)\s+\w+)?
+    |\bin\s+(?P<word3>thousands|millions|billions)(?:\s+of\s+(?:u\.?s\.?\s+)?(?P<cur5>dollars))?
+    (?P<except3>,?\s*except\s+(?:for\s+)?(?:per[\s-]share|shares?)\s+\w+)?
+    """, regex.VERBOSE | regex.IGNORECASE)
+_STATED_SCALES = {"thousands": 3, "000": 3, "millions": 6, "billions": 9}
+_STATED_CURRENCY = {"$": "USD", "us$": "USD", "dollars": "USD", "€": "EUR", "euro": "EUR",
+                    "euros": "EUR", "£": "GBP"}
+
+
+def unit_statement(text: str) -> tuple[tuple[int, int], str | None, int, str | None] | None:
+    """The last statement in `text` of what its figures are in: ((start, end), currency,
+    scale, exception) with `exception` "share" when per-share or share figures are
+    excepted ("in thousands, except per share data"); None when `text` states none."""
+    found = None
+    for m in _UNIT_STATEMENT.finditer(text):
+        found = m
+    if found is None:
+        return None
+    word = (found["word"] or found["word2"] or found["word3"]).lower()
+    sign = next((found[g] for g in ("cur1", "cur2", "cur3", "cur4", "cur5") if found[g]), None)
+    excepted = found["except"] or found["except2"] or found["except3"]
+    return (found.span(), _STATED_CURRENCY.get(sign.lower()) if sign else None,
+            _STATED_SCALES["000" if "0" in word else word], "share" if excepted else None)
+
+
+def rescale(q: Quantity, scale: int) -> Quantity:
+    """`q` with its amount stated in `scale` (`$9,576 thousand` in 6: `$9.576 million`);
+    a percent or date is returned as it is."""
+    if q.kind in ("percent", "date") or q.scale == scale or scale not in SCALE_WORDS:
+        return q
+    return q.model_copy(update={"amount": q.amount.scaleb(q.scale - scale), "scale": scale})
+
+
+def is_year(q: Quantity) -> bool:
+    """Whether `q` is written as a year would be: a bare whole number from 1900 to 2100
+    without separators, currency, scale or sign (`2020`, not `2,020` or `$2020`), whatever
+    kind it was read as."""
+    return (q.kind in ("number", "money") and q.text.isdigit() and len(q.text) == 4
+            and 1900 <= int(q.text) <= 2100)
 
 
 def _date(text: str) -> str | None:

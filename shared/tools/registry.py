@@ -34,7 +34,7 @@ from .get import run_get
 from .merge import run_merge
 from .search import run_search
 from .validate import run_validate
-from .variables import lookup, substitute, unique_evidence, values
+from .variables import lookup, quantities, substitute, unique_evidence, values
 
 Runner = Callable[[Any, dict[str, StepResult], SearchBackend], ToolOutput]
 """`runner(step, inputs, backend) -> ToolOutput`."""
@@ -68,7 +68,7 @@ def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> Too
 
 
 def _compute(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
-    out = run_compute(step, values(inputs))
+    out = run_compute(step, values(inputs), quantities(inputs))
     used = [inputs[name] for name in dict.fromkeys(step.references()) if name in inputs]
     out.inputs = [r.action_id for r in used]
     if len(used) == 1:

@@ -3,10 +3,12 @@ true (confidence `validated`) or false (confidence `rejected`), with a `note` gi
 every failed check ("91.7 is below min 95") or what passed. The checked value's
 evidence passes through, so a footnote still cites the document.
 
-Checks, all applied: `min`/`max` (compared as exact Decimals), `type` (number; percent:
-a number without a currency sign; money: a number without a percent sign; date: an ISO
-or written calendar date; text: non-blank text), `pattern` (searched, with the pattern
-timeout), `source_type` (every document behind the value must be of a listed type).
+Checks, all applied: `min`/`max` (compared as exact Decimals), `type` (a typed value by
+its quantity's kind, so a percent captured without its sign is a percent, not money;
+an untyped one by its text: number; percent: a number without a currency sign; money:
+a number without a percent sign; date: an ISO or written calendar date; text: non-blank
+text), `pattern` (searched, with the pattern timeout), `source_type` (every document
+behind the value must be of a listed type).
 
 ToolError codes: BAD_PATTERN, PATTERN_TIMEOUT, MISSING_INPUT. A failed check is not an
 error: the step succeeds with value false.
@@ -15,6 +17,7 @@ error: the step succeeds with value false.
 from __future__ import annotations
 
 from shared.models import StepResult, ValidateStep
+from shared.models.quantity import Quantity
 
 from .base import ToolOutput
 from .entities import read_date
@@ -45,7 +48,7 @@ def run_validate(step: ValidateStep, inputs: dict[str, StepResult],
             reasons.append(f"{shown} is above max {_number(step.max)}")
     if step.type is not None:
         checks.append(f"type {step.type}")
-        problem = _type_problem(step.type, value)
+        problem = _type_problem(step.type, value, source.quantity)
         if problem:
             reasons.append(f"{shown} {problem}")
     if step.pattern is not None:
@@ -70,7 +73,18 @@ def run_validate(step: ValidateStep, inputs: dict[str, StepResult],
                       inputs=[source.action_id])
 
 
-def _type_problem(kind: str, value: object) -> str | None:
+_KIND_SAYS = {"money": "an amount of money", "percent": "a percent", "date": "a date",
+             "number": "a number"}
+_FITS = {"number": ("number", "money", "percent"), "money": ("money", "number"),
+         "percent": ("percent", "number"), "date": ("date",)}
+"""Kinds of typed value each `type` check accepts (a bare figure is any figure's kind)."""
+
+
+def _type_problem(kind: str, value: object, quantity: Quantity | None) -> str | None:
+    if quantity is not None and kind != "text":
+        if quantity.kind in _FITS[kind]:
+            return None
+        return f"is {_KIND_SAYS[quantity.kind]} ({quantity.text}), not {_KIND_SAYS[kind]}"
     text = as_text(value)
     number = as_number(value)
     if kind == "text":

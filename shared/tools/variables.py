@@ -1,6 +1,6 @@
 """The variables a step reads: consumes the StepResults that bound them (keyed by bare
-name, `R1` for `$R1`), produces their values, their text for substitution into a
-query, and the evidence and action_ids a tool passes on.
+name, `R1` for `$R1`), produces their values (and quantities: the values typed), their
+text for substitution into a query, and the evidence and action_ids a tool passes on.
 
 ToolError codes: MISSING_INPUT (a variable the step reads has no result).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from shared.errors import ToolError
 from shared.models import Evidence, StepResult
 from shared.models.plan import VAR_RE
+from shared.models.quantity import Quantity
 
 
 def bare(reference: str) -> str:
@@ -40,6 +41,11 @@ def values(inputs: dict[str, StepResult]) -> dict[str, object]:
     return {name: result.value for name, result in inputs.items()}
 
 
+def quantities(inputs: dict[str, StepResult]) -> dict[str, Quantity | None]:
+    """Bare name -> the value typed (None when it is not), for COMPUTE expressions."""
+    return {name: result.quantity for name, result in inputs.items()}
+
+
 def as_text(value: object) -> str:
     """`value` as a query or pattern sees it: lists joined by spaces, true/false lowercase."""
     if isinstance(value, bool):
@@ -61,7 +67,8 @@ def substitute(text: str, inputs: dict[str, StepResult], step_id: str) -> tuple[
 
 
 def evidence(result: StepResult) -> list[Evidence]:
-    """Every document behind `result`: its `document`, then its `documents`, no repeats."""
+    """Every document behind `result`: its `document`, then its `documents`, no repeats
+    (a document cited at two pages counts twice)."""
     found = [result.document] if result.document else []
     return _unique(found + list(result.documents))
 
@@ -72,7 +79,7 @@ def unique_evidence(results: list[StepResult]) -> list[Evidence]:
 
 
 def _unique(docs: list[Evidence]) -> list[Evidence]:
-    seen: dict[str, Evidence] = {}
+    seen: dict[tuple[str, int | None], Evidence] = {}
     for doc in docs:
-        seen.setdefault(doc.doc_id, doc)
+        seen.setdefault((doc.doc_id, doc.page), doc)  # two pages of one filing: both cited
     return list(seen.values())

@@ -36,9 +36,9 @@ TWO_BRANCHES = {
     "domain": "finance",
     "steps": [
         get("E1", "Acme Robotics Q3 2023 Quarterly Report", "$A"),
-        extract("E2", "$A", r"revenue of \$([\d.]+) million", "$RA"),
+        extract("E2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA"),
         get("E3", "Zenith Motors Q3 2023 Quarterly Report", "$Z"),
-        extract("E4", "$Z", r"revenue of \$([\d.]+) million", "$RZ"),
+        extract("E4", "$Z", r"revenue of \$(\d+(?:\.\d+)?) million", "$RZ"),
         {"id": "E5", "operation": "COMPUTE", "expression": "$RA - $RZ", "output_var": "$DIFF"},
     ],
     "answer": "Acme earned ${{ RA }}M and Zenith ${{ RZ }}M in Q3 2023; "
@@ -58,11 +58,11 @@ def test_get_returns_the_named_document_with_its_evidence(acme):
 def test_temporal_scope_picks_the_document_of_that_quarter(acme):
     record = acme.ask("q2", {"steps": [
         get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-Q3"),
-        extract("E2", "$D", r"revenue of \$([\d.]+) million", "$R")]})
+        extract("E2", "$D", r"revenue of \$(\d+(?:\.\d+)?) million", "$R")]})
     assert [s.value for s in record.steps][1] == "412.5"
     record = acme.ask("q2", {"steps": [
         get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-H1"),
-        extract("E2", "$D", r"revenue of \$([\d.]+) million", "$R")]})
+        extract("E2", "$D", r"revenue of \$(\d+(?:\.\d+)?) million", "$R")]})
     assert record.steps[1].value == "388.0"
     record = acme.ask("june", {"steps": [  # a quarter's report does not answer for June
         get("E1", "Acme Robotics Quarterly Report", "$D", temporal_scope="2023-06")]})
@@ -217,7 +217,7 @@ def test_a_question_nothing_in_the_corpus_matches_is_answered_not_found_with_a_h
 def test_a_short_branch_finishes_before_a_long_one_and_no_step_starts_before_its_inputs(acme):
     record = acme.ask("branches", {"steps": [
         get("L1", "Acme Robotics Q3 2023 Quarterly Report", "$A"),
-        extract("L2", "$A", r"revenue of \$([\d.]+) million", "$RA"),
+        extract("L2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA"),
         {"id": "L3", "operation": "COMPUTE", "expression": "$RA * 2", "output_var": "$X"},
         get("S1", "Zenith Motors Q3 2023 Quarterly Report", "$Z")]})
     steps = {s.step_id: s for s in record.steps}

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 TITLES = ["Tesla Q3 2023 Financial Report", "Northwind Motors Q3 2023 Financial Report",
           "Voltara Energy Q3 2023 Quarterly Results", "No Such Document Anywhere"]
-PATTERNS = [r"revenue of \$([\d.]+)", r"(\d+(?:\.\d+)?)%", r"margin was ([\d.]+)", r"(zzz)",
+PATTERNS = [r"revenue of \$(\d+(?:\.\d+)?)", r"(\d+(?:\.\d+)?)%", r"margin was (\d+(?:\.\d+)?)", r"(zzz)",
             r"(\w+\s?)+$x"]
 EXPRESSIONS = ["$A - $B", "$A / ($B - $B)", "max($A, $B) * 2", "$A > $B", "abs($A)"]
 

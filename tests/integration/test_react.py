@@ -160,18 +160,18 @@ def test_auto_mode_continues_a_failed_rewoo_plan_with_react_seeded_with_its_evid
     plan = {"domain": "finance", "steps": [
         {"id": "E1", "operation": "GET", "source": TESLA, "output_var": "$T"},
         {"id": "E2", "operation": "EXTRACT", "source": "$T",
-         "pattern": r"revenue of \$([\d.]+) billion", "output_var": "$RT"},
+         "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion", "output_var": "$RT"},
         {"id": "E3", "operation": "GET", "source": NORTHWIND, "temporal_scope": "2021",
          "output_var": "$N"},
         {"id": "E4", "operation": "EXTRACT", "source": "$N",
-         "pattern": r"revenue of \$([\d.]+) billion", "output_var": "$RN"},
+         "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion", "output_var": "$RN"},
         {"id": "E5", "operation": "COMPUTE", "expression": "$RT - $RN", "output_var": "$D"}],
         "answer": "Tesla made ${{ D }} billion more."}
     fake_llm.load([
         reply("E3 found nothing in 2021; the report is from 2023.", "get",
               {"source": NORTHWIND, "temporal_scope": "2023-Q3"}),
         reply("Northwind: 9.84.", "extract", {"source": "$R1",
-                                              "pattern": r"revenue of \$([\d.]+) billion"}),
+                                              "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion"}),
         reply("Subtract.", "calculate", "$E2 - $R2"),
         reply("Done.", "finish", "Tesla made $13.51 billion more [R3] in Q3 2023."),
     ])
@@ -197,7 +197,7 @@ def test_auto_mode_with_a_complete_rewoo_answer_never_asks_the_model(react_stack
     fake_llm.load([])
     plan = {"steps": [{"id": "E1", "operation": "GET", "source": TESLA, "output_var": "$T"},
                       {"id": "E2", "operation": "EXTRACT", "source": "$T",
-                       "pattern": r"revenue of \$([\d.]+) billion", "output_var": "$RT"}],
+                       "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion", "output_var": "$RT"}],
             "answer": "Tesla earned ${{ RT }} billion."}
     record = ask(react_stack, "Tesla revenue Q3 2023?", mode="auto", plan=plan)
     assert record.status == "done" and record.answer.text == "Tesla earned $23.35[1] billion."

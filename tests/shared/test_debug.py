@@ -187,7 +187,7 @@ def test_a_search_that_found_nothing_lists_the_nearest_titles(store):
 # -- chains and other codes -----------------------------------------------------------
 
 def test_input_failed_points_to_the_step_whose_failure_started_the_chain():
-    steps = [GET, extract(r"revenue of \$([\d.]+)"),
+    steps = [GET, extract(r"revenue of \$(\d+(?:\.\d+)?)"),
              {"id": "E3", "operation": "COMPUTE", "expression": "$Y * 2", "output_var": "$D"}]
     run = record(steps, [failed("E1", "GET", "NOT_FOUND", "no document matches"),
                          failed("E2", "EXTRACT", "INPUT_FAILED", "$R is unavailable"),
@@ -226,7 +226,7 @@ def test_a_bad_scope_suggests_the_form_it_probably_meant():
 
 
 def test_a_division_by_zero_names_the_input_that_is_zero():
-    steps = [GET, extract(r"revenue of \$([\d.]+)"),
+    steps = [GET, extract(r"revenue of \$(\d+(?:\.\d+)?)"),
              {"id": "E3", "operation": "COMPUTE", "expression": "100 / $Y", "output_var": "$D"}]
     run = record(steps, [ok("E1", "GET", TEXT), ok("E2", "EXTRACT", "0"),
                          failed("E3", "COMPUTE", "DIVISION_BY_ZERO", "division by zero")])
@@ -256,7 +256,7 @@ def test_worker_failures_are_explained_with_a_fix(code, cause, fix):
 
 
 def test_a_run_where_every_step_succeeded_needs_no_diagnosis():
-    run = record([GET, extract(r"yield rate of ([\d.]+)%")],
+    run = record([GET, extract(r"yield rate of (\d+(?:\.\d+)?)%")],
                  [ok("E1", "GET", TEXT, document=REPORT), ok("E2", "EXTRACT", "91.7")])
     assert explain(run) == []
 

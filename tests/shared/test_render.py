@@ -44,9 +44,9 @@ TWO_BRANCHES = {
     "domain": "finance",
     "steps": [
         get("E1", "Acme Robotics Q3 2023 Quarterly Report", "$A", temporal_scope="2023-Q3"),
-        extract("E2", "$A", r"revenue of \$([\d.]+) million", "$RA"),
+        extract("E2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA"),
         get("E3", "Zenith Motors Q3 2023 Quarterly Report", "$Z", temporal_scope="2023-Q3"),
-        extract("E4", "$Z", r"revenue of \$([\d.]+) million", "$RZ"),
+        extract("E4", "$Z", r"revenue of \$(\d+(?:\.\d+)?) million", "$RZ"),
         {"id": "E5", "operation": "COMPUTE", "expression": "$RA - $RZ", "output_var": "$DIFF"},
     ],
 }
@@ -226,7 +226,7 @@ def test_a_user_template_in_the_medical_domain_has_identifiers_masked_too():
 ])
 def test_a_value_is_reported_with_was_is_or_will_be_by_its_period_and_today(scope, today, verb):
     plan = {"steps": [get("E1", "Acme Robotics Quarterly Report", "$A", temporal_scope=scope),
-                      extract("E2", "$A", r"revenue of \$([\d.]+) million", "$RA")],
+                      extract("E2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA")],
             "answer": "Revenue {{ tense }} ${{ RA }}M in {{ period }} ({{ tenses.RA }})."}
     rs = results(ok("E1", "GET", "revenue of $412.5 million", ACME),
                  ok("E2", "EXTRACT", "412.5", ACME, ["E1"]))
@@ -237,7 +237,7 @@ def test_a_value_is_reported_with_was_is_or_will_be_by_its_period_and_today(scop
 
 def test_without_a_scope_the_year_or_quarter_named_in_the_source_sets_the_period():
     plan = {"steps": [get("E1", "Acme Robotics Q3 2023 Quarterly Report", "$A"),
-                      extract("E2", "$A", r"revenue of \$([\d.]+) million", "$RA")],
+                      extract("E2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA")],
             "answer": "{{ period }}: revenue {{ tense }} {{ RA }}"}
     rs = results(ok("E1", "GET", "revenue of $412.5 million", ACME),
                  ok("E2", "EXTRACT", "412.5", ACME, ["E1"]))
@@ -246,7 +246,7 @@ def test_without_a_scope_the_year_or_quarter_named_in_the_source_sets_the_period
 
 def test_a_value_with_no_known_period_is_reported_in_the_present():
     plan = {"steps": [get("E1", "Acme Robotics report", "$A"),
-                      extract("E2", "$A", r"revenue of \$([\d.]+) million", "$RA")],
+                      extract("E2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA")],
             "answer": "[{{ period }}] revenue {{ tense }} {{ RA }}"}
     rs = results(ok("E1", "GET", "revenue of $412.5 million", Evidence(doc_id="x", title="Acme")),
                  ok("E2", "EXTRACT", "412.5", None, ["E1"]))

@@ -88,6 +88,18 @@ def test_llm_plan_sends_the_problems_back_and_returns_the_fixed_plan(fake_llm, l
     assert '"step": "E2", "code": "capture_groups"' in retry[3]["content"]
 
 
+def test_a_number_group_that_captures_a_lone_comma_goes_back_to_the_model(fake_llm,
+                                                                          llm_settings):
+    comma = json.loads(json.dumps(GOOD))
+    comma["plan"]["steps"][1]["pattern"] = r"battery yield rate.*?([\d,]+)"
+    fake_llm.load([{"content": comma}, {"content": GOOD}])
+    plan, _ = llm_plan("What was Tesla's yield?", LLMClient(llm_settings), attempts=2)
+    assert plan.steps[1].pattern == r"battery yield rate of (\d+\.\d+)%"
+    feedback = fake_llm.log()[1]["messages"][3]["content"]
+    assert '"step": "E2", "code": "number_group"' in feedback
+    assert "without a digit" in feedback and r"([\\d,]+)" not in feedback
+
+
 def test_llm_plan_gives_up_after_its_attempts_with_the_last_problems(fake_llm, llm_settings):
     fake_llm.load([{"content": NO_GROUP}, {"content": NO_GROUP}])
     calls = []

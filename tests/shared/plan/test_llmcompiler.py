@@ -17,21 +17,21 @@ def problems_of(text: str) -> list:
 def test_numbered_calls_become_steps_and_dollar_numbers_become_variables():
     plan = parse_plan('Thought: find the revenue, then compare.\n'
                       '1. search("Tesla Q3 2023")\n'
-                      '2. extract($1, "revenue of \\$([\\d.]+)")\n'
+                      '2. extract($1, "revenue of \\$(\\d+(?:\\.\\d+)?)")\n'
                       '3. math("$2 - 92")\n'
                       '4. join()<END_OF_PLAN>')
     assert [(s.id, s.operation) for s in plan.steps] == [
         ("E1", "SEARCH"), ("E2", "EXTRACT"), ("E3", "COMPUTE")]
     assert plan.steps[1].source == "$E1"
-    assert plan.steps[1].pattern == r"revenue of \$([\d.]+)"
+    assert plan.steps[1].pattern == r"revenue of \$(\d+(?:\.\d+)?)"
     assert plan.steps[2].expression == "$E2 - 92"
 
 
 def test_braced_references_in_math_read_both_steps_unlike_the_langgraph_tutorial():
     plan = parse_plan('1. search("Tesla Q3 2023 revenue")\n'
                       '2. search("Northwind Q3 2023 revenue")\n'
-                      '3. extract($1, "revenue of \\\\$([\\\\d.]+)")\n'
-                      '4. extract($2, "revenue of \\\\$([\\\\d.]+)")\n'
+                      '3. extract($1, "revenue of \\\\$(\\\\d+(?:\\\\.\\\\d+)?)")\n'
+                      '4. extract($2, "revenue of \\\\$(\\\\d+(?:\\\\.\\\\d+)?)")\n'
                       '5. math("${3} + ${4}")\n'
                       '6. join()')
     assert plan.steps[4].expression == "$E3 + $E4"

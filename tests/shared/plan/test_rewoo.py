@@ -38,9 +38,9 @@ def test_each_evidence_line_becomes_a_step_and_hash_references_become_variables(
 def test_every_operation_has_a_bracket_form():
     plan = parse_plan(r"""Domain: finance
 #E1 = Google[Tesla Q3 2023 revenue, top_k=3]
-#E2 = Regex[#E1, revenue of \$([\d,]+(?:\.\d+)?) (?:billion|million), quantity=money]
+#E2 = Regex[#E1, revenue of \$(\d[\d,]*(?:\.\d+)?) (?:billion|million), quantity=money]
 #E3 = Bing[Northwind Q3 2023 revenue]
-#E4 = Extract[#E3, "revenue of \$([\d.]+)"]
+#E4 = Extract[#E3, "revenue of \$(\d+(?:\.\d+)?)"]
 #E5 = Calculator[#E2 + #E4]
 #E6 = IF[#E5 > 10 ? more than ten : ten or less]
 #E7 = Check[#E2, min=0, max=1000, type=money, source_type=official_report|news]
@@ -53,7 +53,7 @@ def test_every_operation_has_a_bracket_form():
     assert plan.domain == "finance"
     assert (steps["E1"].operation, steps["E1"].top_k) == ("SEARCH", 3)
     assert steps["E2"].pattern.endswith("(?:billion|million)") and steps["E2"].quantity == "money"
-    assert steps["E4"].pattern == r"revenue of \$([\d.]+)"  # the quotes are not the pattern's
+    assert steps["E4"].pattern == r"revenue of \$(\d+(?:\.\d+)?)"  # the quotes are not the pattern's
     assert (steps["E6"].condition, steps["E6"].then, steps["E6"].else_) == (
         "$E5 > 10", "more than ten", "ten or less")
     assert (steps["E7"].value, steps["E7"].min, steps["E7"].source_type) == (

@@ -77,6 +77,22 @@ def test_a_pattern_needs_exactly_one_capture_group_named_or_not(pattern, ok):
     assert found == ([] if ok else [("E2", "capture_groups")])
 
 
+@pytest.mark.parametrize("pattern", [r"capital expenditures.*?([\d,]+)", r"yield ([\d.,]*)",
+                                     r"revenue of \$([\d.]+) million"])
+def test_a_number_group_that_can_match_no_digit_is_a_problem_naming_step_and_field(pattern):
+    problem = only_problem(plan(GET, {**EXTRACT, "pattern": pattern}, COMPUTE))
+    assert (problem.step, problem.code) == ("E2", "number_group")
+    assert "step E2's pattern" in problem.message and "without a digit" in problem.message
+    assert pattern not in problem.message
+
+
+@pytest.mark.parametrize("pattern", [r"capital expenditures.*?(\d[\d,]*)",
+                                     r"yield (\d+(?:\.\d+)?)%", r"CEO is (.+?)\.",
+                                     r"fiscal (\d{4})", r"(\$\d[\d,]*(?:\.\d+)? (?:million|billion))"])
+def test_a_group_that_needs_a_digit_or_reads_text_is_no_problem(pattern):
+    assert codes(plan(GET, {**EXTRACT, "pattern": pattern}, COMPUTE)) == []
+
+
 def test_extract_from_a_title_instead_of_a_get_output_is_not_a_document():
     problem = only_problem(plan(GET, {**EXTRACT, "source": "Tesla report"}, COMPUTE))
     assert problem.code == "not_a_document"

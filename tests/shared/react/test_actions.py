@@ -36,9 +36,9 @@ def test_an_apostrophe_inside_a_single_quoted_string_does_not_end_it():
 
 def test_regex_backslashes_the_model_forgot_to_escape_survive_into_the_pattern():
     reply = (r'{"thought": "x", "action": {"tool": "extract", "input": {"source": "$R1", '
-             r'"pattern": "revenue of \$([\d.]+) billion"}}}')
+             r'"pattern": "revenue of \$(\d+(?:\.\d+)?) billion"}}}')
     a = parse_action(reply)
-    assert a.input == {"source": "$R1", "pattern": r"revenue of \$([\d.]+) billion"}
+    assert a.input == {"source": "$R1", "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion"}
 
 
 def test_braces_inside_strings_and_a_second_object_after_the_first_do_not_confuse_it():

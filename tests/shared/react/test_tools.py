@@ -39,7 +39,7 @@ def test_search_returns_snippets_each_with_its_document(corpus):
 
 def test_extract_reads_the_latest_document_when_no_source_is_named(corpus):
     fetched = act("get", "Northwind Motors Q3 2023 Financial Report", backend=corpus, n=1)
-    r = act("extract", {"pattern": r"revenue of \$([\d.]+) billion"}, {"R1": fetched},
+    r = act("extract", {"pattern": r"revenue of \$(\d+(?:\.\d+)?) billion"}, {"R1": fetched},
             backend=corpus, n=2)
     assert (r.value, r.document.title, r.inputs) == (
         "9.84", "Northwind Motors Q3 2023 Financial Report", ["q:R1"])
@@ -47,7 +47,7 @@ def test_extract_reads_the_latest_document_when_no_source_is_named(corpus):
 
 def test_calculate_over_earlier_results_carries_their_documents(corpus):
     q3 = act("get", "Tesla Q3 2023 Financial Report", backend=corpus, n=1)
-    v3 = act("extract", {"source": "R1", "pattern": r"revenue of \$([\d.]+) billion"},
+    v3 = act("extract", {"source": "R1", "pattern": r"revenue of \$(\d+(?:\.\d+)?) billion"},
              {"R1": q3}, n=2)
     r = act("calculate", "$R2 - 20", {"R1": q3, "R2": v3}, n=3)
     assert r.value == "3.35" and r.document.title == "Tesla Q3 2023 Financial Report"

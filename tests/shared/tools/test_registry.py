@@ -46,7 +46,7 @@ def test_extract_over_search_snippets_cites_the_snippets_document(corpus):
     search = SearchStep(id="S1", operation="SEARCH", query="Voltara cell shipments GWh", top_k=3,
                         temporal_scope="2023-Q3")
     hits = registry_result(search, run_tool(search, {}, corpus))
-    step = ExtractStep(id="E2", operation="EXTRACT", source="$S1", pattern=r"([\d.]+)\s*GWh")
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$S1", pattern=r"(\d+(?:\.\d+)?)\s*GWh")
     out = run_tool(step, {"S1": hits}, corpus)
     assert out.value == "38.4" and out.document.title.startswith("Voltara")
 
