@@ -38,6 +38,7 @@ from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, s
 
 NEAREST = 4
 CHANGES = ("change", "decrease", "percent_change", "difference")
+SIGNED = CHANGES + ("average", "sum")
 NEUTRAL = frozenset({"total"})
 """Words a row may lack and still be the one asked for (`Total revenues` is revenues)."""
 """Metrics whose sign depends on how the figures are signed."""
@@ -202,15 +203,16 @@ ENDS = frozenset("for of at by in from to the a an amount amounts value figure t
 def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     """Why the arithmetic asked for is not clear on these cells, or None.
 
-    A change of figures written negative ("(21,387)" for an expense) may mean the
-    change of the amounts or of the signed figures; a percentage change of percentages
+    A change, total or average of figures written negative ("(21,387)" for an expense)
+    may be of the amounts or of the signed figures; a percentage change of percentages
     may mean points or a relative change. Either way the answer could be wrong."""
     quantities = [f.read.quantity for f in found]
     if any(q is None or q.kind == "date" for q in quantities):
         return "a cell it reads is not a figure"
-    if metric.kind in CHANGES and any(q.amount < 0 for q in quantities):
+    if metric.kind in SIGNED and any(q.amount < 0 for q in quantities):
         return ("the figures are written as negatives (in parentheses or with a minus): "
-                "whether the change is of the amounts or of the signed figures is unclear")
+                f"whether the {metric.kind.replace('_', ' ')} is of the amounts or of the "
+                "signed figures is unclear")
     if metric.kind == "percent_change" and any(q.kind == "percent" for q in quantities):
         return ("the figures are percentages: a percentage change of them may mean points or "
                 "a relative change")
