@@ -257,11 +257,30 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
     expression = metric.expression
     if expression is None and _outflow(found[0]):
         expression = "abs($T1)"
+    expression = _in_scale_asked(metric, found, expression)
     if expression is not None:
         steps.append(ComputeStep(id=f"E{len(steps) + 1}", operation="COMPUTE",
                                  expression=expression, output_var="$VALUE"))
     return Plan(domain="finance", steps=steps, answer=_answer(metric, found, expression),
                 planner="heuristic")
+
+
+AMOUNTS = ("value", "change", "decrease", "difference", "average", "sum")
+"""Metrics whose result is an amount in the cells' unit, which a scale asked restates."""
+
+
+def _in_scale_asked(metric: Metric, found: list[_Found], expression: str | None) -> str | None:
+    """The expression restated in the scale the question asks ("in USD millions" of a
+    table in thousands: `/ 1000`, which COMPUTE reads as the same amount in millions)."""
+    scales = {f.read.quantity.scale for f in found if f.read.quantity is not None
+              and f.read.quantity.kind in ("money", "number")}
+    if metric.scale is None or metric.kind not in AMOUNTS or len(scales) != 1:
+        return expression
+    shift = metric.scale - scales.pop()
+    if shift == 0:
+        return expression
+    factor = f"{10 ** abs(shift)}"
+    return f"({expression or '$T1'}) {'/' if shift > 0 else '*'} {factor}"
 
 
 OUTFLOW = regex.compile(r"^\s*(?:purchases?|payments?|paid|repurchases?|repayments?|acquisitions?|"
@@ -289,11 +308,12 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
 
     if metric.expression is None:
         when = f" for {metric.terms[0].when.text}" if metric.terms[0].when else ""
-        if expression is not None:  # an outflow: its amount
+        if expression is not None and "abs(" in expression:  # an outflow: its amount
             return (f"{{{{ VALUE }}}}: {_raw(metric.name)}{when}, paid out (written "
                     f"{{{{ T1 }}}}, an outflow), from the {where(found[0])}. Confidence: "
                     f"high: one table row and column state it. {NOTE}")
-        return (f"{{{{ T1 }}}}: {_raw(metric.name)}{when}, from the {where(found[0])}. "
+        shown = "VALUE" if expression is not None else "T1"  # restated in the scale asked
+        return (f"{{{{ {shown} }}}}: {_raw(metric.name)}{when}, from the {where(found[0])}. "
                 f"Confidence: high: one table row and column state it. {NOTE}")
     unit = "%" if metric.percent else _unit_of_percents(metric, found)
     parts = "; ".join(f"{{{{ T{n} }}}} ({_raw(t.item)}"
