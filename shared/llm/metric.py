@@ -137,7 +137,7 @@ _IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\s*\)?|,\s*in\s+percent(
 _PERIOD_PHRASE = regex.compile(
     r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
     r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"
-    r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended)\s*)*(?:@\d+)"
+    r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended)\s*)*,?\s*(?:@\d+)"
     r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",
     regex.I)
 _SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during)\s+(?:the\s+|all\s+|both\s+)?(?:\d|two|three|four|"

@@ -189,13 +189,14 @@ class Question:
                                         for i in self.identifiers):
             return False  # "KESTREL-2" is not "Phase 2"
         title_words = all_words(title)
-        if any(not _holds_mark(title, m) for m in self.marks if set(words(m)) <= titled):
+        known = [m for m in self.marks if set(words(m)) <= titled]
+        if any(not _holds_mark(title, m) for m in known):
             return False  # "3M" names a company the store's titles know: this is not it
         head = _CJK.match(without_periods(title).strip())
         if head and len(head.group()) >= 2 and head.group()[:2] in self.text:
             return True
         if not self.groups:
-            return len(self.content & title_words) >= 2
+            return bool(known) or len(self.content & title_words) >= 2
         in_titles = [g for g in self.groups if g & titled] or list(self.groups)
         if not all(g <= title_words for g in in_titles):
             return False

@@ -1,0 +1,166 @@
+"""Reading questions about filings: periods (`FY2018`, `FY22`, `fiscal 2018`, `Q2 of
+FY2023`, two periods named apart), companies as they are written (`3M`, `AT&T`,
+`eBay`, `Johnson & Johnson`), metrics a question defines or asks for (change,
+percentage change, average, total, share, ratio, the unit asked) and questions whose
+answer is not a figure. Most questions are TAT-QA's (its dev file: real annual reports,
+questions written by people; CC BY 4.0), as the bench names their reports."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from shared.llm.metric import Refusal, read_metric
+from shared.llm.question import Question
+
+
+@pytest.mark.parametrize("question, period", [
+    ("What is the FY2018 capital expenditure amount (in USD millions) for 3M?", "FY2018"),
+    ("What was AT&T's revenue in FY22?", "FY2022"),
+    ("What was the gross margin in fiscal 2018?", "FY2018"),
+    ("What were Patriot Transportation Holding's operating revenues in Q2 of FY2023?",
+     "Q2 FY2023"),
+    ("What was the revenue in the fiscal 2019 third quarter?", "Q3 FY2019"),
+    ("What is the gross margin for F19?", "FY2019"),
+    ("How much was the derivative liabilities as at December 31, 2019?", "2019-12-31"),
+    ("What was the operating revenues for Q4 2019 for Bell Wireless?", "2019-Q4"),
+])
+def test_a_period_as_filings_questions_write_it_is_the_column_asked_for(question, period):
+    metric = read_metric(question)
+    assert [t.when.text for t in metric.terms] == [period]
+
+
+def test_fy2018_is_a_period_not_a_code_the_document_must_hold():
+    q = Question.read("What is the FY2018 capital expenditure amount for 3M?")
+    assert q.periods == ((date(2018, 1, 1), date(2018, 12, 31)),)
+    assert q.identifiers == frozenset()
+    assert q.names_in("3M 2018 Form 10-K", "capital expenditures", {"3m", "2018", "form"})
+
+
+def test_two_fiscal_years_named_apart_are_two_periods_not_one_window():
+    q = Question.read("What was Johnson & Johnson's inventory in FY2021 and FY2022?")
+    assert q.periods == ((date(2021, 1, 1), date(2021, 12, 31)),
+                         (date(2022, 1, 1), date(2022, 12, 31)))
+    metric = read_metric("What is the average inventory of Johnson & Johnson for FY2021 and "
+                         "FY2022?")
+    assert [t.when.text for t in metric.terms] == ["FY2021", "FY2022"]
+    assert metric.expression == "($T1 + $T2) / 2"
+
+
+@pytest.mark.parametrize("question, title, other", [
+    ("What was 3M's capital expenditure in FY2018?", "3M 2018 Form 10-K", "AMD 2018 Form 10-K"),
+    ("What was AT&T's revenue in FY2022?", "AT&T 2022 Annual Report", "Verizon 2022 Annual Report"),
+    ("What was eBay's net income in FY2021?", "eBay 2021 Form 10-K", "Etsy 2021 Form 10-K"),
+    ("What was Johnson & Johnson's inventory in FY2022?", "Johnson & Johnson 2022 Form 10-K",
+     "Pfizer 2022 Form 10-K"),
+])
+def test_a_company_as_written_must_be_the_documents(question, title, other):
+    q = Question.read(question)
+    titled = {w for t in (title, other) for w in t.lower().replace("&", " ").split()}
+    titled |= {"3m", "ebay"}
+    assert q.names_in(title, "", titled)
+    assert not q.names_in(other, "", titled)
+
+
+def test_an_acronym_no_title_uses_is_no_company():
+    q = Question.read("What was the EBITDA of Cududic in 2019?")
+    assert q.names_in("Cududic annual report 2019", "", {"cududic", "annual", "report"})
+
+
+@pytest.mark.parametrize("question, items, periods, expression", [
+    # TAT-QA dev questions, each naming its report as the bench does
+    ("What is the change in Other in 2019 from 2018, according to Cududic's annual report?",
+     ["Other", "Other"], ["2018", "2019"], "$T2 - $T1"),
+    ("What is the percentage change in Other in 2019 from 2018, according to Cududic's "
+     "annual report?", ["Other", "Other"], ["2018", "2019"],
+     "round(($T2 - $T1) / $T1 * 100, 2)"),
+    ("What is the increase/ (decrease) in Revenues of Teekay LNG from, 2019 to 2018?",
+     ["Revenues of Teekay LNG"] * 2, ["2018", "2019"], "$T2 - $T1"),
+    ("What is the average accrued payroll and employee benefits for 2018 and 2019?",
+     ["accrued payroll and employee benefits"] * 2, ["2018", "2019"], "($T1 + $T2) / 2"),
+    ("What was the average risk-free interest rate over the 3 year period from 2017 to 2019?",
+     ["risk-free interest rate"] * 3, ["2017", "2018", "2019"], "($T1 + $T2 + $T3) / 3"),
+    ("What is the total net operating loss carry-forwards in 2018 and 2019?",
+     ["net operating loss carry-forwards"] * 2, ["2018", "2019"], "$T1 + $T2"),
+    ("What is the value of Kyocera resale products as a percentage of AVX's total sales in "
+     "2018?", ["Kyocera resale products", "AVX's total sales"], ["2018", "2018"],
+     "round($T1 / $T2 * 100, 2)"),
+    ("What is the ratio of inventory reserves to accrued compensation in 2018?",
+     ["inventory reserves", "accrued compensation"], ["2018", "2018"], "round($T1 / $T2, 2)"),
+    ("How much did the expected long term rate of return on plan assets decrease by from "
+     "2017 to 2019?", ["expected long term rate of return on plan assets"] * 2,
+     ["2017", "2019"], "$T1 - $T2"),
+    ("What is the difference in total costs incurred between 2018 and 2019?",
+     ["total costs incurred"] * 2, ["2018", "2019"], "abs($T2 - $T1)"),
+    ("What was the amount of Finished Goods in 2019?", ["Finished Goods"], ["2019"], None),
+])
+def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
+                                                                 expression):
+    metric = read_metric(question)
+    assert [t.item for t in metric.terms] == items
+    assert [t.when.text for t in metric.terms] == periods
+    assert metric.expression == expression
+
+
+def test_a_metric_the_question_defines_becomes_its_parts_and_the_arithmetic():
+    metric = read_metric("What is the fixed asset turnover ratio for FY2019? Fixed asset "
+                         "turnover ratio is defined as: FY2019 revenue / (average PP&E "
+                         "between FY2018 and FY2019). Round your answer to two decimal places.")
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("revenue", "FY2019"), ("PP&E", "FY2018"), ("PP&E", "FY2019")]
+    assert metric.expression == "round($T1 / ( (($T2 + $T3) / 2) ), 2)"
+
+
+def test_an_operand_without_a_period_of_its_own_takes_the_questions():
+    metric = read_metric("What is Patriot Transportation Holding's FY2019 current ratio? "
+                         "Current ratio is defined as: total current assets / total current "
+                         "liabilities.")
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("total current assets", "FY2019"), ("total current liabilities", "FY2019")]
+
+
+def test_the_unit_asked_is_the_answers_scale():
+    metric = read_metric("What is the FY2018 capital expenditure amount (in USD millions) for "
+                         "3M? Give a response to the question by relying on the details shown "
+                         "in the cash flow statement.")
+    assert metric.scale == 6 and metric.terms[0].item == "capital expenditure amount for 3M"
+
+
+@pytest.mark.parametrize("question", [
+    "What is the 2019 average free cash flow?",  # an average of 2019 and 2018 balances
+    "What is the percentage change in BCE operating revenues in 2019?",
+    "What is the net percentage difference in net sales between 2017 and 2019?",
+    "What was the change in revenue in the previous year?",
+])
+def test_arithmetic_a_question_leaves_open_is_not_read(question):
+    metric = read_metric(question)
+    assert isinstance(metric, Refusal) or metric.kind == "value" and len(metric.terms) == 1
+    if not isinstance(metric, Refusal):
+        assert metric.terms[0].when is None or "average" in metric.terms[0].item
+
+
+@pytest.mark.parametrize("question", [
+    "Which regions does eBay operate in?",
+    "What are the contract types?",
+    "How is TCE rate Per day derived?",
+    "Why did operating income decrease in fiscal 2019?",
+    "What does in-game net revenues include?",
+    "What is Trade receivables?",
+    "In which year was the amount of Investments higher?",
+    "Where does the company reports the intangible impairment charges?",
+    "Is the company's revenue growing?",
+])
+def test_a_question_whose_answer_is_words_is_recognised(question):
+    assert Question.read(question).not_figure is not None
+
+
+@pytest.mark.parametrize("question", [
+    "What was the net sales in Americas in 2018?",
+    "What was the amount of Service-Based RSUs in 2017?",
+    "What was the expected term in 2019 in years?",
+    "What is the percentage change in the valuation allowance from 2018 to 2019?",
+    "How much is the 2019 free cash flow?",
+])
+def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
+    assert Question.read(question).not_figure is None
