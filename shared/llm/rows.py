@@ -87,7 +87,7 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             if not label - FILLERS or not label - FILLERS <= item:
                 continue
             extra = item - label - FILLERS
-            if extra - _context(table, row, columns):
+            if extra - context_words(table, row, columns):
                 continue
             section = item_words(row.section or "")
             cells = [(c, row.cells[c]) for c in columns
@@ -124,12 +124,12 @@ def _columns(table: Table, when: When | None, columns_for) -> list[int]:
     return list(range(len(table.columns)))
 
 
-def _context(table: Table, row: Row, columns: list[int]) -> frozenset[str]:
-    """The words around a row that may name what its label leaves out: its heading, the
-    table's title, the column's header, and the table's totals (the rows above "Total
-    operating revenues" are operating revenues)."""
+def context_words(table: Table, row: Row, columns) -> frozenset[str]:
+    """The words a row says, with those around it that may name what its label leaves
+    out: its heading, the table's title, the columns' headers, and the table's totals
+    (the rows above "Total operating revenues" are operating revenues)."""
     totals = [r.label for r in table.rows if r.total and r is not row]
-    text = " ".join(filter(None, [row.section, table.title, *totals,
+    text = " ".join(filter(None, [row.label, row.section, table.title, *totals,
                                   *(table.columns[c].header for c in columns
                                     if c < len(table.columns))]))
     return item_words(text)

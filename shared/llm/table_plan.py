@@ -33,7 +33,7 @@ from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
 
 from .metric import Metric, Term
-from .rows import FILLERS, Choice, Miss, choose_cell, item_words
+from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
 NEAREST = 4
@@ -164,15 +164,13 @@ def _rows_read(out: ToolOutput, tables: list[Table], columns_for,
 
 
 def _unsaid(item: frozenset[str], rows: list[tuple[Table, Row, int]]) -> frozenset[str]:
-    """The item's words that neither the row EXTRACT read nor its heading, its table's
-    title or its column's header say (a row found by the step's own words must say all
-    the question asks about: "basic earnings per share (cents per share)" is not the
+    """The item's words that neither the row EXTRACT read nor the words around it say
+    (its heading, its table's title and totals, its column's header): a row must say all
+    the question asks about ("basic earnings per share (cents per share)" is not the
     share count labelled "Basic earnings per share")."""
     left = None
     for table, row, c in rows:
-        said = item_words(" ".join(filter(None, [row.label, row.section, table.title,
-                                                 table.columns[c].header])))
-        unsaid = frozenset(item - said - FILLERS - NEUTRAL)
+        unsaid = frozenset(item - context_words(table, row, [c]) - FILLERS - NEUTRAL)
         left = unsaid if left is None or len(unsaid) < len(left) else left
     return item - FILLERS if left is None else left
 

@@ -1,0 +1,119 @@
+"""The heuristic planner on real report tables (five TAT-QA dev contexts, data/README.md)
+in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
+period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
+and the plan's steps, run by the real tools, give the figure the report states. What
+is less plain is "not found" naming the nearest rows and documents."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from shared.errors import NoAnswer
+from shared.llm.heuristic import heuristic_plan
+from shared.models import StepResult
+from shared.search import SqliteSearch, load_jsonl
+from shared.tools.registry import run_tool
+
+EXCERPT = Path(__file__).parent / "data" / "tatqa_dev_excerpt.jsonl"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    backend = SqliteSearch(tmp_path_factory.mktemp("tables") / "search.db")
+    backend.add(load_jsonl(EXCERPT))
+    yield backend
+    backend.close()
+
+
+def run(plan, backend) -> StepResult:
+    """The plan's steps run in order by the real tools; the last step's result."""
+    results: dict[str, StepResult] = {}
+    for step in plan.steps:
+        out = run_tool(step, {v: results[v] for v in step.references() if v in results},
+                       backend)
+        results[step.var] = StepResult(action_id=f"q:{step.id}", step_id=step.id,
+                                       operation=step.operation, status="ok", value=out.value,
+                                       document=out.document, documents=out.documents,
+                                       quantity=out.quantity, confidence=out.confidence)
+    return results[plan.steps[-1].var]
+
+
+def test_a_line_item_for_a_year_is_a_get_and_an_extract_by_row_and_period(reports):
+    plan = heuristic_plan("What is the amount of total sales in 2019, according to "
+                          "Cududic's annual report?", reports)
+    get, extract = plan.steps
+    assert plan.planner == "heuristic" and get.source == "Cududic annual report 2019"
+    assert (extract.row, extract.period, extract.pattern) == ("Total sales", "2019", None)
+    assert run(plan, reports).value == "$1,496.5"
+
+
+def test_a_report_answers_the_earlier_years_its_tables_show(reports):
+    plan = heuristic_plan("What were the other sales in 2017, according to Cududic's annual "
+                          "report?", reports)
+    assert run(plan, reports).value == "70.8"
+
+
+@pytest.mark.parametrize("question, expression, value", [
+    ("What is the change in Other in 2019 from 2018, according to Cududic's annual report?",
+     "$T2 - $T1", Decimal("-12.6")),
+    ("What is the percentage change in Other in 2019 from 2018, according to Cududic's "
+     "annual report?", "round(($T2 - $T1) / $T1 * 100, 2)", Decimal("-22.22")),
+    ("What is the average total sales for 2017 to 2019, according to Cududic's annual "
+     "report?", "($T1 + $T2 + $T3) / 3", Decimal("1269.033333333333333333333333")),
+    ("What is the Other sales as a percentage of total sales in 2019, according to "
+     "Cududic's annual report?", "round($T1 / $T2 * 100, 2)", Decimal("2.95")),
+])
+def test_a_metric_is_the_extracts_of_its_parts_and_a_compute(reports, question, expression,
+                                                             value):
+    plan = heuristic_plan(question, reports)
+    compute = plan.steps[-1]
+    assert compute.operation == "COMPUTE" and compute.expression == expression
+    assert all(s.row for s in plan.steps if s.operation == "EXTRACT")
+    assert Decimal(run(plan, reports).value) == value
+
+
+def test_a_percentage_prints_its_percent_sign(reports):
+    plan = heuristic_plan("What is the percentage change in Other in 2019 from 2018, "
+                          "according to Cududic's annual report?", reports)
+    assert plan.answer.startswith("{{ VALUE }}%")
+
+
+def test_the_row_the_question_names_wins_over_a_total_that_holds_its_words(reports):
+    plan = heuristic_plan("What was the Total other assets in 2019, according to Nusedaz's "
+                          "annual report?", reports)
+    assert run(plan, reports).value == "$140,964"
+
+
+def test_a_row_under_the_heading_the_question_names_is_read(reports):
+    plan = heuristic_plan("What were the Other deferred tax liabilities in 2019, according "
+                          "to Dagesuz's annual report?", reports)
+    assert run(plan, reports).value == "10"
+
+
+def test_a_change_of_figures_written_negative_abstains(reports):
+    with pytest.raises(NoAnswer, match="written as negatives"):
+        heuristic_plan("What is the change in Voyage expenses from 2018 to 2019, according "
+                       "to Givobar's annual report?", reports)
+
+
+def test_a_question_whose_answer_is_words_is_never_answered_from_a_table(reports):
+    with pytest.raises(NoAnswer, match="not a figure") as found:
+        heuristic_plan("Which contract types does Cududic's annual report list?", reports)
+    assert "Cududic annual report 2019" in " ".join(found.value.nearest)
+
+
+def test_a_row_no_table_has_is_not_found_and_the_nearest_rows_are_named(reports):
+    with pytest.raises(NoAnswer, match="no table row") as found:
+        heuristic_plan("What was the goodwill in 2019, according to Nusedaz's annual "
+                       "report?", reports)
+    assert "Nusedaz annual report 2019" in " ".join(found.value.nearest)
+
+
+def test_a_period_no_column_has_is_not_found(reports):
+    with pytest.raises(NoAnswer, match="no table row") as found:
+        heuristic_plan("What was the amount of total sales in 2016, according to Cududic's "
+                       "annual report?", reports)
+    assert "has a column for 2016" in " ".join(found.value.nearest)
