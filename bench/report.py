@@ -26,6 +26,9 @@ def markdown(r: dict) -> str:
         text += "\n" + "\n".join(streaming_table(r["streaming"])) + "\n"
     if "accuracy" in r:
         text += "\n" + "\n".join(table(r["accuracy"])) + "\n"
+    if "questions" in r:
+        from bench.questions import table as questions_table
+        text += "\n" + "\n".join(questions_table(r["questions"])) + "\n"
     return text
 
 

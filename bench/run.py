@@ -12,6 +12,9 @@ Phases (workers restarted between them, Redis kept):
      workers: streaming (bench/streaming.py)
   F  executors on 1, 2 and 4 test hosts (network namespaces, root), 100 ms GETs: scaling
      across hosts (bench/hosts.py; its own Redis on its own host)
+  G  heuristic planner and plans written from the question on real report tables
+     (TAT-QA, build and held-out) and real filings (PDF): right / wrong / not found
+     (bench/questions.py)
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import accuracy, figures, hosts, report, streaming
+from bench import accuracy, figures, hosts, questions, report, streaming
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -98,6 +101,9 @@ def main() -> None:
             log(f"  {results['hosts']['note']}")
             log("phase D: accuracy (publication-dated corpora with known answers)")
             results["accuracy"] = accuracy.accuracy(base)
+            log("phase G: questions on real report tables and filings (TAT-QA, SEC PDFs)")
+            results["questions"] = questions.questions(
+                base, ("filings",) if quick else questions.SETS)
     finally:
         llm.stop()
     results["elapsed_s"] = time.monotonic() - started
