@@ -19,11 +19,10 @@ import regex
 from shared.tools.quantities import parse_quantity
 
 from .assemble import Line
-from .periods import period_of
+from .periods import YEAR_CELL, period_of
 from .units import scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
-_YEAR = regex.compile(r"(?:FY\s*)?(?:19|20)\d{2}(?:\s*(?:\(\w\)|\*|[¹²³]))?", _F)
 _PERIOD_WORDS = regex.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\bended\b|\bending\b|"
     r"\byears?\b|\bquarters?\b|\bmonths\b|\bweeks\b|\bfiscal\b|\bas\s+of\b|^at\b", _F)
@@ -72,7 +71,7 @@ def _new_header(row: list[str], above: list[list[str]]) -> bool:
     cells = [c for c in row[1:] if c]
     if not cells or any(_is_figure(c) for c in cells):
         return False
-    return row[1:] in above or all(_YEAR.fullmatch(c) or period_of(c) for c in cells)
+    return row[1:] in above or all(YEAR_CELL.fullmatch(c) or period_of(c) for c in cells)
 
 
 def _line(row: list[str]) -> Line:
@@ -85,7 +84,7 @@ def _line(row: list[str]) -> Line:
 
 
 def _is_figure(text: str) -> bool:
-    return bool(text) and parse_quantity(text) is not None and not _YEAR.fullmatch(text) and (
+    return bool(text) and parse_quantity(text) is not None and not YEAR_CELL.fullmatch(text) and (
         parse_quantity(text).kind != "date")
 
 

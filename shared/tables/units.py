@@ -34,8 +34,11 @@ PER_SHARE = regex.compile(r"\bper\s+(?:common\s+|ordinary\s+|diluted\s+|basic\s+
 SHARE_COUNT = regex.compile(
     r"^(?:[-–]\s*)?(?:(?:weighted[\s-]+)?average\s+|basic\s+|diluted\s+)?(?:number\s+of\s+)?"
     r"(?:common\s+|ordinary\s+|outstanding\s+)?shares\b|\bnumber\s+of\s+(?:common\s+)?shares\b"
-    r"|\bshares\s+(?:used|outstanding)\b|^(?:number\s+of\s+)?employees\b|^headcount\b", _F)
-"""A row that counts shares (or people): a number, never money."""
+    r"|\bshares\s+(?:used|outstanding)\b", _F)
+"""A row that counts shares: a number, never money."""
+PEOPLE = regex.compile(r"\bemployees\b|\bheadcount\b|\b(?:share|stock)?holders\s+of\s+record\b"
+                       r"|\bnumber\s+of\s+(?:share|stock)holders\b", _F)
+"""A row that counts people: in units, whatever the table's scale."""
 
 
 def scale_in(text: str) -> int | None:
