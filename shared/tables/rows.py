@@ -49,6 +49,7 @@ def read_rows(rows: list[list[str]]) -> Read | None:
         return None
     for row in grid[first:]:
         _join_signs(row)
+    _move_headers(grid, first)
     keep = [0] + [j for j in range(1, width) if any(r[j] for r in grid)]
     grid = [[r[j] for j in keep] for r in grid]
     if len(keep) < 2:
@@ -106,6 +107,22 @@ def _join_signs(row: list[str]) -> None:
             prev = next((k for k in range(j - 1, 0, -1) if row[k]), None)
             if prev is not None and parse_quantity(row[prev] + text) is not None:
                 row[prev], row[j] = row[prev] + text, ""
+
+
+def _move_headers(grid: list[list[str]], first: int) -> None:
+    """Header cells over a column left empty by joined signs (a "$" column under a year
+    spanning "$" and figure) onto the column of figures beside it: repeated colspans go,
+    a year over the "$" moves right onto its figures (or left, over a lone ")")."""
+    for j in range(1, len(grid[0])):
+        if any(r[j] for r in grid[first:]) or not any(r[j] for r in grid[:first]):
+            continue
+        for k in (j + 1, j - 1):
+            if not 0 < k < len(grid[0]) or not any(r[k] for r in grid[first:]):
+                continue
+            if all(not r[j] or r[k] in ("", r[j]) for r in grid[:first]):
+                for r in grid[:first]:
+                    r[k], r[j] = r[k] or r[j], ""
+                break
 
 
 def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
