@@ -69,7 +69,8 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
         return None
     core = _FOOTNOTE.sub("", written).strip()
     written_unit = None
-    if (signed := _SIGNED_DASH.fullmatch(core)) and kind in (None, "money"):
+    signed = _SIGNED_DASH.fullmatch(core)
+    if signed and signed[2].lower() in DASHES and kind in (None, "money"):
         written_unit, core = CURRENCIES[signed[1].lower()], signed[2]  # "$—"
     if core.lower() in DASHES:
         dash_kind = kind or ("money" if unit or written_unit else "number")
@@ -77,7 +78,7 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
                         unit=(written_unit or unit) if dash_kind == "money" else None)
     m = _FIGURE.match(core)
     if m is None or bool(m["open"]) != bool(m["close"]) or (m["sign"] and m["sign2"]) or (
-            (m["cur0"] and m["cur"])):
+            m["cur0"] and m["cur"]):
         return None
     negative = bool(m["open"]) or (m["sign"] or m["sign2"] or "") in ("-", "−")
     if m["open"] and (m["sign"] or m["sign2"]):  # "(-3)": refuse rather than guess
