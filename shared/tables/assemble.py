@@ -26,13 +26,13 @@ from .periods import period_context, period_of
 from .units import PEOPLE, PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
-_TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)\s+in\s+"
-                       r"cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
+_TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)"
+                       r"\s+in\s+cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
 _FOOTNOTE = regex.compile(
     r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+(?=\s*:?$)", _F)
 _LEADERS = regex.compile(r"(?:\s*[.…_]){2,}\s*[$€£]?\s*$|\s+[$€£.]\s*$")
-_PERCENT_ONLY = regex.compile(r"%|percent(?:age)?|%\s+of\s+(?:net\s+)?(?:revenues?|sales|total)"
-                              r"|percent\s+of\s+(?:net\s+)?(?:revenues?|sales|total)", _F)
+_PERCENT_ONLY = regex.compile(
+    r"(?:%|percent(?:age)?)(?:\s+of\s+(?:net\s+)?(?:revenues?|sales|total))?", _F)
 _PERCENT = regex.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", _F)
 _CONNECTOR = regex.compile(r"(?:\b(?:and|or|of|for|in|to|on|from|by|the|with|at|net|per|as|a|"
                            r"an|under|into|other|ended|ending|during|through|than|less|"

@@ -10,11 +10,13 @@ A fiscal year is named by the year it ends in: "Years ended September 30" over "
 is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
 year that ends in January or the first week of February is named by no year (companies
 name it either way), only by its dates. A balance-sheet date names a year only in a
-table whose dates are year ends (a year apart, to within a week). A quarter written as a scope ("2019-Q3") or
-with a calendar year ("Q3 2019") is the calendar quarter; one marked fiscal ("Q3 FY2019",
-"FY2019-Q3") is the quarter of the fiscal year, read from the table's own year or
-year-to-date columns, and names nothing in a table that does not show when its year
-starts. A header naming two periods ("2019 vs. 2018", "Change 2019-2018") names none.
+table whose dates are year ends (a year apart, to within a week). A quarter written as
+a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
+marked fiscal ("Q3 FY2019", "FY2019-Q3") is the quarter of the fiscal year, read from
+the table's own year or year-to-date columns, and names nothing in a table that does
+not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change
+2019-2018"), two spans, a range of years ("2021-2022") or a year with words that make
+it something else ("First" over "2015") names none.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _DATE = regex.compile(
     rf"(?<!\d)(?<y>(?:19|20)\d{{2}})-(?<mo>\d{{2}})-(?<d>\d{{2}})(?!\d)"
     rf"|\b(?<mn>{_MONTH})\.?\s+(?<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)"
-    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)",
+    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+"
+    rf"(?<y>(?:19|20)\d{{2}})(?!\d)",
     _F)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _PLURAL = regex.compile(r"\b(year|month|week|quarter)s\b", _F)
@@ -51,7 +54,8 @@ _QUALIFIERS = regex.compile(
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
 _YEARS = regex.compile(r"(?<![\w-])(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![\w-])")
 _SPAN_WORDS = regex.compile(
-    r"\b(?:year|month|week|quarter|period)\s+(?:ended|ending)\b|\bYTD\b|\byear[\s-]to[\s-]date\b", _F)
+    r"\b(?:year|month|week|quarter|period)\s+(?:ended|ending)\b|\bYTD\b"
+    r"|\byear[\s-]to[\s-]date\b", _F)
 _YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
 _CONTEXT = regex.compile(
     rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"

@@ -2,14 +2,14 @@
 JSON record's table, a TAT-QA table: the first column the labels), produces the column
 headers, the notes above them and the body lines `assemble` makes a table of.
 
-A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it;
-columns empty in every row (separators) go. The header rows are the rows above the
-first that holds a figure other than a year, the body the rows under them up to a row
-that starts another header (the table's rows for another year); a header cell that spans columns (its
-colspan lost, as in TAT-QA) covers the columns of its group: all of them when it is the
-row's only cell, equal groups when the row's cells each fall in one, else the columns
-after it up to the next; a column that could be under either of two header cells naming
-different periods, or under none, gets no period.
+A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it
+(a header over the column left empty moves onto the figures); columns empty in every
+row (separators) go. The header rows are the rows above the first that holds a figure
+other than a year, the body the rows under them up to a row that starts another header
+(the table's rows for another year). A header cell that spans columns (its colspan
+lost, as in TAT-QA) covers the columns of its group: all of them when it is the row's
+only cell, equal groups when the row's cells each fall in one; a column between or
+beside header cells that could be under either, one naming a period, gets no period.
 """
 
 from __future__ import annotations

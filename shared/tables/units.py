@@ -30,8 +30,9 @@ _WORDS = {"euro": "EUR", "pound sterling": "GBP", "pounds sterling": "GBP", "yen
           "renminbi": "CNY"}
 _EXCEPT = regex.compile(r"\bexcept\b(?<what>[^)]*)", _F)
 PER_SHARE = regex.compile(r"\bper\s+(?:common\s+|ordinary\s+|diluted\s+|basic\s+)?share\b"
-                          r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b|\bdividends?\s+declared\s+per",
-                          _F)
+                          r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b"
+                          r"|\bdividends?\s+declared\s+per", _F)
+"""A per-share row: money in units, whatever the table's scale."""
 SHARE_COUNT = regex.compile(
     r"^(?:[-–]\s*)?(?:(?:weighted[\s-]+)?average\s+|basic\s+|diluted\s+)?(?:number\s+of\s+)?"
     r"(?:common\s+|ordinary\s+|outstanding\s+)?shares\b|\bnumber\s+of\s+(?:common\s+)?shares\b"

@@ -21,7 +21,8 @@ def filing_words() -> dict[str, list[list[tuple[float, float, str]]]]:
 
 def row(table: Table, label: str, section: str | None = None):
     """The one row of `table` labelled `label` (in `section`, when given)."""
-    found = [r for r in table.rows if r.label == label and (section is None or r.section == section)]
+    found = [r for r in table.rows
+             if r.label == label and (section is None or r.section == section)]
     assert len(found) == 1, [r.label for r in table.rows]
     return found[0]
 
