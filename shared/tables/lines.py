@@ -13,7 +13,9 @@ ended  Six months ended").
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import regex
 
@@ -47,6 +49,22 @@ class Parsed:
     label: str = ""
     label_x0: float | None = None
     cells: list[Phrase] = field(default_factory=list)
+
+
+def pdf_lines(words: Iterable[Mapping[str, Any]]) -> list[list[Word]]:
+    """A PDF page's words (pdfplumber's `extract_words()`: dicts with `x0`, `x1`, `top`,
+    `bottom`, `text`) as lines top to bottom, each left to right: a word is on the line
+    its vertical middle falls in (give or take a point)."""
+    lines: list[tuple[float, float, list[Mapping[str, Any]]]] = []
+    for w in sorted(words, key=lambda w: w["top"]):
+        middle = (w["top"] + w["bottom"]) / 2
+        line = next((line for line in lines if line[0] - 1 <= middle <= line[1] + 1), None)
+        if line is None:
+            lines.append((w["top"], w["bottom"], [w]))
+        else:
+            line[2].append(w)
+    return [[(w["x0"], w["x1"], w["text"]) for w in sorted(found, key=lambda w: w["x0"])]
+            for _, _, found in sorted(lines, key=lambda line: line[0])]
 
 
 def text_lines(text: str) -> list[list[Word]]:

@@ -11,14 +11,17 @@ from __future__ import annotations
 from .assemble import assemble
 from .model import Table
 from .rows import read_rows
-from .words import Word, tables_in_lines, text_lines
+from .lines import Word, pdf_lines, text_lines
+from .words import tables_in_lines
 
-__all__ = ["Word", "table_from_rows", "tables_from_rows", "tables_in_text", "tables_in_words"]
+__all__ = ["Word", "pdf_lines", "table_from_rows", "tables_from_rows", "tables_in_text",
+           "tables_in_words"]
 
 
 def tables_in_words(lines: list[list[Word]], page: int | None = None) -> list[Table]:
     """The tables on a page given as its lines top to bottom, each line its words as
-    `(x0, x1, text)` left to right (pdfplumber's `extract_words`, grouped by line)."""
+    `(x0, x1, text)` left to right (pdfplumber's `extract_words()` through
+    `pdf_lines`)."""
     return tables_in_lines(lines, page=page)
 
 

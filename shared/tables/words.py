@@ -18,11 +18,11 @@ import regex
 
 from .assemble import Line, assemble
 from .header import area_of, column_of, header_of, label_only, notes_of, text_in
-from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line, text_lines
+from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
 from .model import Table
 from .units import scale_in
 
-__all__ = ["Word", "tables_in_lines", "text_lines"]
+__all__ = ["tables_in_lines"]
 
 _DIGIT = regex.compile(r"\d")
 MAX_GAP_LINES = 8
