@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import regex
 
-from shared.tools.quantities import parse_quantity
+from shared.tools.quantities import DASHES, parse_quantity
 
 from .periods import YEAR_CELL
 
@@ -28,6 +29,7 @@ Word = tuple[float, float, str]
 
 SIGN = regex.compile(r"[$€£¥₹]|US\$")
 _LEADER = regex.compile(r"(.*?[.…_]{2,})(\S+)")
+_DIGIT = regex.compile(r"\d")
 _PIECE = regex.compile(r"\(?[\d,.]+\)?")
 
 
@@ -73,7 +75,11 @@ def text_lines(text: str) -> list[list[Word]]:
             for line in text.splitlines()]
 
 
+@lru_cache(maxsize=65536)  # a page's words repeat: figures, dashes, "$", label words
 def is_figure(text: str) -> bool:
+    """Whether `text` states a figure (a dash is zero); a year or a date is not one."""
+    if not _DIGIT.search(text) and text.strip("$€£¥₹ ").lower() not in DASHES:
+        return False
     if YEAR_CELL.fullmatch(text):
         return False
     q = parse_quantity(text)
