@@ -22,14 +22,13 @@ from shared.models.quantity import Quantity
 from shared.tools.quantities import parse_quantity
 
 from .model import Cell, Column, Row, Table
-from .periods import period_context, period_of
+from .periods import MARK, period_context, period_of
 from .units import PEOPLE, PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
 _TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)"
                        r"\s+in\s+cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
-_FOOTNOTE = regex.compile(
-    r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+(?=\s*:?$)", _F)
+_FOOTNOTE = regex.compile(rf"(?:\s*{MARK})+(?=\s*:?$)", _F)
 _LEADERS = regex.compile(r"(?:\s*[.…_]){2,}\s*[$€£]?\s*$|\s+[$€£.]\s*$")
 _PERCENT_ONLY = regex.compile(
     r"(?:%|percent(?:age)?)(?:\s+of\s+(?:net\s+)?(?:revenues?|sales|total))?", _F)

@@ -46,7 +46,9 @@ _WEEKS = [(regex.compile(rf"\b(?:{n})[\s-]+weeks?\b", _F), months) for n, months
     ("13|thirteen", "three months"), (r"26|twenty[\s-]six", "six months"),
     (r"39|thirty[\s-]nine", "nine months"), (r"52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
 _QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
-_MARKS = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\s|$)", _F)
+MARK = r"(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)"
+"""A footnote mark after a header or label: `(1)`, `(a)`, `[2]`, `*`, `†`, `¹`."""
+_MARKS = regex.compile(rf"\s*{MARK}(?=\s|$)", _F)
 _COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
                          r"growth)\b", _F)
 _QUALIFIERS = regex.compile(
@@ -72,7 +74,7 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
 
 
 YEAR_CELL = regex.compile(
-    r"(?:FY\s*)?(?:19|20)\d{2}\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)?", _F)
+    rf"(?:FY\s*)?(?:19|20)\d{{2}}\s*{MARK}?", _F)
 """A header cell that is a year (`2019`, `2011(c)`, `FY2019`, `2018*`): not a figure."""
 
 
