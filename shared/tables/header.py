@@ -7,9 +7,10 @@ each stands over the columns it overlaps; on a line above that, where a phrase s
 the columns of its group, each column goes to the nearest phrase ("Three Months Ended" |
 "Nine Months Ended"), and a line's only phrase spans the widest run of columns it is
 centred over ("Years Ended September 30," over three years). A line reaching from the
-labels into the columns, or centred elsewhere (a title, a sentence), ends the header.
-Above it, up to five short lines are the notes (those that state a unit) and the title.
-Words left of the table's margin belong to another column of the page.
+labels into the columns, or centred elsewhere (a title, a sentence), ends the header,
+as does a unit, "(Unaudited)" or a statement's name ("Consolidated Statements of
+Income"). Above it, up to five short lines are the notes (those that state a unit) and
+the title. Words left of the table's margin belong to another column of the page.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from .lines import Parsed, Phrase
 from .units import scale_in
 
 Columns = list[tuple[float, float]]
+_TITLE = regex.compile(r"\bstatements?\s+of\b|\bbalance\s+sheets?\b|\bconsolidated\b"
+                       r"|^\(?unaudited\)?$", regex.IGNORECASE)
+"""Words of a statement's title or its notes, never of a column's header."""
 _SENTENCE = regex.compile(r"(?:\S+\s+){7,}\S*(?<!\b(?:Inc|Corp|Co|Ltd|No))\.$")
 """The end of a sentence of prose (eight words or more), not of a company's name."""
 
@@ -90,9 +94,10 @@ def header_of(parsed: list[Parsed], start: int, columns: Columns,
             continue
         over = [p for p in line.phrases if p.x1 > area.left and p.x0 >= area.margin]
         if line.cells or not over or any(
-                p.x0 < area.labels_end or len(p.text) > 60 or not lowest and not (
+                p.x0 < area.labels_end or len(p.text) > 60 or _TITLE.search(p.text)
+                or scale_in(p.text) is not None or not lowest and not (
                     extent[0] - char <= (p.x0 + p.x1) / 2 <= extent[1] + char) for p in over):
-            break  # a title or a sentence: centred on the page, or reaching into the labels
+            break  # a title, a note or a sentence: centred on the page, or in the labels
         placed = _placed(over, columns, char, lowest)
         if placed is None:
             break
