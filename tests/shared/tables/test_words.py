@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
+from shared.errors import InputError
 from shared.tables.periods import columns_for
 from shared.tables.read import tables_in_words
 
@@ -127,3 +130,8 @@ def test_a_five_year_summary_reads_newest_first_with_leader_dots(filing_words):
     assert (employees.cells[0].quantity.kind, employees.cells[0].quantity.scale) == ("number", 0)
     quarterly = titled(tables, "quarterly results")  # "First" over "2015": a fiscal quarter
     assert all(c.period is None for c in quarterly.columns)
+
+
+def test_a_word_that_is_not_a_position_and_text_is_refused_naming_it():
+    with pytest.raises(InputError, match=r"word 2 of line 1 is \{'text': '1,763'\}"):
+        tables_in_words([[(38.5, 52.9, "Net"), {"text": "1,763"}]])
