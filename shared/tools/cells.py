@@ -31,7 +31,6 @@ no document), SEARCH_FAILED and SEARCH_UNAVAILABLE (the tables cannot be read).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -47,7 +46,7 @@ from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
 from .line_items import LineItem, items_named
-from .rows import Fit, Label, fit, hints, label_words, likeness
+from .rows import Fit, Label, aside_words, fit, hints, label_words, likeness
 
 _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
 _LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
@@ -83,8 +82,13 @@ class Request:
     """Each name the row goes by, and whether it is the step's own words."""
     context: frozenset[str]
     """Heading words that prefer a row: the library's sections and the step's asides."""
+    words: frozenset[str]
+    """Every word of the names and asides: a label's parenthetical words beyond them
+    count against it."""
     items: tuple[LineItem, ...]
     kind: str | None
+    """The kind the step asks for (`quantity`), else the one the library gives the line
+    item: a cell of another kind is not a value."""
     period: str | None
 
 
@@ -114,7 +118,10 @@ def request_of(step: ExtractStep) -> Request:
     kinds = {i.kind for i in items}
     kind = step.quantity if step.quantity in FIGURE_KINDS else (
         kinds.pop() if len(kinds) == 1 else None)
-    return Request(step.row, unique, frozenset(context), tuple(items), kind, step.period)
+    words = {w for name, _ in unique for w in name.words} | context
+    words |= set(label_words(aside).words)
+    return Request(step.row, unique, frozenset(context), frozenset(words), tuple(items), kind,
+                   step.period)
 
 
 def read_cell(step: ExtractStep, documents: list[Evidence | None],
@@ -165,11 +172,13 @@ def _options(request: Request, evidence: Evidence,
                 continue
             how, own = found
             heading = title | set(section.words if section else ())
-            key = (how.rank, not own, -len(request.context & heading), how.extra, not row.total)
+            aside = len(aside_words(row.label) - request.words)
+            key = [how.rank, not own, -len(request.context & heading), how.extra + aside,
+                   not row.total]
             columns = _columns(request, table, row)
             if not columns:
                 why.append(f"{_where(row, table)} has no column for {request.period} (its "
-                           f"columns: {_headers(table)})" if request.period else
+                           f"columns: {_periods(table)})" if request.period else
                            f"{_where(row, table)} has no figure in a column with a period")
                 continue
             for i in columns:
@@ -180,7 +189,7 @@ def _options(request: Request, evidence: Evidence,
                     why.append(f"{_where(row, table)} holds {shown} under "
                                f"{_header(table, i)!r}, not a {request.kind or 'figure'}")
                     continue
-                options.append(Option(evidence, table, row, i, quantity, key, own))
+                options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
     if options:
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
@@ -208,12 +217,13 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
 def _two_names(request: Request, label: Label) -> bool | None:
     """Whether a label that is two names of the line item (`Earnings before interest and
     taxes EBIT`) holds the step's own words; None when it is not two of its names."""
-    have = Counter(label.words)
+    if not label.distinct <= request.words:
+        return None
+    have = label.counts
     for name, own in request.names:
-        rest = have - Counter(name.words)
-        if rest and rest != have and sum(rest.values()) + sum(Counter(name.words).values()) \
-                == len(label.words):
-            other = next((o for n, o in request.names if Counter(n.words) == rest), None)
+        rest = have - name.counts
+        if rest and rest != have and sum(rest.values()) + len(name.words) == len(label.words):
+            other = next((o for n, o in request.names if n.counts == rest), None)
             if other is not None:
                 return own or other
     return None
@@ -246,12 +256,12 @@ def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None
         return None
     q = cell.quantity
     scale = q.scale
+    kind = request.kind
     if request.items and q.kind in ("money", "number"):
         per_share = {item.per_share for item in request.items}
         scale = 0 if per_share == {True} else table.scale if per_share == {False} else scale
-    if (request.kind and request.kind != q.kind) or scale != q.scale:
-        return parse_quantity(cell.text, kind=request.kind, unit=q.unit or table.unit,
-                              scale=scale)
+    if (kind and kind != q.kind) or scale != q.scale:
+        return parse_quantity(cell.text, kind=kind, unit=q.unit or table.unit, scale=scale)
     return q
 
 

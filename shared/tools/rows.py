@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import regex
 
@@ -45,6 +45,14 @@ class Label:
 
     words: tuple[str, ...]
     breaks: tuple[bool, ...]
+
+    @cached_property
+    def counts(self) -> Counter:
+        return Counter(self.words)
+
+    @cached_property
+    def distinct(self) -> frozenset[str]:
+        return frozenset(self.words)
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,17 @@ def label_words(text: str) -> Label:
     return Label(tuple(found), tuple(breaks))
 
 
+def aside_words(text: str) -> frozenset[str]:
+    """The words a label says in parentheses, footnote marks (`(1)`, `(a)`) aside: a
+    label that fits alike but says more there is another row (`Free cash flow
+    (pre-spectrum)` beside `Free cash flow`)."""
+    found = set()
+    for m in _ASIDE.finditer(text or ""):
+        found |= {w for w in label_words(m.group()[1:-1]).words
+                  if len(w) > 1 and not w.isdigit()}
+    return frozenset(found)
+
+
 def name_key(text: str) -> tuple[str, ...]:
     """`text`'s words as a key, order aside: names that are the same row share one."""
     return tuple(sorted(label_words(text).words))
@@ -97,13 +116,15 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     """How `label` (under `section`) names `name`; None when it does not."""
     if not name.words:
         return None
-    wanted, have = Counter(name.words), Counter(label.words)
     if not label.words:  # `Total` under the heading that names it
-        return Fit("under", 0) if section is not None and Counter(section.words) == wanted \
+        return Fit("under", 0) if section is not None and section.counts == name.counts \
             else None
+    if not name.distinct & label.distinct:
+        return None
+    wanted, have = name.counts, label.counts
     if wanted == have:
         return Fit("exact", 0)
-    if section is not None and not have - wanted and not wanted - have - Counter(section.words):
+    if section is not None and not have - wanted and not wanted - have - section.counts:
         return Fit("under", 0)
     for end in range(len(name.words), len(label.words)):
         prefix = Counter(label.words[:end])

@@ -141,7 +141,7 @@ def test_words_before_the_name_make_another_row_so_cost_of_sales_is_never_sales(
 def test_a_period_the_table_lacks_is_not_found_naming_the_columns_it_has():
     e = refused("Wages and salaries", "FY2017", [doc("tatqa-276")])
     assert e.code == "NOT_FOUND" and "has no column for FY2017" in e.message
-    assert "'December 31, 2018', 'December 31, 2019'" in e.message
+    assert "'December 31, 2018' (2018-12-31), 'December 31, 2019' (2019-12-31)" in e.message
 
 
 def test_a_cell_of_another_kind_than_the_one_asked_is_not_a_value():
@@ -193,3 +193,10 @@ def test_rows_under_a_heading_that_reads_on_into_them_are_named_by_both():
     tables = {TEN_K.doc_id: [statement]}
     eps = cell("basic earnings per common share", "2018", tables=tables)
     assert eps.value == "$ 1.54" and eps.quantity.scale == 0  # not the 3,318 shares
+
+
+def test_a_label_that_says_more_in_parentheses_is_another_row():
+    flows = doc("tatqa-7")  # Free cash flow (pre-spectrum) 5,443 above Free cash flow 4,411
+    out = cell("free cash flow", "2019", [flows])
+    assert out.value == "4,411" and out.quantity.unit == "EUR" and out.quantity.scale == 6
+    assert cell("capital expenditure", "2018", [flows]).value == "(7,321)"  # Capital additions
