@@ -277,9 +277,12 @@ def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolO
                         "heading it sits under (\"investing activities: …\") or a period "
                         "that names one column")
     # one figure, written as an amount in one table and as an outflow "(130)" in
-    # another: the amount of the line item is the one without the sign
-    chosen = next((o for o in options if o.quantity.kind == "date" or o.quantity.amount >= 0),
-                  first)
+    # another: the amount of the line item is the one without the sign; and in a
+    # table that states its scale over one that states none
+    stated = any(o.quantity.scale for o in options)
+    chosen = min(options, key=lambda o: (
+        o.quantity.kind != "date" and stated and not o.quantity.scale,
+        o.quantity.kind != "date" and o.quantity.amount < 0))
     table, row, column = chosen.table, chosen.row, chosen.column
     evidence = chosen.evidence.model_copy(update={"page": table.page}) if chosen.evidence else None
     via = "" if chosen.own else f" (the line item {_item_names(request)})"
@@ -301,11 +304,15 @@ def _shown(o: Option) -> str:
 
 def _same(a: Quantity, b: Quantity, signed: bool = True) -> bool:
     """Whether two cells state one figure: equal, or equal as the coarser one rounds
-    (5,119 thousand and 5.1 million); `signed` False: whatever their signs."""
+    (5,119 thousand and 5.1 million), or the same digits where one table states no
+    scale (a summary whose "in thousands" the reader did not see); `signed` False:
+    whatever their signs."""
     if a.kind == "date" or b.kind == "date":
         return a.date == b.date
     if (a.kind == "percent") != (b.kind == "percent") or (a.unit and b.unit and a.unit != b.unit):
         return False
+    if a.scale != b.scale and 0 in (a.scale, b.scale):
+        return (a.amount == b.amount) if signed else abs(a.amount) == abs(b.amount)
     x, y = a.absolute(), b.absolute()
     if not signed:
         x, y = abs(x), abs(y)

@@ -10,8 +10,11 @@ is no word either (`Total revenues` names revenues). A label names a row
   is `net property and equipment`);
 - `under` its section when the label's words are all the name's and the heading above
   it holds the rest (`Basic` under `Earnings per share:`);
-- `qualified` when it starts with the name's words and says more after a comma or dash
-  (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2 million`).
+- `qualified` when it starts with the name's words and qualifies them after a comma or
+  dash (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2
+  million`, `Long-term debt, less current portion`), a word of QUALIFIERS first: what
+  follows a comma in `Sales, general and administrative` is more items, not a
+  qualification.
 Words before the name change what a row is (`Cost of sales` is not sales, `Other
 current assets` not current assets), and so do words after it without a comma
 (`Net income per share`): such labels fit no name, and are only ever named as the
@@ -33,6 +36,10 @@ SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its the
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
 RANKS = {"exact": 0, "under": 1, "qualified": 2}
+QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including incl after
+before at end beginning as current noncurrent non long short gross trade continuing
+discontinued reported adjusted restated cost""".split())
+"""Words that open a qualification after a comma: `, net`, `, at cost`, `, end of year`."""
 
 _ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _BREAK = regex.compile(r"[,;:–—]|\s-|-\s")
@@ -129,7 +136,8 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     for end in range(len(name.words), len(label.words)):
         prefix = Counter(label.words[:end])
         if prefix == wanted:
-            return Fit("qualified", len(label.words) - end) if label.breaks[end] else None
+            qualifies = label.breaks[end] and label.words[end] in QUALIFIERS
+            return Fit("qualified", len(label.words) - end) if qualifies else None
         if prefix - wanted:
             return None
     return None

@@ -114,6 +114,10 @@ def test_the_evidence_names_the_tables_page_and_the_quote_the_row_with_its_heade
 def test_one_figure_in_two_tables_is_one_answer_and_both_are_named():
     out = cell("Interest expense", "2016")  # 130 in the summary, (130) in the statement
     assert out.quantity.amount == 130 and "also stated as" in out.note and "(130)" in out.note
+    unscaled = table_from_rows(SUMMARY["rows"], page=35)  # no "(Amounts in thousands)" seen
+    both = {TEN_K.doc_id: [unscaled, *TABLES["pati-2018-10k"][1:]]}
+    revenue = cell("revenue", "FY2017", tables=both)  # 112,165 twice, one table unscaled
+    assert revenue.quantity.amount == 112165 and revenue.quantity.scale == 3
 
 
 def test_rows_that_fit_alike_with_different_figures_are_ambiguous_and_named():
@@ -136,6 +140,10 @@ def test_words_before_the_name_make_another_row_so_cost_of_sales_is_never_sales(
     assert e.code == "NOT_FOUND" and "'Cost of sales'" in e.message
     e = refused("equipment", "2018")
     assert e.code == "NOT_FOUND"
+    statement = [t for t in TABLES["pati-2018-10k"] if t.page == 44]  # Sales, general & admin.
+    sales = cell("sales", "FY2018", tables={TEN_K.doc_id: statement})
+    assert sales.value == "114,065"  # Total revenues, not Sales, general & administrative
+    assert cell("SG&A", "FY2018", tables={TEN_K.doc_id: statement}).value == "9,735"
 
 
 def test_a_period_the_table_lacks_is_not_found_naming_the_columns_it_has():
