@@ -49,6 +49,8 @@ _COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|v
 _QUALIFIERS = regex.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
+_SPAN_WORDS = regex.compile(
+    r"\b(?:year|month|week|quarter|period)\s+(?:ended|ending)\b|\bYTD\b|\byear[\s-]to[\s-]date\b", _F)
 _YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
 _CONTEXT = regex.compile(
     rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
@@ -84,8 +86,8 @@ def period_of(header: str, context: str = "") -> str | None:
     text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
     for pattern, months in _WEEKS:
         text = pattern.sub(months, text)
-    if not text or _COMPARE.search(text):
-        return None
+    if not text or _COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
+        return None  # "Three months ended Six months ended March 31": which one is not told
     dates = {_day(m) for m in _DATE.finditer(text)} - {None}
     mentions = find_periods(text)
     spans = {m.period for m in mentions if m.period[0] != m.period[1]}
