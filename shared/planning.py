@@ -19,10 +19,12 @@ from shared.llm.planner import QueryWatch, StepSink, llm_plan
 from shared.models import LLMCall, Plan, Query
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.repair import prepare_plan
-from shared.search import SearchBackend
+from shared.search import Document, SearchBackend
 
 PROMPT_DOCUMENTS = 8
 """Titles of the best-matching documents listed to the LLM planner."""
+PAGES_PER_DOCUMENT = 4
+"""Pages searched per title listed: a filing's pages may fill the first places."""
 
 
 def make_plan(query: Query, backend: SearchBackend, max_steps: int = MAX_STEPS, *,
@@ -59,9 +61,12 @@ def candidate_documents(question: str, backend: SearchBackend,
     the LLM's prompt; empty when the search store cannot answer (the model then plans
     without them)."""
     try:
-        hits = backend.search(question, limit)
+        hits = backend.search(question, limit * PAGES_PER_DOCUMENT)
     except StoreError:
         return []
-    return [f"{h.document.title} (period {h.document.period or 'none'}, published "
-            f"{h.document.date or 'on an unknown date'})" for h in hits]
+    docs: dict[str, Document] = {}
+    for hit in hits:  # the store ranks pages: a document's best page places it
+        docs.setdefault(hit.document.id, hit.document)
+    return [f"{d.title} (period {d.period or 'none'}, published "
+            f"{d.date or 'on an unknown date'})" for d in list(docs.values())[:limit]]
 

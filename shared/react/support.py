@@ -62,5 +62,7 @@ def document_texts(backend: SearchBackend | None, docs: list[Evidence]) -> list[
             hits = backend.search(doc.title, 5)
         except StoreError:
             return texts
-        texts += [h.document.content for h in hits if h.document.id == doc.doc_id]
+        # one text per document: the store ranks pages, so a document may come back twice
+        texts += list({h.document.id: h.document.content for h in hits
+                       if h.document.id == doc.doc_id}.values())
     return texts

@@ -1,6 +1,6 @@
 """The search backend protocol: consumes Documents (indexing) and search text, produces
-ranked candidate Documents for a GET source and ranked Hits for a query, both filtered
-on a period `Window` in the store itself.
+ranked candidate Documents for a GET source and ranked Hits (pages) for a query, both
+filtered on a period `Window` in the store itself, and the tables of a document.
 
 Backends only rank and filter; which candidate a GET gets is decided once, for all of
 them, by `shared.search.matching` (`best` is `matching.find` over `candidates`).
@@ -30,13 +30,15 @@ __all__ = ["BACKENDS", "DateRange", "Hit", "Match", "PARTIAL_TITLE", "SearchBack
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked search result."""
+    """One ranked search result: a page of a document (the whole of one without pages)."""
 
     document: Document
     score: float
     """Relevance, higher is better; comparable only within one result list."""
     snippet: str
-    """A short passage of the content around the matched words (`**word**`)."""
+    """A short passage of the page around the matched words (`**word**`)."""
+    page: int | None = None
+    """The page the snippet is on (1-based); None for a document without pages."""
 
 
 @runtime_checkable
@@ -66,11 +68,17 @@ class SearchBackend(Protocol):
         ...
 
     def search(self, query: str, limit: int = 5, window: Window | None = None) -> list[Hit]:
-        """Documents ranked by relevance to `query`, best first, fitting `window`."""
+        """Pages ranked by relevance to `query`, best first, of documents fitting `window`
+        (a document without pages is one page); a document may come back once per page."""
         ...
 
     def count(self) -> int:
         """How many documents the store holds."""
+        ...
+
+    def documents(self, ids: list[str]) -> dict[str, Document]:
+        """The stored documents of `ids` that the store holds, by id, whole (their tables
+        aside): what a GET binds, read by reference."""
         ...
 
     def tables(self, doc_id: str) -> list[Table]:

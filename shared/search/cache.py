@@ -21,10 +21,13 @@ whose other methods are the wrapped backend's. Keys (names in shared/queues.py):
   and inner spacing kept, because an exact URL match is case-sensitive), the
   temporal scope and the publication lag.
 
-"Nothing found" is cached too. A cached answer is the very Match the backend gave
-(documents, confidences, candidates and reasons), so a GET's value and confidence are
-the same, cached or not: the step result stays deterministic. When Redis fails, lookups
-go to the backend (logged); an entry this version cannot read is ignored.
+"Nothing found" is cached too. A cached answer is the Match the backend gave (which
+documents, their confidences, candidates and reasons) with the documents found held by
+id: a hit reads them whole from the store (`documents`), so an entry stays a few
+kilobytes whatever the size of the filings it names, and a GET's value and confidence
+are the same, cached or not: the step result stays deterministic. When Redis fails,
+lookups go to the backend (logged); an entry this version cannot read, or naming a
+document the store no longer holds, is ignored.
 """
 
 from __future__ import annotations
@@ -37,12 +40,16 @@ import time
 from typing import Callable, Iterable
 
 import redis
+from pydantic import BaseModel, ConfigDict
 
 from shared import queues
 from shared.errors import ConfigError, StoreError
 
+from shared.tables.model import Table
+
 from .backend import DateRange, Hit, Match, SearchBackend, Window
 from .document import Document
+from .matching import Found
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +59,36 @@ def backend_key(identity: str) -> str:
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
 
 
-FORMAT = 2
-"""Version of the cached value (2: a Match with candidates); part of every digest."""
+FORMAT = 3
+"""Version of the cached value (3: a Match whose documents found are held by id); part
+of every digest."""
+
+
+class Entry(BaseModel):
+    """A cached `best` answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: Match
+    """The answer without its documents found."""
+    found: list[tuple[str, str]] = []
+    """(document id, confidence) of each document found, best first."""
+
+    @classmethod
+    def of(cls, match: Match) -> Entry:
+        return cls(match=match.model_copy(update={"found": []}),
+                   found=[(f.document.id, f.confidence) for f in match.found])
+
+    def answer(self, documents: Callable[[list[str]], dict[str, Document]]) -> Match | None:
+        """The Match with its documents read from the store; None when one is gone."""
+        if not self.found:
+            return self.match
+        docs = documents([doc_id for doc_id, _ in self.found])
+        if any(doc_id not in docs for doc_id, _ in self.found):
+            return None
+        return self.match.model_copy(update={"found": [
+            Found(document=docs[doc_id], confidence=confidence)
+            for doc_id, confidence in self.found]})
 
 
 def lookup_digest(source: str, scope: DateRange | None, lag_days: int = 0) -> str:
@@ -137,13 +172,16 @@ class CachedSearch:
             return self.backend.best(source, scope)
         if raw is not None:
             try:
-                return Match.model_validate_json(raw)
+                cached = Entry.model_validate_json(raw).answer(self.backend.documents)
             except ValueError:  # not written by this version: ignore
+                cached = None
                 log.warning("GET cache entry %s unreadable, asking the search store", key)
+            if cached is not None:
+                return cached
         found = self.backend.best(source, scope)
         ttl = max(1, math.ceil((bucket + 1) * self.bucket_s - now))
         try:
-            self._r.set(key, found.model_dump_json(), ex=ttl)
+            self._r.set(key, Entry.of(found).model_dump_json(), ex=ttl)
         except redis.RedisError as exc:
             log.warning("GET cache unavailable, answer not cached: %s", exc)
         return found
@@ -178,6 +216,12 @@ class CachedSearch:
 
     def count(self) -> int:
         return self.backend.count()
+
+    def documents(self, ids: list[str]) -> dict[str, Document]:
+        return self.backend.documents(ids)
+
+    def tables(self, doc_id: str) -> list[Table]:
+        return self.backend.tables(doc_id)
 
     def stats(self) -> dict[str, int]:
         """Hits and misses of this backend's cache, across all workers."""

@@ -5,6 +5,15 @@ file without a document is an error too: nothing would be indexed).
 A line looks like:
     {"title": "...", "content": "...", "date": "2023-09-30", "url": "https://...",
      "source_type": "official_report", "id": "optional-stable-id"}
+
+A document with pages gives them as `"pages": ["page 1 text", "page 2 text", ...]`
+instead of `content` (or as `content` with a form feed before each page after the
+first, as pdftotext writes them). Its tables, when the record gives them, are
+`"tables": [TABLE, ...]`, each the rows of cells a table is (`[["", "2019", "2018"],
+["Revenue", "108,716", "114,065"]]`) or an object `{"rows": [...], "page": 3, "title":
+"Consolidated statements of cash flows (In thousands)"}`; the table reader reads
+their headers, periods, unit and scale. A record without `tables` gets the tables its
+text lays out in columns.
 """
 
 from __future__ import annotations
@@ -15,8 +24,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shared.errors import InputError, quoted
+from shared.tables.model import Table
+from shared.tables.read import tables_from_rows, tables_in_text
 
-from .document import FIELDS, Document
+from .document import FIELDS, PAGE_BREAK, Document
 
 MAX_REPORTED = 10
 """How many bad lines one error message lists before summarizing the rest."""
@@ -40,7 +51,7 @@ def load_jsonl(path: str | Path) -> list[Document]:
         try:
             docs.append(_document(line))
         except ValueError as e:  # JSONDecodeError and ValidationError are ValueErrors
-            problems.extend(f"{path.name} line {number}: {p}" for p in _describe(e))
+            problems.extend(f"{path.name} line {number}: {p}" for p in describe(e))
     if problems:
         shown = problems[:MAX_REPORTED]
         if len(problems) > MAX_REPORTED:
@@ -60,10 +71,59 @@ def _document(line: str) -> Document:
         raise ValueError("nested too deeply to read; write one flat JSON object a line") from None
     if not isinstance(record, dict):
         raise ValueError(f"expected a JSON object with 'title' and 'content', got {type(record).__name__}")
-    return Document.model_validate(record)
+    if "pages" in record:
+        record = {**record, "content": _pages(record)}
+        del record["pages"]
+    doc = Document.model_validate({**record, "tables": []})
+    tables = _tables(record["tables"]) if "tables" in record else tables_in_text(doc.content)
+    return doc.model_copy(update={"tables": tables})
 
 
-def _describe(error: ValueError) -> list[str]:
+def _pages(record: dict) -> str:
+    pages = record["pages"]
+    if "content" in record:
+        raise ValueError("give either 'content' or 'pages', not both")
+    if not isinstance(pages, list) or not pages or not all(isinstance(p, str) for p in pages):
+        raise ValueError("field 'pages' must be a list of strings, one a page")
+    if any(PAGE_BREAK in p for p in pages):
+        raise ValueError("field 'pages': a page holds a form feed, which separates pages; "
+                         "split it into two pages")
+    return PAGE_BREAK.join(pages)
+
+
+_TABLE_KEYS = ("rows", "page", "title")
+
+
+def _tables(value: object) -> list[Table]:
+    """The tables a record gives, read from their rows of cells."""
+    if not isinstance(value, list):
+        raise ValueError("field 'tables' must be a list of tables, each a list of rows of "
+                         'cells or {"rows": [...], "page": N, "title": "..."}')
+    found: list[Table] = []
+    for n, table in enumerate(value):
+        where = f"field 'tables[{n}]'"
+        rows, page, title = table, None, None
+        if isinstance(table, dict):
+            unknown = sorted(set(table) - set(_TABLE_KEYS))
+            if unknown:
+                raise ValueError(f"{where}: key {unknown[0]!r} is not allowed; use "
+                                 f"{', '.join(_TABLE_KEYS)}")
+            rows, page, title = table.get("rows"), table.get("page"), table.get("title")
+            if page is not None and (not isinstance(page, int) or isinstance(page, bool)
+                                     or page < 1):
+                raise ValueError(f"{where}: 'page' must be a page number from 1, got {quoted(page)}")
+            if title is not None and not isinstance(title, str):
+                raise ValueError(f"{where}: 'title' must be a string, got {quoted(title)}")
+        if not (isinstance(rows, list) and all(isinstance(r, list) for r in rows)
+                and all(isinstance(c, (str, int, float)) or c is None for r in rows for c in r)):
+            raise ValueError(f"{where}: a table is a list of rows, each a list of cell "
+                             'strings, like [["", "2019"], ["Revenue", "108,716"]]')
+        found += tables_from_rows([["" if c is None else str(c) for c in r] for r in rows],
+                                  page=page, title=title)
+    return found
+
+
+def describe(error: ValueError) -> list[str]:
     """One sentence per problem, naming the field and what to do."""
     if isinstance(error, json.JSONDecodeError):
         return [f"not valid JSON ({error.msg} at column {error.colno}); write one object per line"]
@@ -79,7 +139,8 @@ def _describe(error: ValueError) -> list[str]:
         elif e["type"] == "missing":
             sentences.append(f"field '{field}' is required")
         elif e["type"] == "extra_forbidden":
-            sentences.append(f"field {quoted(field)} is not allowed; use only {', '.join(FIELDS)}")
+            sentences.append(f"field {quoted(field)} is not allowed; use only "
+                             f"{', '.join((*FIELDS, 'pages', 'tables'))}")
         elif e["type"] == "string_type":
             sentences.append(f"field '{field}' must be a string, got {quoted(e['input'])}")
         else:

@@ -38,6 +38,18 @@ PAGE_BREAK = "\f"
 """What separates a document's pages in its content."""
 
 
+def page_spans(text: str) -> list[tuple[int | None, int, int]]:
+    """(page, start, end) of each page of `text`, pages numbered from 1; one span with
+    page None for text without pages."""
+    if PAGE_BREAK not in text:
+        return [(None, 0, len(text))]
+    spans, start = [], 0
+    for number, page in enumerate(text.split(PAGE_BREAK), start=1):
+        spans.append((number, start, start + len(page)))
+        start += len(page) + len(PAGE_BREAK)
+    return spans
+
+
 def page_at(text: str, offset: int) -> int | None:
     """The page (1-based) of `text` that `offset` falls on; None for text without pages."""
     if PAGE_BREAK not in text:
@@ -141,9 +153,10 @@ class Document(BaseModel):
         """`period` as an inclusive (first, last) date pair, or None."""
         return parse_scope(self.period) if self.period else None
 
-    def evidence(self, match: str | None = None) -> Evidence:
-        """This document as a footnote cites it; `match` says how a GET chose it."""
+    def evidence(self, match: str | None = None, page: int | None = None) -> Evidence:
+        """This document as a footnote cites it; `match` says how a GET chose it, `page`
+        which page the value is on."""
         return Evidence(
             doc_id=self.id, title=self.title, url=self.url, date=self.date,
-            source_type=self.source_type, period=self.period, match=match,
+            source_type=self.source_type, period=self.period, match=match, page=page,
         )

@@ -1,9 +1,10 @@
 """The Elasticsearch search backend: the same SearchBackend as the SQLite store, on an
 index of an Elasticsearch 8 or 9 cluster, through the official `elasticsearch` client.
 
-Consumes Documents (`add`, bulk-indexed) and search text; produces candidate Documents
-and Hits filtered on the same period windows as the SQLite store, and `best` applies the
-same `shared.search.matching` rules to them. The index is created with
+Consumes Documents (`add`, bulk-indexed, with their pages and tables) and search text;
+produces candidate Documents and Hits (pages) filtered on the same period windows as the
+SQLite store, documents by id and a document's tables; `best` applies the same
+`shared.search.matching` rules to them. The index is created with
 `elastic_requests.MAPPING` on first use (or checked, when it exists; one made before
 periods is refused with a message to re-index). Request bodies and response parsing
 live in `elastic_requests`, the error mapping in `elastic_errors`.
@@ -36,14 +37,16 @@ from elasticsearch import (ApiError, AuthorizationException, BadRequestError, El
 from shared.errors import ConfigError, SearchUnavailable, StoreError
 from shared.urls import mask_url
 
+from shared.tables.model import Table
+
 from .backend import DateRange, Hit, Match, Window
 from .document import Document
 from .elastic_errors import RETRY_ON_STATUS, error_type, store_error
-from .elastic_requests import (MAPPING, bulk_actions, candidates_body, documents_of,
-                               failed_items, hits_of, mapping_problems, schema_outdated,
-                               search_body)
+from .elastic_requests import (MAPPING, WHOLE, bulk_actions, candidates_body, document_of,
+                               documents_of, failed_items, hits_of, mapping_problems,
+                               schema_outdated, search_body, tables_of)
 from .fit import PUBLICATION_LAG_DAYS
-from .matching import find
+from .matching import find, with_documents
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +117,9 @@ class ElasticSearch:
                 if schema_outdated(properties):
                     raise StoreError(
                         f"Elasticsearch index {name!r} was made by an earlier Chordal, before "
-                        "documents had periods; delete it and run `chordal index` again, or "
-                        "set CHORDAL_ES_INDEX to a new name and index the corpus there")
+                        "documents had periods, pages and tables; delete it and run `chordal "
+                        "index` again, or set CHORDAL_ES_INDEX to a new name and index the "
+                        "corpus there")
                 problems = mapping_problems(properties)
                 if problems:
                     raise StoreError(
@@ -189,13 +193,41 @@ class ElasticSearch:
 
     def search(self, query: str, limit: int = 5, window: Window | None = None) -> list[Hit]:
         body = search_body(query, limit, window)
-        return [] if body is None else hits_of(self._search(body, "searching"))
+        return [] if body is None else hits_of(self._search(body, "searching"), limit)
 
     def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
         return documents_of(self._search(candidates_body(text, window, limit), "searching"))
 
     def best(self, source: str, scope: DateRange | None = None) -> Match:
-        return find(self.candidates, source, scope, self.lag_days)
+        """The rules judge candidates without their contents (a filing is long, and most
+        are refused on their titles); only a text rule 2 reads and the documents found
+        are read whole."""
+        def outlines(text: str, window: Window | None, limit: int) -> list[Document]:
+            body = candidates_body(text, window, limit, outline=True)
+            return documents_of(self._search(body, "searching"))
+
+        def content(doc_id: str) -> str:
+            doc = self.documents([doc_id]).get(doc_id)
+            return doc.content if doc is not None else ""
+
+        match = find(outlines, source, scope, self.lag_days, read=content)
+        return with_documents(match, self.documents)
+
+    def documents(self, ids: list[str]) -> dict[str, Document]:
+        if not ids:
+            return {}
+        self._ensure_index()
+        with self._request("reading documents") as es:
+            found = es.mget(index=self.index, ids=ids, source_excludes=WHOLE["excludes"]).body
+        return {d.id: d for d in (document_of(item) for item in found["docs"]
+                                  if item.get("found"))}
+
+    def tables(self, doc_id: str) -> list[Table]:
+        self._ensure_index()
+        with self._request("reading tables") as es:
+            found = es.mget(index=self.index, ids=[doc_id], source_includes=["tables"]).body
+        item = found["docs"][0]
+        return tables_of(item.get("_source", {})) if item.get("found") else []
 
     def close(self) -> None:
         self._client.close()

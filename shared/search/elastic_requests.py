@@ -12,17 +12,26 @@ overlapping it, or no period and published inside it or within the lag after it 
 same test as `Window.fits` and the SQLite store's SQL). Which candidate a GET gets is
 decided by `shared.search.matching`, as for SQLite.
 
-Schema version 2 (`_meta.chordal_schema`) adds `period`, `period_origin`,
-`period_start` and `period_end`; an index made before them is refused with a message
-to re-index (Elasticsearch cannot add the periods to documents it already holds).
+Pages: each document holds its pages as `nested` objects (`page`, `text`; one page
+with `page` null for a document without pages); SEARCH matches the pages' text (or the
+title) and a hit is a page, named by its number, with a highlighted passage of it, as
+in the SQLite store. GET candidates are ranked on the whole content and come without
+content, pages and tables (`OUTLINE`); the documents found are read by id. Tables are
+kept in `_source` as `Table` JSON, not indexed (`enabled: false`).
+
+Schema version 3 (`_meta.chordal_schema`; 2 added the periods, 3 the pages and tables).
+An index of an earlier version is refused with a message to re-index: Elasticsearch
+cannot add pages or periods to documents it holds without reading each one back.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
+from shared.tables.model import Table
+
 from .backend import Hit, Window
-from .document import FIELDS, Document
+from .document import FIELDS, Document, page_spans
 from .periods import without_periods
 from .terms import keywords
 
@@ -32,7 +41,7 @@ PHRASE_BOOST = 10.0
 """Extra weight of a title that holds the source as a phrase, so it ranks first."""
 EXACT_BOOST = 1000.0
 """Weight of a title (any case) or URL that is exactly the source: always ranked first."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """`_meta.chordal_schema` of an index this code writes."""
 SNIPPET_CHARS = 150
 """Length of a search snippet (one highlighted fragment of the content)."""
@@ -61,6 +70,11 @@ MAPPING: dict[str, Any] = {
         "period_origin": {"type": "keyword"},
         "period_start": {"type": "date", "format": "strict_date"},
         "period_end": {"type": "date", "format": "strict_date"},
+        "pages": {"type": "nested", "properties": {
+            "page": {"type": "integer"},
+            "text": {"type": "text", "analyzer": "english"},
+        }},
+        "tables": {"type": "object", "enabled": False},
     },
     "_meta": {"chordal_schema": SCHEMA_VERSION},
 }
@@ -68,6 +82,12 @@ MAPPING: dict[str, Any] = {
 Elasticsearch 8 refuses to sort on `_id`, and ties are broken by id as in SQLite."""
 
 _ORDER_BY_DATE = [{"date": {"order": "desc", "missing": "_last"}}, {"id": "asc"}]
+OUTLINE = {"excludes": ["content", "pages", "tables"]}
+"""The `_source` of a GET candidate: what the rules judge it by."""
+WHOLE = {"excludes": ["pages", "tables"]}
+"""The `_source` of a document read whole: what a GET binds."""
+_LATER = ("period", "period_origin", "period_start", "period_end", "pages", "tables")
+"""Fields added after schema version 1."""
 
 
 def mapping_problems(found: dict[str, Any]) -> list[str]:
@@ -83,11 +103,10 @@ def mapping_problems(found: dict[str, Any]) -> list[str]:
 
 
 def schema_outdated(found: dict[str, Any]) -> bool:
-    """Whether an index's mapping is a Chordal index from before periods (version 1):
-    every field of version 1 is there and every period field is missing."""
-    periods = ("period", "period_origin", "period_start", "period_end")
-    return (all(f in found for f in MAPPING["properties"] if f not in periods)
-            and not any(f in found for f in periods))
+    """Whether an index's mapping is a Chordal index of an earlier version: every field of
+    version 1 is there and a field added since is missing."""
+    return (all(f in found for f in MAPPING["properties"] if f not in _LATER)
+            and not all(f in found for f in _LATER))
 
 
 def bulk_actions(index: str, docs: Iterable[Document]) -> Iterable[dict[str, Any]]:
@@ -97,6 +116,10 @@ def bulk_actions(index: str, docs: Iterable[Document]) -> Iterable[dict[str, Any
         period = doc.period_range()
         source["period_start"] = period[0].isoformat() if period else None
         source["period_end"] = period[1].isoformat() if period else None
+        source["pages"] = [{"page": page, "text": doc.content[start:stop]}
+                           for page, start, stop in page_spans(doc.content)
+                           if page is None or doc.content[start:stop].strip()]
+        source["tables"] = [t.model_dump(mode="json") for t in doc.tables]
         yield {"_op_type": "index", "_index": index, "_id": doc.id, "_source": source}
 
 
@@ -123,10 +146,12 @@ def _bool(window: Window | None, **clauses: Any) -> dict[str, Any]:
     return {"bool": query}
 
 
-def candidates_body(source: str, window: Window | None, limit: int) -> dict[str, Any]:
+def candidates_body(source: str, window: Window | None, limit: int,
+                    outline: bool = False) -> dict[str, Any]:
     """Up to `limit` documents for a GET source: the title (any case) or URL that is
     exactly the source first, then titles holding it as a phrase, then documents with
-    its words (title^3, content; periods left out: the window is their filter)."""
+    its words (title^3, content; periods left out: the window is their filter); with
+    `outline`, without their contents."""
     text = source.strip()
     should: list[dict[str, Any]] = [
         {"constant_score": {"filter": {"term": {"title.keyword": text}}, "boost": EXACT_BOOST}},
@@ -142,6 +167,7 @@ def candidates_body(source: str, window: Window | None, limit: int) -> dict[str,
         "track_scores": True,
         "size": limit,
         "track_total_hits": False,
+        "source": OUTLINE if outline else WHOLE,
     }
 
 
@@ -152,41 +178,65 @@ def _keywords_match(words: str) -> dict[str, Any]:
 
 
 def search_body(query: str, limit: int, window: Window | None) -> dict[str, Any] | None:
-    """Documents ranked by relevance to `query`'s keywords, each with one highlighted
-    passage of its content (`**word**`); None when `query` has no keyword."""
+    """Documents with `query`'s keywords in a page's text (or the title: weighted
+    TITLE_BOOST), each with its best `limit` pages and one highlighted passage of each
+    (`**word**`); None when `query` has no keyword."""
     words = " ".join(keywords(query))
     if not words or limit < 1:
         return None
+    pages = {"nested": {
+        "path": "pages", "score_mode": "max",
+        "query": {"match": {"pages.text": {"query": words}}},
+        "inner_hits": {
+            "size": limit, "_source": ["pages.page"],
+            "highlight": {
+                "pre_tags": ["**"], "post_tags": ["**"], "max_analyzed_offset": HIGHLIGHT_CHARS,
+                "fields": {"pages.text": {"fragment_size": SNIPPET_CHARS, "number_of_fragments": 1,
+                                          "no_match_size": SNIPPET_CHARS}}}}}}
+    title = {"match": {"title": {"query": words, "boost": TITLE_BOOST}}}
     return {
-        "query": _bool(window, must=[_keywords_match(words)]),
+        "query": _bool(window, should=[pages, title], minimum_should_match=1),
         "sort": ["_score", {"id": "asc"}],
         "track_scores": True,
         "size": limit,
         "track_total_hits": False,
-        "highlight": {
-            "pre_tags": ["**"], "post_tags": ["**"], "max_analyzed_offset": HIGHLIGHT_CHARS,
-            "fields": {"content": {"fragment_size": SNIPPET_CHARS, "number_of_fragments": 1,
-                                   "no_match_size": SNIPPET_CHARS}},
-        },
+        "source": WHOLE,
     }
 
 
 def document_of(hit: dict[str, Any]) -> Document:
-    """The Document a search hit (`hits.hits[i]`) carries."""
+    """The Document a search hit (`hits.hits[i]`) or a read by id carries (content ""
+    for an outline)."""
     source = hit.get("_source", {})
     values = {f: source.get(f) for f in FIELDS}
     values["id"] = values["id"] or hit["_id"]
+    values["content"] = values["content"] or ""
     return Document.model_construct(**values)
 
 
-def hits_of(response: dict[str, Any]) -> list[Hit]:
-    """Hits of a `search_body` response, best first, with their snippets."""
+def tables_of(source: dict[str, Any]) -> list[Table]:
+    """The tables a document's `_source` keeps."""
+    return [Table.model_validate(t) for t in source.get("tables") or []]
+
+
+def hits_of(response: dict[str, Any], limit: int) -> list[Hit]:
+    """Hits of a `search_body` response, a page each, best first, at most `limit`: a
+    document's pages score in proportion to its best page (a title-only match is its
+    first words, without a page)."""
     hits = []
     for hit in response["hits"]["hits"]:
         doc = document_of(hit)
-        fragments = hit.get("highlight", {}).get("content") or [doc.content[:SNIPPET_CHARS]]
-        hits.append(Hit(doc, float(hit.get("_score") or 0.0), " … ".join(fragments)))
-    return hits
+        score = float(hit.get("_score") or 0.0)
+        pages = hit.get("inner_hits", {}).get("pages", {}).get("hits", {}).get("hits", [])
+        if not pages:
+            hits.append(Hit(doc, score, doc.content[:SNIPPET_CHARS]))
+            continue
+        best = max(float(p.get("_score") or 0.0) for p in pages) or 1.0
+        for p in pages:
+            fragments = p.get("highlight", {}).get("pages.text") or [doc.content[:SNIPPET_CHARS]]
+            hits.append(Hit(doc, score * float(p.get("_score") or 0.0) / best,
+                            " … ".join(fragments), p.get("_source", {}).get("page")))
+    return sorted(hits, key=lambda h: -h.score)[:limit]
 
 
 def documents_of(response: dict[str, Any]) -> list[Document]:

@@ -66,7 +66,7 @@ from .document import Document
 from .fit import (PUBLICATION_LAG_DAYS, Window, period_fits, period_rank, published_on, recency,
                   window_for)
 from .periods import named_period
-from .terms import SURFACE, all_words, name_words, stem
+from .terms import SURFACE, all_words, holds_all, name_words, stem
 
 TITLE_MATCH = "title_match"
 """Confidence of a GET: every word of the source is in the document's title."""
@@ -165,7 +165,26 @@ class _Judged:
     overlap: float = 0.0
 
 
-def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -> _Judged:
+class Texts:
+    """Documents' texts as rule 2 reads them: whether a text holds the words its title
+    lacks, asked once per document and words within one `find`. Backends that rank
+    candidates without their contents (a filing is long, and most candidates are
+    refused on their titles) give `read(doc_id)`, which fetches a text when asked."""
+
+    def __init__(self, read: Callable[[str], str] | None = None):
+        self._read = read
+        self._held: dict[tuple[str, frozenset[str]], bool] = {}
+
+    def hold(self, doc: Document, words: frozenset[str]) -> bool:
+        key = (doc.id, words)
+        if key not in self._held:
+            text = self._read(doc.id) if self._read is not None else doc.content
+            self._held[key] = holds_all(text, words)
+        return self._held[key]
+
+
+def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int,
+           texts: Texts) -> _Judged:
     title_all = all_words(doc.title)
     title_names = set(name_words(doc.title))
     overlap = len(src.names & title_all) / len(src.names) if src.names else 0.0
@@ -179,7 +198,7 @@ def _judge(doc: Document, src: Source, scope: DateRange | None, lag_days: int) -
         if not missing:
             kind = TITLE_MATCH
         elif (len(src.names) >= PARTIAL_MIN_WORDS and 3 * len(missing) <= len(src.names)
-              and missing <= all_words(doc.content)):
+              and texts.hold(doc, missing)):
             kind = PARTIAL_TITLE
         else:
             return _Judged(doc, None, f"title lacks {src.shown(missing)}", overlap=overlap)
@@ -210,17 +229,19 @@ def _candidate(j: _Judged, verdict: str, reason: str | None = None) -> Candidate
 
 def choose(source: str, scope: DateRange | None, ranked: list[Document],
            neighbours: list[Document] | None = None,
-           lag_days: int = PUBLICATION_LAG_DAYS) -> Match:
+           lag_days: int = PUBLICATION_LAG_DAYS,
+           texts: Texts | None = None) -> Match:
     """The rules applied to `ranked` (the backend's candidates within the period window)
     and `neighbours` (its candidates for the same text without a window, used to refuse
     partial titles whose missing words other titles carry, and to name the nearest)."""
+    texts = Texts() if texts is None else texts
     src = Source.parse(source)
     target = src.period or scope
     label = format_scope(target) if target else None
     seen: dict[str, _Judged] = {}
     for doc in [*ranked, *(neighbours or [])]:
         if doc.id not in seen:
-            seen[doc.id] = _judge(doc, src, scope, lag_days)
+            seen[doc.id] = _judge(doc, src, scope, lag_days, texts)
     others = {d.id: all_words(d.title) for d in [*ranked, *(neighbours or [])]}
     for j in seen.values():
         if j.kind == PARTIAL_TITLE:  # rivals: titles that share the words this one has too
@@ -308,30 +329,44 @@ def _nothing(src: Source, label: str | None, refused: list[_Judged]) -> str:
     return f"no document fits {src.text!r}{period}; closest: {closest}"
 
 
+def with_documents(match: Match, read: Callable[[list[str]], dict[str, Document]]) -> Match:
+    """`match` with its found documents whole, as `read(ids)` gives them, for a backend
+    whose candidates came without their contents (one gone meanwhile is left out)."""
+    if not match.found:
+        return match
+    whole = read([f.document.id for f in match.found])
+    return match.model_copy(update={"found": [
+        Found(document=whole[f.document.id], confidence=f.confidence)
+        for f in match.found if f.document.id in whole]})
+
+
 Candidates = Callable[[str, Window | None, int], list[Document]]
 """`candidates(text, window, limit)`: a backend's documents for a GET text, best first."""
 
 
 def find(candidates: Candidates, source: str, scope: DateRange | None = None,
-         lag_days: int = PUBLICATION_LAG_DAYS, exact: Candidates | None = None) -> Match:
+         lag_days: int = PUBLICATION_LAG_DAYS, exact: Candidates | None = None,
+         read: Callable[[str], str] | None = None) -> Match:
     """The rules applied to a backend's candidates for `source` (within the period the
     source names, or `scope`), and, when the choice needs them, its unwindowed ones.
 
     `exact(text, window, limit)`, when a backend has a cheap one, gives the documents
     whose title or URL is exactly the source: when one of them fits, nothing can beat
     it (the whole title, no extra word) but another of the same title, so the ranked
-    search is skipped."""
+    search is skipped. `read(doc_id)`, for candidates given without their contents,
+    fetches the text of one that rule 2 must read."""
     src = Source.parse(source)
     # the backend filters on one window (a period the source names is the narrower
     # constraint: the document must be about exactly it); the rules then check both
     window = window_for(src.period, lag_days) or window_for(scope, lag_days)
+    texts = Texts(read)
     if exact is not None and (same := exact(source, window, CANDIDATES)):
-        match = choose(source, scope, same, None, lag_days)
+        match = choose(source, scope, same, None, lag_days, texts)
         if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:
             return match
     ranked = candidates(source, window, CANDIDATES)
-    match = choose(source, scope, ranked, None, lag_days)
+    match = choose(source, scope, ranked, None, lag_days, texts)
     if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:
         return match
     neighbours = candidates(source, None, CANDIDATES)
-    return choose(source, scope, ranked, neighbours, lag_days)
+    return choose(source, scope, ranked, neighbours, lag_days, texts)

@@ -1,19 +1,27 @@
 """The embedded search backend: SQLite FTS5 with BM25 ranking, in one file.
 
 Consumes Documents (`add`) and search text, produces candidate Documents and Hits
-filtered on a period `Window` in SQL; `best` applies `shared.search.matching`. FTS5 ranks
-the hits (BM25); each hit's snippet is cut by snippet.py, whose cost does not grow with
-how often a document holds the searched words (FTS5's snippet() weighs every match). The file
-and its parent directories are created on first use. WAL mode lets many readers
-(threads or processes) search while one writer indexes; each thread gets its own
-connection.
+filtered on a period `Window` in SQL, and a document's tables; `best` applies
+`shared.search.matching`. The file and its parent directories are created on first use.
+WAL mode lets many readers (threads or processes) search while one writer indexes; each
+thread gets its own connection.
 
-Schema version 2 (`PRAGMA user_version`) stores each document's period (given or read
-from its title) as `period_start`/`period_end`, and indexes `index_text` of title and
-content (ideographs spaced out, so Chinese titles are searchable word by word). A
-version-1 store (before periods) is upgraded in place the first time it is opened: the
-periods are read from the stored titles and the full-text index is rebuilt. A store of
-a newer version is refused.
+Schema version 3 (`PRAGMA user_version`):
+- `documents`: the fields of each Document, and its period (given or read from its
+  title) as `period_start`/`period_end`.
+- `pages`: one row per page of a document's content (the whole content for a document
+  without pages), its span in the content and the `index_text` of title and page text
+  (ideographs spaced out, so Chinese is searchable word by word); `pages_fts` indexes
+  them. SEARCH ranks pages (BM25, title words weighing `TITLE_WEIGHT`), so a hit names
+  the page it is on and its snippet is cut from that page by snippet.py (whose cost does
+  not grow with how often a document holds the searched words); a GET's candidates are
+  documents ranked by their best page.
+- `document_tables`: each document's tables (JSON of `Table`), read by `tables(doc_id)`.
+
+A store of version 1 (before periods) or 2 (whole documents indexed) is upgraded in place
+the first time it is opened, in one transaction: periods read from the stored titles,
+pages and their index built from the stored contents. A store of a newer version is
+refused.
 """
 
 from __future__ import annotations
@@ -25,58 +33,69 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from pydantic import ValidationError
+
 from shared.errors import StoreError
+from shared.tables.model import Table
 
 from .backend import Hit
+from .corpus import describe
 from .dates import DateRange
-from .document import FIELDS, Document
+from .document import FIELDS, Document, page_spans
 from .fit import PUBLICATION_LAG_DAYS, Window
-from .matching import Match, find
+from .matching import Match, find, with_documents
 from .snippet import snippet
 from .terms import fts_query, index_text
 
 TITLE_WEIGHT = 10.0
-"""BM25 weight of a word in the title relative to one in the content."""
-SCHEMA_VERSION = 2
+"""BM25 weight of a word in the title relative to one in the page's text."""
+SCHEMA_VERSION = 3
 """`PRAGMA user_version` of a store this code writes."""
+UPGRADE_BATCH = 100
+"""Documents read at a time while an older store is upgraded."""
 
 _TABLE = """CREATE TABLE IF NOT EXISTS documents (
     pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
     content TEXT NOT NULL, date TEXT, url TEXT, source_type TEXT)"""
-_COLUMNS_V2 = ("period TEXT", "period_origin TEXT", "period_start TEXT", "period_end TEXT",
-               "title_terms TEXT NOT NULL DEFAULT ''", "content_terms TEXT NOT NULL DEFAULT ''")
-_INDEXES = [
+_PERIOD_COLUMNS = ("period TEXT", "period_origin TEXT", "period_start TEXT", "period_end TEXT")
+_V2_COLUMNS = ("title_terms", "content_terms")
+"""Columns of version 2 that the pages hold now."""
+_SCHEMA = [
     "CREATE INDEX IF NOT EXISTS documents_title ON documents(title COLLATE NOCASE)",
     "CREATE INDEX IF NOT EXISTS documents_url ON documents(url)",
     "CREATE INDEX IF NOT EXISTS documents_date ON documents(date)",
     "CREATE INDEX IF NOT EXISTS documents_period ON documents(period_start, period_end)",
+    """CREATE TABLE pages (pk INTEGER PRIMARY KEY, doc_pk INTEGER NOT NULL, page INTEGER,
+        start INTEGER NOT NULL, stop INTEGER NOT NULL, title_terms TEXT NOT NULL,
+        text_terms TEXT NOT NULL)""",
+    "CREATE INDEX pages_doc ON pages(doc_pk)",
+    """CREATE VIRTUAL TABLE pages_fts USING fts5(title_terms, text_terms,
+        content='pages', content_rowid='pk', tokenize='porter unicode61')""",
+    """CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN
+        INSERT INTO pages_fts(rowid, title_terms, text_terms)
+        VALUES (new.pk, new.title_terms, new.text_terms); END""",
+    """CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+        INSERT INTO pages_fts(pages_fts, rowid, title_terms, text_terms)
+        VALUES ('delete', old.pk, old.title_terms, old.text_terms); END""",
+    """CREATE TABLE document_tables (doc_pk INTEGER NOT NULL, n INTEGER NOT NULL,
+        page INTEGER, body TEXT NOT NULL, PRIMARY KEY (doc_pk, n))""",
 ]
-_FTS = [
-    """CREATE VIRTUAL TABLE documents_fts USING fts5(title_terms, content_terms,
-        content='documents', content_rowid='pk', tokenize='porter unicode61')""",
-    """CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
-        INSERT INTO documents_fts(rowid, title_terms, content_terms)
-        VALUES (new.pk, new.title_terms, new.content_terms); END""",
-    """CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
-        INSERT INTO documents_fts(documents_fts, rowid, title_terms, content_terms)
-        VALUES ('delete', old.pk, old.title_terms, old.content_terms); END""",
-    """CREATE TRIGGER documents_au AFTER UPDATE ON documents BEGIN
-        INSERT INTO documents_fts(documents_fts, rowid, title_terms, content_terms)
-        VALUES ('delete', old.pk, old.title_terms, old.content_terms);
-        INSERT INTO documents_fts(rowid, title_terms, content_terms)
-        VALUES (new.pk, new.title_terms, new.content_terms); END""",
-]
-_V1_OBJECTS = ["DROP TRIGGER IF EXISTS documents_ai", "DROP TRIGGER IF EXISTS documents_ad",
-               "DROP TRIGGER IF EXISTS documents_au", "DROP TABLE IF EXISTS documents_fts"]
-_STORED = (*FIELDS, "period_start", "period_end", "title_terms", "content_terms")
+_OLD_OBJECTS = ["DROP TRIGGER IF EXISTS documents_ai", "DROP TRIGGER IF EXISTS documents_ad",
+                "DROP TRIGGER IF EXISTS documents_au", "DROP TABLE IF EXISTS documents_fts"]
+_STORED = (*FIELDS, "period_start", "period_end")
 _COLUMNS = ", ".join(f"d.{f}" for f in FIELDS)
+_OUTLINE = ", ".join("'' AS content" if f == "content" else f"d.{f}" for f in FIELDS)
+"""The columns of a document without its content, for ranking GET candidates."""
 _UPSERT = (
     f"INSERT INTO documents ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))}) "
     "ON CONFLICT(id) DO UPDATE SET "
-    + ", ".join(f"{f} = excluded.{f}" for f in _STORED[1:])
+    + ", ".join(f"{f} = excluded.{f}" for f in _STORED[1:]) + " RETURNING pk"
 )
+_PAGE = ("INSERT INTO pages (doc_pk, page, start, stop, title_terms, text_terms) "
+         "VALUES (?, ?, ?, ?, ?, ?)")
 _WINDOW = ("((d.period_start IS NOT NULL AND d.period_start <= ? AND d.period_end >= ?) OR "
            "(d.period_start IS NULL AND d.date BETWEEN ? AND ?))")
+_PAGE_RANK = f"bm25(pages_fts, {TITLE_WEIGHT}, 1.0)"
 
 
 def _window(window: Window | None) -> tuple[str, list[str]]:
@@ -90,8 +109,20 @@ def _window(window: Window | None) -> tuple[str, list[str]]:
 def _row(doc: Document) -> tuple:
     period = doc.period_range()
     return (*(getattr(doc, f) for f in FIELDS),
-            period[0].isoformat() if period else None, period[1].isoformat() if period else None,
-            index_text(doc.title), index_text(doc.content))
+            period[0].isoformat() if period else None, period[1].isoformat() if period else None)
+
+
+def _write(conn: sqlite3.Connection, doc: Document) -> None:
+    """Insert or replace `doc` with its pages and tables."""
+    pk = conn.execute(_UPSERT, _row(doc)).fetchone()[0]
+    conn.execute("DELETE FROM pages WHERE doc_pk = ?", (pk,))
+    conn.execute("DELETE FROM document_tables WHERE doc_pk = ?", (pk,))
+    title = index_text(doc.title)
+    conn.executemany(_PAGE, [(pk, page, start, stop, title, index_text(doc.content[start:stop]))
+                             for page, start, stop in page_spans(doc.content)
+                             if page is None or doc.content[start:stop].strip()])
+    conn.executemany("INSERT INTO document_tables (doc_pk, n, page, body) VALUES (?, ?, ?, ?)",
+                     [(pk, n, t.page, t.model_dump_json()) for n, t in enumerate(doc.tables)])
 
 
 class SqliteSearch:
@@ -136,7 +167,7 @@ class SqliteSearch:
         return conn
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
-        """Create the schema, or upgrade a version-1 store to it, in one transaction."""
+        """Create the schema, or upgrade a version-1 or -2 store to it, in one transaction."""
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -147,25 +178,41 @@ class SqliteSearch:
                     "index the corpus into a new file (CHORDAL_SEARCH_DB)")
             if version < SCHEMA_VERSION:
                 conn.execute(_TABLE)
+                for statement in _OLD_OBJECTS:
+                    conn.execute(statement)
                 have = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
-                for column in _COLUMNS_V2:
+                for column in _PERIOD_COLUMNS:
                     if column.split()[0] not in have:
                         conn.execute(f"ALTER TABLE documents ADD COLUMN {column}")
-                for statement in [*_INDEXES, *_V1_OBJECTS]:
+                for column in _V2_COLUMNS:
+                    if column in have:
+                        conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+                for statement in _SCHEMA:
                     conn.execute(statement)
-                rows = conn.execute(f"SELECT {', '.join(FIELDS)} FROM documents").fetchall()
-                for row in rows:  # read each period from its title, as `add` does
-                    doc = Document.model_validate(
-                        {k: v for k, v in zip(FIELDS, row) if v is not None})
-                    conn.execute(_UPSERT, _row(doc))
-                for statement in _FTS:
-                    conn.execute(statement)
-                conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')")
+                self._reindex(conn, version)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    def _reindex(self, conn: sqlite3.Connection, version: int) -> None:
+        """Every stored document written again as `add` writes it: its period read from
+        its title when it has none, its pages indexed."""
+        last = -1
+        while rows := conn.execute(f"SELECT pk, {', '.join(FIELDS)} FROM documents WHERE pk > ? "
+                                   "ORDER BY pk LIMIT ?", (last, UPGRADE_BATCH)).fetchall():
+            for row in rows:
+                record = {k: v for k, v in zip(FIELDS, row[1:]) if v is not None}
+                try:
+                    _write(conn, Document.model_validate(record))
+                except ValidationError as e:
+                    raise StoreError(
+                        f"search store {self.path}: upgrading it from schema version {version} "
+                        f"stopped at document {record.get('id')!r} ({'; '.join(describe(e))}); "
+                        "the store is left as it was: index the corpus into a new file "
+                        "(CHORDAL_SEARCH_DB) with this Chordal") from None
+            last = rows[-1][0]
 
     @property
     def identity(self) -> str:
@@ -179,7 +226,7 @@ class SqliteSearch:
             try:
                 n = 0
                 for doc in docs:
-                    conn.execute(_UPSERT, _row(doc))
+                    _write(conn, doc)
                     n += 1
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -196,30 +243,87 @@ class SqliteSearch:
         if match is None or limit < 1:
             return []
         where, params = _window(window)
-        sql = (
-            f"SELECT {_COLUMNS}, bm25(documents_fts, {TITLE_WEIGHT}, 1.0) AS rank "
-            "FROM documents_fts JOIN documents d ON d.pk = documents_fts.rowid "
-            f"WHERE documents_fts MATCH ? AND {where} ORDER BY rank, d.id LIMIT ?"
-        )
+        sql = (f"SELECT p.doc_pk, p.page, p.start, p.stop, {_PAGE_RANK} AS rank "
+               "FROM pages_fts JOIN pages p ON p.pk = pages_fts.rowid "
+               "JOIN documents d ON d.pk = p.doc_pk "
+               f"WHERE pages_fts MATCH ? AND {where} ORDER BY rank, d.id, p.page LIMIT ?")
         with self._db("searching") as conn:
-            rows = conn.execute(sql, [match, *params, limit]).fetchall()
-        return [Hit(doc, -row[-1], snippet(doc.content, query))
-                for doc, row in ((_document(row), row) for row in rows)]
+            pages = conn.execute(sql, [match, *params, limit]).fetchall()
+            docs = self._documents(conn, {row[0] for row in pages})
+        return [Hit(docs[pk], -rank, snippet(docs[pk].content[start:stop], query), page)
+                for pk, page, start, stop, rank in pages]
+
+    @staticmethod
+    def _documents(conn: sqlite3.Connection, pks: set[int]) -> dict[int, Document]:
+        if not pks:
+            return {}
+        rows = conn.execute(f"SELECT d.pk, {_COLUMNS} FROM documents d WHERE d.pk IN "
+                            f"({', '.join('?' * len(pks))})", list(pks)).fetchall()
+        return {row[0]: _document(row[1:]) for row in rows}
 
     def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
-        found = {d.id: d for d in self._exact(text, window, limit)}
-        for hit in self.search(text, limit, window):
-            found.setdefault(hit.document.id, hit.document)
+        return self._candidates(text, window, limit, _COLUMNS)
+
+    def _candidates(self, text: str, window: Window | None, limit: int,
+                    columns: str) -> list[Document]:
+        found = {d.id: d for d in self._exact(text, window, limit, columns)}
+        for doc in self._ranked(text, window, limit, columns):
+            found.setdefault(doc.id, doc)
         return list(found.values())[:limit]
 
-    def best(self, source: str, scope: DateRange | None = None) -> Match:
-        return find(self.candidates, source, scope, self.lag_days, exact=self._exact)
+    def _ranked(self, text: str, window: Window | None, limit: int,
+                columns: str) -> list[Document]:
+        """Documents with `text`'s words, ranked by their best page, best first."""
+        match = fts_query(text)
+        if match is None or limit < 1:
+            return []
+        where, params = _window(window)
+        sql = ("WITH ranked AS MATERIALIZED (SELECT rowid AS pk, "
+               f"{_PAGE_RANK} AS rank FROM pages_fts WHERE pages_fts MATCH ?), "
+               "best AS (SELECT p.doc_pk, min(r.rank) AS rank FROM ranked r "
+               "JOIN pages p ON p.pk = r.pk GROUP BY p.doc_pk) "
+               f"SELECT {columns} FROM best b JOIN documents d ON d.pk = b.doc_pk "
+               f"WHERE {where} ORDER BY b.rank, d.id LIMIT ?")
+        with self._db("searching") as conn:
+            return [_document(row) for row in conn.execute(sql, [match, *params, limit])]
 
-    def _exact(self, source: str, window: Window | None, limit: int) -> list[Document]:
+    def best(self, source: str, scope: DateRange | None = None) -> Match:
+        """The rules judge candidates without their contents (most are refused on their
+        titles); only a text rule 2 reads and the documents found are read whole."""
+        def outlines(text: str, window: Window | None, limit: int) -> list[Document]:
+            return self._candidates(text, window, limit, _OUTLINE)
+
+        def exact(text: str, window: Window | None, limit: int) -> list[Document]:
+            return self._exact(text, window, limit, _OUTLINE)
+
+        match = find(outlines, source, scope, self.lag_days, exact=exact, read=self._content)
+        return with_documents(match, self.documents)
+
+    def _content(self, doc_id: str) -> str:
+        with self._db("reading a document") as conn:
+            row = conn.execute("SELECT content FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        return row[0] if row else ""
+
+    def documents(self, ids: list[str]) -> dict[str, Document]:
+        if not ids:
+            return {}
+        with self._db("reading documents") as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM documents d WHERE d.id IN "
+                                f"({', '.join('?' * len(ids))})", ids).fetchall()
+        return {row[0]: _document(row) for row in rows}
+
+    def tables(self, doc_id: str) -> list[Table]:
+        with self._db("reading tables") as conn:
+            rows = conn.execute("SELECT t.body FROM document_tables t JOIN documents d ON "
+                                "d.pk = t.doc_pk WHERE d.id = ? ORDER BY t.n", (doc_id,))
+            return [Table.model_validate_json(body) for (body,) in rows]
+
+    def _exact(self, source: str, window: Window | None, limit: int,
+               columns: str = _COLUMNS) -> list[Document]:
         """Documents whose title (any case) or URL is exactly `source`, latest first."""
         text = source.strip()
         where, params = _window(window)
-        sql = (f"SELECT {_COLUMNS} FROM documents d WHERE (d.title = ? COLLATE NOCASE OR "
+        sql = (f"SELECT {columns} FROM documents d WHERE (d.title = ? COLLATE NOCASE OR "
                f"d.url = ?) AND {where} ORDER BY d.date IS NULL, d.date DESC, d.id LIMIT ?")
         with self._db("looking up a title") as conn:
             rows = conn.execute(sql, [text, text, *params, limit]).fetchall()

@@ -131,3 +131,36 @@ def all_words(text: str) -> frozenset[str]:
 @lru_cache(maxsize=16384)
 def _all_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text))
+
+
+def holds_all(text: str, wanted: frozenset[str] | set[str]) -> bool:
+    """Whether `text` has a word of each stem in `wanted` (`wanted <= all_words(text)`),
+    reading a long text only for words that can have those stems, and only until each
+    is found: a long filing costs one pass of one pattern, not a stem for every word."""
+    if not wanted:
+        return True
+    if len(text) <= SHORT_TEXT:
+        return set(wanted) <= all_words(text)
+    left = set(wanted)
+    for m in _stem_finder(frozenset(wanted)).finditer(text):
+        left.discard(stem(m[0].lower()))
+        if not left:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _stem_finder(wanted: frozenset[str]) -> re.Pattern:
+    """A pattern matching every word whose stem may be one of `wanted`: the words that
+    begin like it (a stem is its word cut short; a final `y` may stand for `ies`) and
+    the irregular forms that stem to it."""
+    ideographs = sorted(w for w in wanted if IDEOGRAPH_RE.fullmatch(w))
+    begins = sorted({w[:-1] if w.endswith("y") and len(w) > 1 else w
+                     for w in wanted if w not in ideographs}, key=len, reverse=True)
+    irregular = sorted(form for form, base in IRREGULAR.items() if stem(base) in wanted)
+    word = rf"(?:(?!{_IDEOGRAPH})[^\W_])"
+    parts = [rf"(?<!{word})(?:{'|'.join(re.escape(b) for b in [*begins, *irregular])}){word}*"]
+    if not begins and not irregular:
+        parts = []
+    parts += [re.escape(i) for i in ideographs]
+    return re.compile("|".join(parts), re.IGNORECASE)

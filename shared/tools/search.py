@@ -1,6 +1,7 @@
 """SEARCH: consumes a SearchStep, the results of the variables its query names and a
 search backend, produces the ranked snippets (a list of text, best first) with one
-Evidence per snippet in `documents` and the first in `document`.
+Evidence per snippet in `documents` (naming the page the snippet is on, for a document
+with pages: the store ranks pages) and the first in `document`.
 
 `$VAR`s in the query are replaced by their values as text before searching. Periods
 follow GET's rules (shared/search/matching.py): a period the query names must be a hit's
@@ -70,7 +71,7 @@ def run_search(step: SearchStep, inputs: dict[str, StepResult],
                         f"{scope_text}" + (f"; closest: {closest}" if closest else "")
                         + "; use fewer or other keywords, widen temporal_scope, or index "
                         "documents with `chordal index FILE.jsonl`")
-    evidence = [hit.document.evidence() for hit in hits]
+    evidence = [hit.document.evidence(page=hit.page) for hit in hits]
     return ToolOutput(value=[_HIGHLIGHT.sub(r"\1", hit.snippet) for hit in hits],
                       confidence=CONFIDENCE, document=evidence[0], documents=evidence,
                       inputs=[inputs[name].action_id for name in dict.fromkeys(used)])

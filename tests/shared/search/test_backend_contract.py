@@ -19,6 +19,7 @@ from shared.models import GetStep
 from shared.search import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Document, SqliteSearch
 from shared.search.cache import CachedSearch
 from shared.search.fit import Window
+from shared.tables.read import table_from_rows
 from shared.tools.get import run_get
 
 
@@ -289,3 +290,51 @@ def test_search_returns_at_most_limit_hits(corpus):
 def test_a_query_of_stopwords_only_finds_nothing(corpus):
     assert corpus.search("the of and") == []
     assert corpus.best("the of and").found == []
+
+
+FILING = Document(
+    id="pati-10k-2019", title="Patriot Transportation Holding Form 10-K 2019",
+    date="2019-12-11", period="2018-10-01..2019-09-30", source_type="filing",
+    content="\f".join([
+        "UNITED STATES SECURITIES AND EXCHANGE COMMISSION Form 10-K",
+        "Business. The Company transports petroleum products in the Southeast.",
+        "CONSOLIDATED STATEMENTS OF CASH FLOWS - Years ended September 30 (In thousands)\n"
+        "Purchase of property and equipment    (9,576)    (4,656)    (6,332)",
+        "Liquidity. Capital expenditures were funded from operations."]),
+    tables=[table_from_rows(
+        [["", "2019", "2018", "2017"],
+         ["Purchase of property and equipment", "(9,576)", "(4,656)", "(6,332)"],
+         ["Net cash provided by operating activities", "10,429", "7,772", "10,660"]],
+        page=3, title="CONSOLIDATED STATEMENTS OF CASH FLOWS - Years ended September 30 "
+                      "(In thousands)")])
+"""Four pages of a filing (the form feed before each page after the first) and the table
+on its third."""
+
+
+def test_search_ranks_pages_and_each_hit_names_the_page_its_snippet_is_on(corpus):
+    corpus.add([FILING])
+    hits = corpus.search("purchase property equipment", 3)
+    assert (hits[0].document.id, hits[0].page) == ("pati-10k-2019", 3)
+    assert "**Purchase** of **property** and **equipment**" in hits[0].snippet
+    assert "\f" not in hits[0].snippet and "Liquidity" not in hits[0].snippet
+    assert corpus.search("capital expenditures funded", 1)[0].page == 4
+    assert corpus.search("solid-state pilot", 1)[0].page is None  # a document without pages
+
+
+def test_a_document_is_found_and_read_whole_with_its_pages(corpus):
+    corpus.add([FILING])
+    out = get(corpus, "Patriot Transportation Holding Form 10-K 2019")
+    assert out.value == FILING.content and out.document.page is None
+    assert corpus.documents(["pati-10k-2019", "no-such-id"]) == {
+        "pati-10k-2019": FILING.model_copy(update={"tables": []})}
+
+
+def test_a_documents_tables_are_kept_beside_it_and_replaced_with_it(corpus):
+    corpus.add([FILING])
+    assert corpus.tables("pati-10k-2019") == FILING.tables
+    (table,) = corpus.tables("pati-10k-2019")
+    assert (table.page, table.scale, [c.period for c in table.columns][0]) == (
+        3, 3, "2018-10-01..2019-09-30")
+    corpus.add([FILING.model_copy(update={"tables": []})])
+    assert corpus.tables("pati-10k-2019") == []
+    assert corpus.tables("acme-q3") == [] and corpus.tables("no-such-id") == []

@@ -21,7 +21,10 @@ from ...conftest import free_port
 BUCKET_S = 1800
 Q3 = (date(2023, 7, 1), date(2023, 9, 30))
 OLD = Document(id="n1", title="Notice", content="Old wording.", date="2023-09-01")
-NEW = Document(id="n1", title="Notice", content="New wording.", date="2023-09-01")
+NEW = Document(id="n2", title="Notice", content="New wording.", date="2023-09-20")
+"""A later notice of the same title: the store chooses it over OLD once it holds it, so
+an answer naming OLD after it was added came from the cache (which holds documents by
+id: a document replaced under its id is read as it is now)."""
 
 
 def first(match):
@@ -145,3 +148,15 @@ def test_a_worker_opening_its_backend_clears_what_was_cached_before(store, r):
 
 def test_a_zero_bucket_turns_the_cache_off(store, r):
     assert with_get_cache(store, r, 0) is store
+
+
+def test_a_cached_get_of_a_long_filing_holds_it_by_id_not_its_text(cached, store, r):
+    filing = Document(id="f1", title="Acme 2023 Form 10-K", date="2024-02-20",
+                      content="\f".join(f"Page {n}. Revenue grew in every segment. " * 400
+                                        for n in range(1, 101)))  # 1.6 million characters
+    cached.add([filing])
+    assert first(cached.best("Acme 2023 Form 10-K")) == filing
+    (key,) = r.keys(f"{queues.KEY_PREFIX}:get-cache:*:*:1000:*")
+    assert r.strlen(key) < 4_000
+    assert first(cached.best("Acme 2023 Form 10-K")) == filing  # a hit reads it from the store
+    assert cached.stats() == {"hits": 1, "misses": 1}

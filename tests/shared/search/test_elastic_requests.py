@@ -13,7 +13,7 @@ from shared.search import Document
 from shared.search.elastic_requests import (EXACT_BOOST, MAPPING, bulk_actions,
                                             candidates_body, documents_of, failed_items,
                                             hits_of, mapping_problems, schema_outdated,
-                                            search_body, window_filter)
+                                            search_body, tables_of, window_filter)
 from shared.search.fit import Window
 
 Q3 = Window(date(2023, 7, 1), date(2023, 9, 30), lag_days=90)
@@ -31,7 +31,7 @@ def response(*hits: dict) -> dict:
 
 
 @pytest.mark.parametrize("body", [
-    candidates_body(SOURCE, None, 50), candidates_body(SOURCE, Q3, 50),
+    candidates_body(SOURCE, None, 50), candidates_body(SOURCE, Q3, 50, outline=True),
     search_body("battery yield", 5, None), search_body("battery yield", 5, Q3),
 ], ids=["candidates", "candidates-windowed", "search", "search-windowed"])
 def test_every_request_body_is_valid_elasticsearch_query_dsl(body):
@@ -73,14 +73,30 @@ def test_a_query_of_stopwords_only_sends_no_search_request():
     assert search_body("yield", 0, None) is None
 
 
-def test_search_asks_for_one_highlighted_passage_marked_like_the_sqlite_snippets():
-    highlight = search_body("yield", 5, None)["highlight"]
+def pages_query(body: dict) -> dict:
+    (pages,) = [c["nested"] for c in body["query"]["bool"]["should"] if "nested" in c]
+    return pages
+
+
+def test_search_ranks_pages_each_with_one_highlighted_passage_marked_like_the_sqlite_snippets():
+    pages = pages_query(search_body("yield", 5, None))
+    assert pages["path"] == "pages" and pages["query"] == {"match": {"pages.text": {"query": "yield"}}}
+    highlight = pages["inner_hits"]["highlight"]
     assert (highlight["pre_tags"], highlight["post_tags"]) == (["**"], ["**"])
-    assert highlight["fields"]["content"]["number_of_fragments"] == 1
+    assert highlight["fields"]["pages.text"]["number_of_fragments"] == 1
+    assert pages["inner_hits"]["size"] == 5  # a document may give every hit asked for
 
 
-def test_the_highlighter_reads_a_bounded_part_of_a_long_document_instead_of_failing():
-    assert search_body("yield", 5, None)["highlight"]["max_analyzed_offset"] == 1_000_000
+def test_the_highlighter_reads_a_bounded_part_of_a_long_page_instead_of_failing():
+    highlight = pages_query(search_body("yield", 5, None))["inner_hits"]["highlight"]
+    assert highlight["max_analyzed_offset"] == 1_000_000
+
+
+def test_get_candidates_come_without_content_pages_or_tables_and_search_hits_without_pages():
+    assert candidates_body(SOURCE, None, 50, outline=True)["source"] == {
+        "excludes": ["content", "pages", "tables"]}
+    assert candidates_body(SOURCE, None, 50)["source"] == {"excludes": ["pages", "tables"]}
+    assert search_body("yield", 5, None)["source"] == {"excludes": ["pages", "tables"]}
 
 
 def test_the_mapping_types_each_field_as_the_design_says():
@@ -88,13 +104,18 @@ def test_the_mapping_types_each_field_as_the_design_says():
     assert {f: props[f]["type"] for f in props} == {
         "id": "keyword", "title": "text", "content": "text", "date": "date",
         "url": "keyword", "source_type": "keyword", "period": "keyword",
-        "period_origin": "keyword", "period_start": "date", "period_end": "date"}
-    assert MAPPING["dynamic"] == "strict" and MAPPING["_meta"] == {"chordal_schema": 2}
+        "period_origin": "keyword", "period_start": "date", "period_end": "date",
+        "pages": "nested", "tables": "object"}
+    assert props["pages"]["properties"]["text"] == {"type": "text", "analyzer": "english"}
+    assert props["tables"]["enabled"] is False  # kept, not indexed
+    assert MAPPING["dynamic"] == "strict" and MAPPING["_meta"] == {"chordal_schema": 3}
 
 
-def test_an_index_made_before_periods_is_told_apart_from_someone_elses():
-    before = {f: spec for f, spec in MAPPING["properties"].items() if not f.startswith("period")}
-    assert schema_outdated(before)
+def test_an_index_made_before_periods_or_before_pages_is_told_apart_from_someone_elses():
+    version_2 = {f: spec for f, spec in MAPPING["properties"].items()
+                 if f not in ("pages", "tables")}
+    version_1 = {f: spec for f, spec in version_2.items() if not f.startswith("period")}
+    assert schema_outdated(version_1) and schema_outdated(version_2)
     assert not schema_outdated(MAPPING["properties"])
     assert not schema_outdated({"title": {"type": "text"}})
 
@@ -108,6 +129,19 @@ def test_an_index_mapped_by_someone_else_is_described_field_by_field():
     assert "url is missing, needs keyword" in problems
 
 
+def test_bulk_actions_carry_each_page_and_the_tables_as_json():
+    doc = Document(id="d2", title="Filing", content="Cover\fCash flows\f\fNotes",
+                   tables=[{"page": 2, "columns": [{"header": "2019", "period": "2019"}],
+                            "rows": [{"label": "Net income", "cells": [{"text": "1,763"}]}]}])
+    (action,) = bulk_actions("idx", [doc])
+    assert action["_source"]["pages"] == [{"page": 1, "text": "Cover"},
+                                          {"page": 2, "text": "Cash flows"},
+                                          {"page": 4, "text": "Notes"}]  # page 3 is blank
+    assert tables_of(action["_source"]) == doc.tables
+    (plain,) = bulk_actions("idx", [Document(id="d3", title="Note", content="One page.")])
+    assert plain["_source"]["pages"] == [{"page": None, "text": "One page."}]
+
+
 def test_bulk_actions_index_each_document_under_its_own_id():
     doc = Document(id="d1", title="T Q3 2023", content="x", date="2023-10-20")
     (action,) = bulk_actions("idx", [doc])
@@ -119,12 +153,22 @@ def test_bulk_actions_index_each_document_under_its_own_id():
         "2023-07-01", "2023-09-30")
 
 
-def test_hits_become_documents_with_their_score_and_highlighted_snippet():
+def pages(*found: tuple[int | None, float, str | None]) -> dict:
+    return {"pages": {"hits": {"hits": [
+        {"_score": score, "_source": {"page": page},
+         **({"highlight": {"pages.text": [marked]}} if marked else {})}
+        for page, score, marked in found]}}}
+
+
+def test_hits_are_pages_with_their_number_score_and_highlighted_snippet():
     hits = hits_of(response(
         hit("a", "Tesla report", "long text", _score=3.5,
-            highlight={"content": ["battery **yield** rate"]}),
-        hit("b", "Other", "plain content without the word", _score=1.0)))
-    assert [(h.document.id, h.score) for h in hits] == [("a", 3.5), ("b", 1.0)]
+            inner_hits=pages((7, 2.0, "battery **yield** rate"), (2, 1.0, "**yield** again"))),
+        hit("b", "Other", "plain content without the word", _score=3.0,
+            inner_hits=pages((None, 1.0, None))),
+        hit("c", "Yield notice", "a title match alone", _score=0.5)), limit=3)
+    assert [(h.document.id, h.page, h.score) for h in hits] == [
+        ("a", 7, 3.5), ("b", None, 3.0), ("a", 2, 1.75)]
     assert hits[0].snippet == "battery **yield** rate"
     assert hits[1].snippet == "plain content without the word"  # no highlight: text start
 
@@ -153,6 +197,7 @@ def test_every_body_key_is_a_parameter_of_the_clients_search_and_create_calls():
     from elasticsearch import Elasticsearch
 
     search_params = signature(Elasticsearch.search).parameters
-    for body in (candidates_body(SOURCE, Q3, 50), search_body("yield", 5, Q3)):
+    for body in (candidates_body(SOURCE, Q3, 50), search_body("yield", 5, Q3),
+                 candidates_body(SOURCE, Q3, 50, outline=True)):
         assert set(body) <= set(search_params), set(body) - set(search_params)
     assert "mappings" in signature(Elasticsearch(["http://127.0.0.1:9200"]).indices.create).parameters

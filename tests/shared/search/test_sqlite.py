@@ -219,3 +219,47 @@ def test_a_store_made_by_a_newer_chordal_is_refused_with_what_to_do(tmp_path):
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer Chordal.*CHORDAL_SEARCH_DB"):
         SqliteSearch(path).count()
+
+
+SCHEMA_2 = Path(__file__).parent / "fixtures" / "schema2.db"
+"""A store Chordal wrote with schema version 2 (whole documents indexed): the first 8
+pages of Patriot Transportation's 10-Q for the quarter ended December 31, 2014, and two
+short documents (fixtures/README.md)."""
+
+
+def test_a_store_of_schema_2_is_upgraded_in_place_and_its_searches_name_pages(tmp_path):
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "v2.db"
+    shutil.copy(SCHEMA_2, path)
+    with SqliteSearch(path) as store:
+        hit = store.search("revolving credit uncollateralized", 1)[0]
+        assert (hit.document.id, hit.page) == ("pati-10q-2014-12", 8)
+        assert "**Revolving** **credit** (**uncollateralized**)" in hit.snippet
+        title = "Patriot Transportation Holding Form 10-Q for the quarter ended December 31, 2014"
+        (found,) = store.best(title).found
+        assert (found.document.period, found.document.content.count("\f")) == ("2014-Q4", 7)
+        assert store.search("毛利率")[0].document.id == "huachuan-q3"
+        assert store.tables("pati-10q-2014-12") == []
+        store.add([doc("Acme Q4 2024 Production Report", id="q4", date="2025-01-20")])
+        assert store.count() == 4
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
+        assert not columns & {"title_terms", "content_terms"}  # the pages hold the text now
+
+
+def test_an_upgrade_that_fails_midway_leaves_the_schema_2_store_as_it_was(tmp_path):
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "v2.db"
+    shutil.copy(SCHEMA_2, path)
+    with sqlite3.connect(path) as conn:  # a row no Document accepts: the upgrade stops on it
+        conn.execute("UPDATE documents SET date = 'not a date' WHERE id = 'acme-q3'")
+    with pytest.raises(StoreError, match="stopped at document .acme-q3.*not an ISO date.*left as it was"):
+        SqliteSearch(path).count()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0] == 3
