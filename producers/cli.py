@@ -1,4 +1,4 @@
-"""The `chordal` command: ask, index, up, worker, show, debug, demo, fake-llm (and the
+"""The `chordal` command: ask, up, worker, show, debug, demo, fake-llm (and the
 commands registered from modules of their own at the bottom).
 
 Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers import api_cli, batch, config_cli, local_llm_cli, ops, redis_auth_cli
+from producers import api_cli, batch, config_cli, index_cli, local_llm_cli, ops, redis_auth_cli
 from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
@@ -30,7 +30,7 @@ from shared.debug import explain
 from shared.errors import ChordalError, InputError
 from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
-from shared.search import BACKENDS, default_backend, open_backend
+from shared.search import open_backend
 from shared.search.corpus import load_jsonl
 from shared.queues import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
@@ -100,51 +100,6 @@ def ask(question: str = typer.Argument(..., help="The question to answer."),
     else:
         print_record(out, record)
     raise typer.Exit(0 if record.status == "done" else 1)
-
-
-@cli.command()
-def index(file: Path = typer.Argument(..., help="JSON Lines: title, content, id, date, url, source_type."),
-          backend_name: Optional[str] = typer.Option(
-              None, "--backend", help="sqlite or elasticsearch (default: elasticsearch when "
-              "CHORDAL_ES_URL is set, else sqlite).")):
-    """Add documents to the search store (SQLite: all or nothing; Elasticsearch: per
-    document, naming any it rejected) and clear the shared GET cache."""
-    from shared.search.cache import clear_get_cache
-
-    settings = Settings()
-    kind = backend_name or default_backend(settings)
-    if kind not in BACKENDS:
-        fail(f"--backend {kind!r} is not one of {', '.join(BACKENDS)}")
-    try:
-        docs = load_jsonl(file)
-        backend = open_backend(settings, kind)
-    except ChordalError as exc:
-        fail(str(exc))
-    try:
-        added = backend.add(docs)
-        total = backend.count()
-    finally:  # also after a partial Elasticsearch failure: some documents may be new
-        if settings.get_cache_s and not clear_get_cache(settings.effective_redis_url,
-                                                        backend.identity):
-            err.print("[dim]GET cache not cleared: no Redis answered (workers clear it when "
-                      "they start)[/]", highlight=False)
-        backend.close()
-    out.print(f"indexed {added} documents from {file} into {kind} ({total} in the store)")
-    out.print(periods_summary(docs), highlight=False)
-
-
-def periods_summary(docs: list) -> str:
-    """How many documents carry a period (given, read from the title) and which fit no
-    period at all, so a user sees what GETs naming a period can find."""
-    given = sum(d.period_origin == "given" for d in docs)
-    inferred = sum(d.period_origin == "inferred" for d in docs)
-    bare = [d for d in docs if d.period is None and d.date is None]
-    line = (f"periods: {given} given, {inferred} read from titles, "
-            f"{len(docs) - given - inferred} none (these count by publication date)")
-    if bare:
-        line += (f"; {len(bare)} with neither period nor date (e.g. {bare[0].title!r}) are "
-                 "found only by GETs that name no period")
-    return line
 
 
 @cli.command()
@@ -301,6 +256,7 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
 
 
 # The commands that live in modules of their own (one module per area) are registered here.
+cli.command("index")(index_cli.index)
 cli.command("enqueue")(batch.enqueue)
 cli.command("status")(batch.status)
 cli.command("wait")(batch.wait)

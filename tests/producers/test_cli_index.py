@@ -112,3 +112,68 @@ def test_an_empty_file_indexes_nothing_and_exits_2_as_enqueue_does(tmp_path):
     assert result.returncode == 2, result.stdout
     assert "no documents in the file" in result.stderr
     assert not (tmp_path / "home" / "search.db").exists()
+
+
+DOCUMENTS = ROOT / "tests" / "fixtures" / "documents"
+FILING = DOCUMENTS / "pati-20141231-10q.pdf"
+PAGE = DOCUMENTS / "aapl-20250329-10q-excerpt.htm"
+TITLE = "Patriot Transportation Holding Form 10-Q for the quarter ended December 31, 2014"
+
+
+def test_a_pdf_filing_is_indexed_with_its_title_pages_and_tables(tmp_path, redis_server):
+    result = chordal(tmp_path, "index", str(FILING), "--title", TITLE, "--date", "2015-02-11",
+                     "--period", "2014-10-01..2014-12-31", "--source-type", "filing",
+                     CHORDAL_REDIS_URL=redis_server.url)
+    assert result.returncode == 0, result.stderr
+    assert f"indexed 1 documents from {FILING} into sqlite (1 in the store)" in result.stdout
+    assert f"{FILING}: '{TITLE}', 30 pages, " in result.stderr  # progress, on stderr
+    with SqliteSearch(tmp_path / "home" / "search.db") as store:
+        (found,) = store.best(TITLE).found
+        assert (found.document.period, found.document.source_type) == ("2014-Q4", "filing")
+        assert found.document.content.count("\f") == 29
+        assert any("CASH FLOWS" in (t.title or "") and t.page == 6
+                   for t in store.tables(found.document.id))
+        assert store.search("revolving credit uncollateralized", 1)[0].page == 8
+
+
+def test_a_directory_indexes_each_file_with_the_metadata_of_its_sidecar(tmp_path, corpus):
+    folder = tmp_path / "filings"
+    folder.mkdir()
+    for source, meta in [(FILING, {"title": TITLE, "date": "2015-02-11"}),
+                         (PAGE, {"title": "Apple Q2 FY2025 Form 10-Q", "date": "2025-05-02"})]:
+        (folder / source.name).write_bytes(source.read_bytes())
+        (folder / f"{source.name}.json").write_text(json.dumps(meta))
+    result = chordal(tmp_path, "index", str(folder), str(corpus), CHORDAL_GET_CACHE_S="0")
+    assert result.returncode == 0, result.stderr
+    assert "indexed 4 documents from 3 files into sqlite (4 in the store)" in result.stdout
+    assert "[1/3]" in result.stderr and "'Apple Q2 FY2025 Form 10-Q', 2 pages" in result.stderr
+    with SqliteSearch(tmp_path / "home" / "search.db") as store:
+        assert store.best("Apple Q2 FY2025 Form 10-Q").found[0].document.date == "2025-05-02"
+
+
+def test_a_file_without_a_title_fails_the_run_naming_it_and_nothing_is_written(tmp_path, corpus):
+    result = chordal(tmp_path, "index", str(corpus), str(FILING), CHORDAL_GET_CACHE_S="0")
+    assert result.returncode == 2, result.stdout
+    assert "nothing indexed: 1 of 2 files cannot be indexed" in result.stderr
+    assert f"{FILING}: no title for this document; give one with --title" in result.stderr
+    assert "pati-20141231-10q.pdf.json next to it" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert not (tmp_path / "home" / "search.db").exists()
+
+
+def test_options_for_one_document_are_refused_with_several_files(tmp_path, corpus):
+    result = chordal(tmp_path, "index", str(FILING), str(PAGE), "--title", TITLE)
+    assert result.returncode == 2
+    assert "--title describes one document, and 2 files were given" in result.stderr
+    assert "pati-20141231-10q.pdf.json for pati-20141231-10q.pdf" in result.stderr
+
+
+def test_two_files_that_name_one_document_are_refused_before_one_replaces_the_other(tmp_path):
+    folder = tmp_path / "twice"
+    folder.mkdir()
+    for name in ("a.htm", "b.htm"):
+        (folder / name).write_bytes(PAGE.read_bytes())  # both titled by <title>
+    result = chordal(tmp_path, "index", str(folder), CHORDAL_GET_CACHE_S="0")
+    assert result.returncode == 2
+    assert "b.htm: its document 'aapl-20250329' has the id of one in" in result.stderr
+    assert not (tmp_path / "home" / "search.db").exists()

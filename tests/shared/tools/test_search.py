@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shared.errors import ToolError
@@ -82,3 +84,17 @@ def test_an_unreadable_store_is_a_search_failed_error(tmp_path):
     with pytest.raises(ToolError) as caught:
         run_search(search("revenue"), {}, SqliteSearch(broken))
     assert caught.value.code == "SEARCH_FAILED"
+
+
+def test_a_snippet_from_a_filing_names_its_page_and_the_footnote_cites_it(tmp_path):
+    from shared.search.readers import read_file
+
+    pdf = Path(__file__).parents[2] / "fixtures" / "documents" / "pati-20141231-10q.pdf"
+    (filing,) = read_file(pdf, {"title": "Patriot Transportation Holding Form 10-Q Q1 FY2015",
+                                "date": "2015-02-11"}).documents
+    with SqliteSearch(tmp_path / "search.db") as store:
+        store.add([filing])
+        out = run_search(search("revolving credit uncollateralized", top_k=2), {}, store)
+    assert out.documents[0].page == 8
+    assert "Revolving credit (uncollateralized)" in out.value[0]
+    assert "page 8" in out.documents[0].cite()

@@ -1,0 +1,103 @@
+"""Document readers: consume the files a user has (PDF, HTML, JSON Lines) with the
+metadata given for them (options, a sidecar JSON: metadata.py), produce validated
+Documents with their pages and tables, or an InputError naming the file and the fix.
+
+`files_of(paths)` lists the files to read (a directory: the readable files under it);
+`read_file(path, options)` reads one by its suffix: a PDF (pdf.py) or an HTML page
+(html.py) is one document, a JSON Lines file (shared/search/corpus.py) one a line.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from pydantic import ValidationError
+
+from shared.errors import InputError
+from shared.search.corpus import describe, load_jsonl
+from shared.search.document import Document
+
+from .metadata import FIELDS, SIDECAR, given_metadata, missing_title
+
+SUFFIXES = {".pdf": "PDF", ".html": "HTML", ".htm": "HTML", ".jsonl": "JSON Lines"}
+"""The files `chordal index` reads, by suffix (any case)."""
+
+__all__ = ["FIELDS", "Read", "SUFFIXES", "files_of", "read_file"]
+
+
+@dataclass(frozen=True)
+class Read:
+    """What one file gave."""
+
+    path: Path
+    documents: list[Document]
+    pages: int
+    """Pages of the PDF or HTML page (0 for a JSON Lines file)."""
+    seconds: float
+
+    @property
+    def tables(self) -> int:
+        return sum(len(d.tables) for d in self.documents)
+
+
+def files_of(paths: list[Path]) -> list[Path]:
+    """`paths` with each directory replaced by the readable files under it (sorted;
+    sidecars and other files left out); InputError for a path that is neither."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(p for p in path.rglob("*")
+                            if p.is_file() and p.suffix.lower() in SUFFIXES)
+            if not inside:
+                raise InputError(f"{path}: no {', '.join(sorted(set(SUFFIXES)))} file in this "
+                                 "directory; give the files to index")
+            found += inside
+        elif not path.exists():
+            raise InputError(f"{path}: no such file; give the path of a PDF, an HTML page or "
+                             "a JSONL corpus file")
+        else:
+            found.append(path)
+    return found
+
+
+def read_file(path: Path, options: dict[str, str | None] | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Read:
+    """The documents of the file at `path`; `options` are its metadata given on the
+    command line; `progress(page, pages)` follows a PDF page by page."""
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    kind = SUFFIXES.get(path.suffix.lower())
+    started = time.perf_counter()
+    if kind is None:
+        extra = (f" (the metadata of {path.name.removesuffix(SIDECAR)} is read from it)"
+                 if path.name.endswith(SIDECAR) else "")
+        raise InputError(f"{path}: cannot index a {path.suffix or 'suffix-less'} file{extra}; "
+                         f"Chordal reads {', '.join(SUFFIXES)} files")
+    if kind == "JSON Lines":
+        if options:
+            raise InputError(f"{path}: --{next(iter(options)).replace('_', '-')} describes one "
+                             "PDF or HTML file; a JSON Lines file's records carry their own "
+                             "fields")
+        docs = load_jsonl(path)
+        return Read(path, docs, 0, time.perf_counter() - started)
+    fields = given_metadata(path, options)
+    if kind == "PDF":
+        from .pdf import read_pdf  # pdfplumber loads only for PDFs
+
+        text = read_pdf(path, progress)
+        title = None
+    else:
+        from .html import read_html
+
+        text = read_html(path)
+        title = text.title
+    fields.setdefault("title", title)
+    if not fields.get("title"):
+        raise missing_title(path)
+    try:
+        doc = Document.model_validate({**fields, "content": text.content, "tables": text.tables})
+    except ValidationError as e:
+        raise InputError(f"{path}: {'; '.join(describe(e))}") from None
+    return Read(path, [doc], text.pages, time.perf_counter() - started)

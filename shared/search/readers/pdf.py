@@ -1,0 +1,77 @@
+"""PDF files: consumes the path of a PDF, produces its text page by page (each page's words
+laid out in columns, pages joined by `PAGE_BREAK`) and the tables the table reader finds
+on its pages, through pdfplumber (MIT, on pdfminer.six).
+
+One page is read at a time and its parsed objects dropped once its text and tables are
+taken, so memory follows the largest page, not the whole file. A PDF that cannot be read
+(not a PDF, encrypted, broken) or holds no text at all (a scan: it needs OCR first)
+raises InputError naming the file and what to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pdfplumber
+from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
+
+from shared.errors import InputError
+from shared.search.document import PAGE_BREAK
+from shared.tables.model import Table
+from shared.tables.read import tables_in_words
+
+from .layout import Placed, char_width, laid_out, lines_of
+
+# pdfminer warns on every odd font or object a real filing holds; the file still reads
+logging.getLogger("pdfminer").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class PdfText:
+    content: str
+    """The pages' text, joined by PAGE_BREAK."""
+    tables: list[Table]
+    pages: int
+
+
+def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> PdfText:
+    """The text and tables of the PDF at `path`; `progress(page, pages)` after each page."""
+    pages: list[str] = []
+    tables: list[Table] = []
+    try:
+        with pdfplumber.open(path) as pdf:
+            count = len(pdf.pages)
+            for number, page in enumerate(pdf.pages, start=1):
+                text, found = _page(page, number)
+                pages.append(text)
+                tables += found
+                page.close()
+                if progress:
+                    progress(number, count)
+    except (PdfminerException, MalformedPDFException) as e:
+        raise InputError(f"{path}: cannot be read as a PDF ({_reason(e)}); check that the "
+                         "file is a whole, unencrypted PDF") from None
+    if not any(p.strip() for p in pages):
+        raise InputError(f"{path}: the PDF holds no text ({len(pages)} pages of images, "
+                         "likely a scan); run OCR on it first (e.g. ocrmypdf) and index "
+                         "the result")
+    return PdfText(PAGE_BREAK.join(pages), tables, len(pages))
+
+
+def _page(page, number: int) -> tuple[str, list[Table]]:
+    words = [Placed(w["x0"], w["x1"], w["top"], w["bottom"], w["text"])
+             for w in page.extract_words() if w["upright"] and w["text"].strip()]
+    if not words:
+        return "", []
+    width = char_width(words)
+    lines = lines_of(words, width)
+    return laid_out(lines, width), tables_in_words([line.cells() for line in lines], number)
+
+
+def _reason(error: Exception) -> str:
+    """What pdfminer said, without the exception class wrapping it."""
+    inner = error.args[0] if error.args and isinstance(error.args[0], Exception) else error
+    return str(inner) or type(inner).__name__

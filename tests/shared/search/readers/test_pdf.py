@@ -1,0 +1,85 @@
+"""PDF files as `chordal index` reads them: a real SEC filing through pdfplumber, its
+pages' words laid out in columns, pages apart, tables from the table reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2
+import pytest
+
+from shared.errors import InputError
+from shared.search.document import PAGE_BREAK, page_at
+from shared.search.readers.layout import Placed, char_width, laid_out, lines_of
+from shared.search.readers.pdf import read_pdf
+
+FILING = Path(__file__).parents[3] / "fixtures" / "documents" / "pati-20141231-10q.pdf"
+
+
+@pytest.fixture(scope="module")
+def filing():
+    return read_pdf(FILING)
+
+
+def page(text: str, number: int) -> str:
+    return text.split(PAGE_BREAK)[number - 1]
+
+
+def test_a_filing_keeps_its_pages_apart_in_order(filing):
+    assert filing.pages == 30 == filing.content.count(PAGE_BREAK) + 1
+    assert "FORM 10-Q" in page(filing.content, 1)
+    offset = filing.content.index("Revolving credit (uncollateralized)")
+    assert page_at(filing.content, offset) == 8
+
+
+def test_a_row_label_stays_on_the_line_of_its_figures_in_their_columns(filing):
+    lines = page(filing.content, 8).splitlines()
+    (row,) = [line for line in lines if line.startswith("Revolving credit (uncollateralized)")]
+    assert row.split() == ["Revolving", "credit", "(uncollateralized)", "$", "6,551", "7,282"]
+    header = next(line for line in lines if "December 31," in line and "September 30," in line)
+    assert header.index("December") > row.index("$")  # over the figures, as on the page
+
+
+def test_prose_keeps_one_space_between_words(filing):
+    text = page(filing.content, 8)
+    assert "As of December 31, 2014, $6,551,000 was\nborrowed under the FRP Credit Agreement" \
+        in text
+
+
+def test_tables_come_with_the_page_they_are_on_and_their_columns_periods(filing):
+    cash_flows = [t for t in filing.tables if "CASH FLOWS" in (t.title or "")]
+    assert [t.page for t in cash_flows] == [6]
+    assert [c.period for c in cash_flows[0].columns] == ["2014-Q4", "2013-Q4"]
+    assert cash_flows[0].scale == 3  # "(In thousands)"
+
+
+def test_words_set_apart_from_their_figure_and_dot_leaders_are_laid_out_as_a_reader_sees_them():
+    words = [Placed(50, 110, 100, 110, "Revenues"), Placed(112, 300, 100, 110, "........$"),
+             Placed(330, 360, 100, 110, "(1,657"), Placed(361, 364, 100, 110, ")"),
+             Placed(420, 440, 100, 110, "9.1"), Placed(440, 446, 100, 110, "%"),
+             Placed(50, 70, 112, 122, "Net"), Placed(73, 93, 112, 122, "loss"),
+             Placed(50, 70, 124, 134, "Net"), Placed(73, 93, 125, 135, "sales"),
+             Placed(50, 70, 160, 170, "Notes")]
+    width = char_width(words)
+    lines = lines_of(words, width)
+    assert [line.cells()[-1][2] for line in lines] == ["9.1%", "loss", "sales", "Notes"]
+    assert [w.text for w in lines[0].words] == ["Revenues", "$", "(1,657)", "9.1%"]
+    text = laid_out(lines, width).split("\n")
+    assert text[0].split() == ["Revenues", "$", "(1,657)", "9.1%"] and "  $" in text[0]
+    assert text[1:] == ["Net loss", "Net sales", "", "Notes"]  # a wide gap: a blank line
+
+
+def test_a_file_that_is_not_a_pdf_is_refused_naming_it(tmp_path):
+    bad = tmp_path / "report.pdf"
+    bad.write_text("<html>not a PDF</html>")
+    with pytest.raises(InputError, match=r"report\.pdf: cannot be read as a PDF"):
+        read_pdf(bad)
+
+
+def test_a_scan_without_text_is_refused_saying_to_run_ocr_first(tmp_path):
+    scan = tmp_path / "scan.pdf"
+    pdf = pypdfium2.PdfDocument.new()
+    pdf.new_page(612, 792)
+    pdf.save(scan)
+    with pytest.raises(InputError, match=r"scan\.pdf: the PDF holds no text .*OCR"):
+        read_pdf(scan)
