@@ -129,16 +129,16 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
     """The cell `step.row` and `step.period` name in the tables of `documents`."""
     request = request_of(step)
     seen: set[str] = set()
-    misses: list[str] = []
+    misses: list[tuple[str, str]] = []
     nearest: list[tuple[float, str]] = []
+    bare: list[str] = []
     for evidence in documents:
         if evidence is None or evidence.doc_id in seen:
             continue
         seen.add(evidence.doc_id)
         tables = tables_of(evidence.doc_id)
         if not tables:
-            misses.append(f"{evidence.title!r} has no tables (indexed as plain text: index "
-                          "its PDF or HTML, or a record with `tables`)")
+            bare.append(evidence.title)
             continue
         options, why = _options(request, evidence, tables)
         if options:
@@ -149,7 +149,7 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
         raise ToolError("NOT_A_DOCUMENT", f"EXTRACT step {step.id} reads the tables of "
                         f"{step.source}'s documents, and {step.source} holds none; point "
                         "source at the output variable of a GET or SEARCH step")
-    error = _not_found(step, request, misses, nearest, len(seen))
+    error = _not_found(step, request, misses, nearest, bare, len(seen))
     if step.fallback is not None:
         return ToolOutput(value=step.fallback, confidence="fallback",
                           note=f"no cell ({error.code}: {error.message}); used the step's "
@@ -158,11 +158,11 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
 
 
 def _options(request: Request, evidence: Evidence,
-             tables: list[Table]) -> tuple[list[Option], list[str]]:
+             tables: list[Table]) -> tuple[list[Option], list[tuple[str, str]]]:
     """Every cell of a fitting row in a column of the period (best fits first), and why
     each fitting row gave none."""
     options: list[Option] = []
-    why: list[str] = []
+    why: list[tuple[str, str]] = []
     for table in tables:
         title = set(label_words(table.title).words) if table.title else set()
         for row in table.rows:
@@ -177,17 +177,18 @@ def _options(request: Request, evidence: Evidence,
                    not row.total]
             columns = _columns(request, table, row)
             if not columns:
-                why.append(f"{_where(row, table)} has no column for {request.period} (its "
-                           f"columns: {_periods(table)})" if request.period else
-                           f"{_where(row, table)} has no figure in a column with a period")
+                why.append(("column", f"{_where(row, table)} has no column for "
+                            f"{request.period} (its columns: {_periods(table)})"
+                            if request.period else f"{_where(row, table)} has no figure in a "
+                            "column with a period"))
                 continue
             for i in columns:
                 cell = row.cells[i]
                 quantity = _typed(request, table, cell)
                 if quantity is None:
                     shown = repr(cell.text) if cell else "nothing"
-                    why.append(f"{_where(row, table)} holds {shown} under "
-                               f"{_header(table, i)!r}, not a {request.kind or 'figure'}")
+                    why.append(("value", f"{_where(row, table)} holds {shown} under "
+                                f"{_header(table, i)!r}, not a {request.kind or 'figure'}"))
                     continue
                 options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
     if options:
@@ -395,22 +396,33 @@ def _periods(table: Table) -> str:
     return ", ".join(shown) or "none"
 
 
-def _not_found(step: ExtractStep, request: Request, misses: list[str],
-               nearest: list[tuple[float, str]], documents: int) -> ToolError:
-    where = "its document" if documents == 1 else f"its {documents} documents"
+def _not_found(step: ExtractStep, request: Request, misses: list[tuple[str, str]],
+               nearest: list[tuple[float, str]], bare: list[str], documents: int) -> ToolError:
+    """Why no cell was read: the fitting rows' own reasons (no column for the period, a
+    cell of another kind), else the nearest rows, else documents without tables."""
+    without = (f"; {', '.join(map(repr, bare[:3]))} {'has' if len(bare) == 1 else 'have'} no "
+               "tables (indexed as plain text: index the PDF or HTML file, or a record with "
+               "`tables`)") if bare else ""
     if misses:
-        code = "NOT_A_VALUE" if all(", not a " in m for m in misses) else "NOT_FOUND"
-        return ToolError(code, f"step {step.id}: row {step.row!r}{_for(request)}: "
-                         + "; ".join(dict.fromkeys(misses[:4]))
-                         + "; give a period the table has, or the row of another table")
+        kinds = {kind for kind, _ in misses}
+        fix = ("give `quantity` the kind the cell holds, or read another row" if kinds == {"value"}
+               else "give a period the table has, or the row of another table")
+        return ToolError("NOT_A_VALUE" if kinds == {"value"} else "NOT_FOUND",
+                         f"step {step.id}: row {step.row!r}{_for(request)}: "
+                         + "; ".join(dict.fromkeys(text for _, text in misses[:4]))
+                         + f"{without}; {fix}")
+    if bare and documents == len(bare):
+        return ToolError("NOT_FOUND", f"step {step.id}: no table holds row {step.row!r}"
+                         + without.replace("; ", ": ", 1))
+    where = "its document" if documents == 1 else f"its {documents} documents"
     count = len(request.names) - 1
     names = (f" (nor any of the {count} names the domain library gives "
              f"{_item_names(request)})" if count > 0 else "")
     shown = "; ".join(dict.fromkeys(text for _, text in sorted(nearest, key=lambda n: -n[0])
                                     [:NEAREST]))
     return ToolError("NOT_FOUND", f"step {step.id}: no table row of {where} is "
-                     f"{step.row!r}{names}; "
-                     + (f"nearest rows: {shown}; " if shown else "no table row shares a word "
-                        "with it; ")
-                     + "name the row as the table writes it, or check that GET fetched the "
+                     f"{step.row!r}{names}"
+                     + (f"; nearest rows: {shown}" if shown else "; no table row shares a "
+                        "word with it") + without
+                     + "; name the row as the table writes it, or check that GET fetched the "
                      "document whose tables hold it")
