@@ -40,8 +40,8 @@ _DATE = regex.compile(
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _PLURAL = regex.compile(r"\b(year|month|week|quarter)s\b", _F)
 _WEEKS = [(regex.compile(rf"\b(?:{n})[\s-]+weeks?\b", _F), months) for n, months in (
-    ("13|thirteen", "three months"), ("26|twenty[\s-]six", "six months"),
-    ("39|thirty[\s-]nine", "nine months"), ("52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
+    ("13|thirteen", "three months"), (r"26|twenty[\s-]six", "six months"),
+    (r"39|thirty[\s-]nine", "nine months"), (r"52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
 _QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
 _MARKS = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\s|$)", _F)
 _COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
@@ -49,6 +49,7 @@ _COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|v
 _QUALIFIERS = regex.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
+_YEARS = regex.compile(r"(?<![\w-])(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![\w-])")
 _SPAN_WORDS = regex.compile(
     r"\b(?:year|month|week|quarter|period)\s+(?:ended|ending)\b|\bYTD\b|\byear[\s-]to[\s-]date\b", _F)
 _YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
@@ -64,6 +65,11 @@ _FISCAL_QUARTER = regex.compile(
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
              "4th": 4}
+
+
+YEAR_CELL = regex.compile(
+    r"(?:FY\s*)?(?:19|20)\d{2}\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)?", _F)
+"""A header cell that is a year (`2019`, `2011(c)`, `FY2019`, `2018*`): not a figure."""
 
 
 def period_context(text: str) -> str:
@@ -82,12 +88,14 @@ def period_of(header: str, context: str = "") -> str | None:
     text = " ".join((header or "").split())
     if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
         text = f"{context} {text}"
-    text = _QUARTER_ENDED.sub("three months ended", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
+    text = _QUARTER_ENDED.sub("three months ", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
     text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
     for pattern, months in _WEEKS:
         text = pattern.sub(months, text)
     if not text or _COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
         return None  # "Three months ended Six months ended March 31": which one is not told
+    if _YEARS.search(text) and not _FISCAL.search(text):
+        return None  # "2021-2022" over payments due: two years, not a fiscal year
     dates = {_day(m) for m in _DATE.finditer(text)} - {None}
     mentions = find_periods(text)
     spans = {m.period for m in mentions if m.period[0] != m.period[1]}

@@ -21,12 +21,12 @@ from shared.tools.quantities import parse_quantity
 
 from .assemble import Line, assemble
 from .model import Table
+from .periods import YEAR_CELL
 from .units import scale_in
 
 Word = tuple[float, float, str]
 """A word and where it lies on its line: (left x, right x, text)."""
 
-_YEAR = regex.compile(r"(?:19|20)\d{2}")
 _DIGIT = regex.compile(r"\d")
 _LEADER = regex.compile(r"(.*?[.…_]{2,})(\S+)")
 _PIECE = regex.compile(r"\(?[\d,.]+\)?")
@@ -83,7 +83,7 @@ def tables_in_lines(lines: list[list[Word]], page: int | None = None) -> list[Ta
 
 
 def _is_figure(text: str) -> bool:
-    if _YEAR.fullmatch(text):
+    if YEAR_CELL.fullmatch(text):
         return False
     q = parse_quantity(text)
     return q is not None and q.kind != "date"
@@ -308,11 +308,13 @@ def _header(parsed: list[Parsed], start: int, columns: list[tuple[float, float]]
             area: Area, char: float) -> tuple[int, list[str], list[str]]:
     """The first line of the header above `start`, each column's header text (its
     lines top to bottom) and the header's words left of the columns. A header phrase
-    lies right of the labels; one reaching from the labels into the columns (a title, a
-    sentence) ends the header."""
+    lies right of the labels, centred over the columns or the header below it; one
+    reaching from the labels into the columns or centred elsewhere (a title, a sentence)
+    ends the header."""
     parts: list[list[str]] = [[] for _ in columns]
     beside: list[str] = []
     top, blank, lowest = start, 0, True
+    extent = (columns[0][0], columns[-1][1])  # a header line's words stand over the ones below
     for i in range(start - 1, max(-1, start - 9), -1):
         line = parsed[i]
         if not line.phrases:
@@ -321,15 +323,17 @@ def _header(parsed: list[Parsed], start: int, columns: list[tuple[float, float]]
                 break
             continue
         over = [p for p in line.phrases if p.x1 > area.left and p.x0 >= area.margin]
-        if line.cells or not over or any(p.x0 < area.labels_end for p in over) or any(
-                len(p.text) > 60 for p in over):
-            break
+        if line.cells or not over or any(
+                p.x0 < area.labels_end or len(p.text) > 60 or not lowest and not (
+                    extent[0] - char <= (p.x0 + p.x1) / 2 <= extent[1] + char) for p in over):
+            break  # a title or a sentence: centred on the page, or reaching into the labels
         placed = _placed(over, columns, char, lowest)
         if placed is None:
             break
         for p, under in zip(over, placed):
             for j in under:
                 parts[j].insert(0, p.text)
+        extent = (min(extent[0], *(p.x0 for p in over)), max(extent[1], *(p.x1 for p in over)))
         beside[:0] = [_text(line, area)]
         top, blank, lowest = i, 0, False
     return top, [" ".join(p) for p in parts], beside
@@ -338,19 +342,18 @@ def _header(parsed: list[Parsed], start: int, columns: list[tuple[float, float]]
 def _placed(phrases: list[Phrase], columns: list[tuple[float, float]], char: float,
             lowest: bool) -> list[list[int]] | None:
     """The columns each header phrase of a line stands over. On the line just above the
-    figures, those it overlaps (or the one clearly nearest); on a line above that, where
+    figures, those it overlaps (or the one it nearly touches); on a line above that, where
     a phrase spans the columns of its group, each column goes to the nearest phrase
     ("Three Months Ended" | "Nine Months Ended"), and a line's only phrase spans the
     widest run of columns it is centred over ("Years Ended September 30," over three
     years). None when a phrase stands over no column."""
-    if lowest or len(phrases) == 1:
-        own = [[j] if (j := _column_of(p, columns, char)) is not None else [] for p in phrases]
-        own = [_overlapped(p, columns) or o for p, o in zip(phrases, own)]
-        if not all(own):
-            return None
-        if lowest:
-            return own
-        return [_centred(phrases[0], own[0], columns, char)]
+    if lowest:  # right-aligned over right-aligned figures, or a little off them
+        own = [_overlapped(p, columns) or ([j] if (j := _column_of(p, columns, char / 2))
+                                           is not None else []) for p in phrases]
+        return own if all(own) else None
+    if len(phrases) == 1:
+        own = _overlapped(phrases[0], columns) or [_nearest(phrases[0], columns)]
+        return [_centred(phrases[0], own, columns, char)]
     out: list[list[int]] = [[] for _ in phrases]
     for j, (a, b) in enumerate(columns):
         middle = (a + b) / 2
@@ -375,6 +378,12 @@ def _centred(p: Phrase, own: list[int], columns: list[tuple[float, float]],
 
 def _overlapped(p: Phrase, columns: list[tuple[float, float]]) -> list[int]:
     return [j for j, (a, b) in enumerate(columns) if min(p.x1, b) - max(p.x0, a) > 0]
+
+
+def _nearest(p: Phrase, columns: list[tuple[float, float]]) -> int:
+    middle = (p.x0 + p.x1) / 2
+    return min(range(len(columns)),
+               key=lambda j: abs((columns[j][0] + columns[j][1]) / 2 - middle))
 
 
 def _notes(parsed: list[Parsed], top: int, area: Area) -> tuple[list[str], str | None]:
