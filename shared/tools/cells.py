@@ -210,24 +210,7 @@ def _label(row: Row) -> tuple[Label, Label | None]:
 
 def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bool] | None:
     fits = [(f, own) for name, own in request.names if (f := fit(name, label, section))]
-    if not fits and (both := _two_names(request, label)) is not None:
-        fits = [(Fit("exact", 0), both)]
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
-
-
-def _two_names(request: Request, label: Label) -> bool | None:
-    """Whether a label that is two names of the line item (`Earnings before interest and
-    taxes EBIT`) holds the step's own words; None when it is not two of its names."""
-    if not label.distinct <= request.words:
-        return None
-    have = label.counts
-    for name, own in request.names:
-        rest = have - name.counts
-        if rest and rest != have and sum(rest.values()) + len(name.words) == len(label.words):
-            other = next((o for n, o in request.names if n.counts == rest), None)
-            if other is not None:
-                return own or other
-    return None
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:

@@ -95,7 +95,6 @@ def test_the_domain_library_names_line_items_as_filings_write_them():
     assert "capital expenditure" in capex.note and capex.document.page == 46
     assert cell("cost of goods sold", "2018", [doc("tatqa-127")]).value == "2,315"
     assert cell("PP&E, net", "2015").value == "42,620"
-    assert cell("EBIT", "FY2019", [doc("tatqa-66")]).value == "828"
 
 
 def test_a_total_is_read_over_the_line_above_it_that_is_one_of_its_parts():
@@ -126,13 +125,21 @@ def test_rows_that_fit_alike_with_different_figures_are_ambiguous_and_named():
     assert ".55" in e.message and "3,299" in e.message and "'Basic'" in e.message
 
 
+def test_a_heading_given_before_a_colon_picks_the_row_under_it():
+    results = doc("tatqa-42")  # EBIT under Continuing Operations and under Reported Results
+    e = refused("EBIT", "2019", [results])
+    assert e.code == "AMBIGUOUS" and "(1,040)" in e.message and "(2,252)" in e.message
+    assert cell("continuing operations: EBIT", "2019", [results]).value == "(1,040)"
+    assert cell("EBIT (reported results)", "2018", [results]).value == "(15,278)"
+
+
 def test_a_row_no_table_holds_is_not_found_naming_the_nearest_rows_and_their_columns():
     e = refused("goodwill impairment", "2018")
     assert e.code == "NOT_FOUND" and "no table row of its document is 'goodwill impairment'" \
         in e.message
     e = refused("revenue", "FY2019", [doc("tatqa-66")])
     assert e.code == "NOT_FOUND" and "names the domain library gives 'revenue'" in e.message
-    assert "nearest rows:" in e.message and "'2018/2019' (2018-07-01..2019-06-30)" in e.message
+    assert "nearest rows:" in e.message and "columns '2017/2018', '2018/2019'" in e.message
 
 
 def test_words_before_the_name_make_another_row_so_cost_of_sales_is_never_sales():
