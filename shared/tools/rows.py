@@ -129,10 +129,14 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     if not name.distinct & label.distinct:
         return None
     wanted, have = name.counts, label.counts
-    if wanted == have:
+    if name.distinct == label.distinct and wanted == have:
         return Fit("exact", 0)
-    if section is not None and not have - wanted and not wanted - have - section.counts:
-        return Fit("under", 0)
+    if label.distinct < name.distinct:  # every word of the label is the name's
+        if section is not None and not have - wanted and not wanted - have - section.counts:
+            return Fit("under", 0)
+        return None
+    if not name.distinct <= label.distinct:
+        return None
     for end in range(len(name.words), len(label.words)):
         prefix = Counter(label.words[:end])
         if prefix == wanted:

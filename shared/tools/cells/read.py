@@ -139,7 +139,8 @@ def _label(row: Row) -> tuple[Label, Label | None]:
 
 
 def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bool] | None:
-    fits = [(f, own) for name, own in request.names if (f := fit(name, label, section))]
+    fits = [(f, own) for name, own in request.names_sharing(label)
+            if (f := fit(name, label, section))]
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
 
 

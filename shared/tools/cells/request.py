@@ -8,6 +8,7 @@ the step says in parentheses or before a colon), the kind of figure asked for.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from shared.models import ExtractStep
 
@@ -34,6 +35,22 @@ class Request:
     """The kind the step asks for (`quantity`), else the one the library gives the line
     item: a cell of another kind is not a value."""
     period: str | None
+
+    def names_sharing(self, label: Label) -> tuple[tuple[Label, bool], ...]:
+        """The names that share a word with `label` (every name for a label without
+        words): only those can fit it."""
+        if not label.words:
+            return self.names
+        found = {i for w in label.distinct for i in self._by_word.get(w, ())}
+        return tuple(self.names[i] for i in sorted(found))
+
+    @cached_property
+    def _by_word(self) -> dict[str, tuple[int, ...]]:
+        index: dict[str, list[int]] = {}
+        for i, (name, _) in enumerate(self.names):
+            for w in name.distinct:
+                index.setdefault(w, []).append(i)
+        return {w: tuple(ids) for w, ids in index.items()}
 
 
 def request_of(step: ExtractStep) -> Request:
