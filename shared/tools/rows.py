@@ -10,8 +10,11 @@ is no word either (`Total revenues` names revenues). A label names a row
   is `net property and equipment`);
 - `under` its section when the label's words are all the name's and the heading above
   it holds the rest (`Basic` under `Earnings per share:`);
-- `qualified` when it starts with the name's words and says more after a comma or dash
-  (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2 million`).
+- `qualified` when it starts with the name's words and qualifies them after a comma or
+  dash (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2
+  million`, `Long-term debt, less current portion`), a word of QUALIFIERS first: what
+  follows a comma in `Sales, general and administrative` is more items, not a
+  qualification.
 Words before the name change what a row is (`Cost of sales` is not sales, `Other
 current assets` not current assets), and so do words after it without a comma
 (`Net income per share`): such labels fit no name, and are only ever named as the
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import regex
 
@@ -33,6 +36,10 @@ SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its the
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
 RANKS = {"exact": 0, "under": 1, "qualified": 2}
+QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including incl after
+before at end beginning as current noncurrent non long short gross trade continuing
+discontinued reported adjusted restated cost""".split())
+"""Words that open a qualification after a comma: `, net`, `, at cost`, `, end of year`."""
 
 _ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _BREAK = regex.compile(r"[,;:–—]|\s-|-\s")
@@ -45,6 +52,14 @@ class Label:
 
     words: tuple[str, ...]
     breaks: tuple[bool, ...]
+
+    @cached_property
+    def counts(self) -> Counter:
+        return Counter(self.words)
+
+    @cached_property
+    def distinct(self) -> frozenset[str]:
+        return frozenset(self.words)
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,17 @@ def label_words(text: str) -> Label:
     return Label(tuple(found), tuple(breaks))
 
 
+def aside_words(text: str) -> frozenset[str]:
+    """The words a label says in parentheses, footnote marks (`(1)`, `(a)`) aside: a
+    label that fits alike but says more there is another row (`Free cash flow
+    (pre-spectrum)` beside `Free cash flow`)."""
+    found = set()
+    for m in _ASIDE.finditer(text or ""):
+        found |= {w for w in label_words(m.group()[1:-1]).words
+                  if len(w) > 1 and not w.isdigit()}
+    return frozenset(found)
+
+
 def name_key(text: str) -> tuple[str, ...]:
     """`text`'s words as a key, order aside: names that are the same row share one."""
     return tuple(sorted(label_words(text).words))
@@ -97,18 +123,25 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     """How `label` (under `section`) names `name`; None when it does not."""
     if not name.words:
         return None
-    wanted, have = Counter(name.words), Counter(label.words)
     if not label.words:  # `Total` under the heading that names it
-        return Fit("under", 0) if section is not None and Counter(section.words) == wanted \
+        return Fit("under", 0) if section is not None and section.counts == name.counts \
             else None
-    if wanted == have:
+    if not name.distinct & label.distinct:
+        return None
+    wanted, have = name.counts, label.counts
+    if name.distinct == label.distinct and wanted == have:
         return Fit("exact", 0)
-    if section is not None and not have - wanted and not wanted - have - Counter(section.words):
-        return Fit("under", 0)
+    if label.distinct < name.distinct:  # every word of the label is the name's
+        if section is not None and not have - wanted and not wanted - have - section.counts:
+            return Fit("under", 0)
+        return None
+    if not name.distinct <= label.distinct:
+        return None
     for end in range(len(name.words), len(label.words)):
         prefix = Counter(label.words[:end])
         if prefix == wanted:
-            return Fit("qualified", len(label.words) - end) if label.breaks[end] else None
+            qualifies = label.breaks[end] and label.words[end] in QUALIFIERS
+            return Fit("qualified", len(label.words) - end) if qualifies else None
         if prefix - wanted:
             return None
     return None

@@ -50,21 +50,26 @@ def test_a_plan_reads_cells_by_row_and_period_with_their_pages_and_rows_as_evide
                             cell("E2", "capital expenditure", "FY2018", "$CAPEX",
                                  quantity="money"),
                             cell("E3", "Interest expense", "FY2015", "$INTEREST"),
-                            cell("E4", "goodwill", "FY2018", "$GOODWILL")]})
+                            cell("E4", "proceeds from the sale of equipment", "FY2018",
+                                 "$SOLD")]})
     steps = {s.step_id: s for s in record.steps}
-    capex, interest, goodwill = steps["E2"], steps["E3"], steps["E4"]
+    capex, interest, sold = steps["E2"], steps["E3"], steps["E4"]
     assert (capex.status, capex.value, capex.confidence) == ("ok", "(4,656)", "line_item")
     assert (capex.quantity.amount, capex.quantity.scale, capex.quantity.unit) == (-4656, 3, "USD")
     assert capex.document.doc_id == "pati-2018-10k" and capex.document.page == 46
     assert capex.quote.startswith("Cash flows from investing activities: Purchase of property "
                                   "and equipment")
     assert (interest.value, interest.document.page) == ("112", 35)  # the five-year summary
-    assert goodwill.error_code == "NOT_FOUND" and "'goodwill'" in goodwill.error_message
+    assert sold.error_code == "NOT_FOUND" and "nearest rows: 'Proceeds from the sale of " \
+        "property, plant and equipment'" in sold.error_message
     assert record.answer is not None and "page 46" in " ".join(
         f.evidence.cite() for f in record.answer.footnotes)
     debugged = filing.cli("debug", record.query_id)
     assert debugged.returncode == 0, debugged.stderr
-    assert "E4 [NOT_FOUND]" in debugged.stdout and "nearest row: " in debugged.stdout
+    assert "E4 [NOT_FOUND]" in debugged.stdout
+    assert "nearest row: 'Proceeds from the sale of property, plant and equipment' in table " \
+        "'CONSOLIDATED STATEMENTS OF CASH FLOWS" in debugged.stdout
+    assert "'2018' (2017-10-01..2018-09-30)" in debugged.stdout
 
 
 def test_a_rewoo_plan_reads_a_cell_through_chordal_ask(filing, tmp_path):

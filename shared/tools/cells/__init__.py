@@ -1,0 +1,36 @@
+"""EXTRACT by row (read.py; request.py what a step asks for, messages.py what the
+reader says): consumes a step with `row` (and `period`), the Evidence of the
+documents its source holds (a GET's document; a top_k GET's or a SEARCH's, best first)
+and a way to read a document's tables (`SearchBackend.tables`), produces the one cell
+the row and period name: its text as the value, its `quantity` (in the table's unit
+and scale), the row as the table writes it with the column's header as `quote`, and the
+document's evidence with the table's page.
+
+The row matches by words (shared/tools/rows.py) — the step's own, and the names the
+domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
+is also `purchases of property, plant and equipment`) — the column by `period`
+(shared/tables/periods.py `columns_for`; without one, the table's newest column, or its
+one column of figures). The first document whose tables hold the row for that period
+answers. Among the rows that fit, the best way of fitting wins: the label is the name,
+then it is the name under its heading, then the name qualified after a comma; the
+step's own words before the library's; then a heading the item sits under
+(`investing activities`, or words the row gives in parentheses or before a colon);
+then the fewest words beyond the name; then a total (`Total cost of goods sold` over
+the `Cost of goods sold` line above it, a part of it).
+Rows and columns that fit alike and state the same figure (a summary repeating the
+statement) are one answer.
+
+A step's `fallback` stands in for a cell that is not found or not a value (confidence
+`fallback`, no evidence), never for an ambiguous one.
+
+ToolError codes: NOT_FOUND (no row fits, or none has a figure for the period: the
+message names the nearest rows and the columns their tables have), AMBIGUOUS (rows or
+columns that fit alike state different figures: each is named), NOT_A_VALUE (the cell
+is not a figure of the kind asked for, or is text), NOT_A_DOCUMENT (the source holds
+no document), SEARCH_FAILED and SEARCH_UNAVAILABLE (the tables cannot be read).
+"""
+
+from .messages import TablesOf, nearest_rows
+from .read import backend_tables, read_cell
+
+__all__ = ["TablesOf", "backend_tables", "nearest_rows", "read_cell"]

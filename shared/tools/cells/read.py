@@ -1,0 +1,238 @@
+"""The cell reader: consumes a step with `row`, the Evidence of its source's documents
+and a way to read a document's tables, produces the one cell the row and period name
+(see the package's docstring for the rules), or the ToolError that says why none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+import regex
+
+from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToolError
+from shared.models import Evidence, ExtractStep
+from shared.models.quantity import SCALE_WORDS, Quantity
+from shared.tables.model import Cell, Row, Table
+from shared.tables.periods import columns_for
+from shared.tools.base import ToolOutput
+from shared.tools.quantities import parse_quantity
+
+from ..rows import Fit, Label, aside_words, fit, label_words
+from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
+                       table_name, where)
+from .request import Request, item_names, period_text, request_of
+
+_CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
+_LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
+
+
+def backend_tables(backend, step: ExtractStep) -> TablesOf:
+    """`backend.tables`, its failures as the step's: SEARCH_UNAVAILABLE (transient: the
+    executor retries) and SEARCH_FAILED."""
+    def tables_of(doc_id: str) -> list[Table]:
+        try:
+            return backend.tables(doc_id)
+        except SearchUnavailable as e:
+            raise TransientToolError("SEARCH_UNAVAILABLE", f"step {step.id}: {e}") from None
+        except StoreError as e:
+            raise ToolError("SEARCH_FAILED", f"step {step.id}: {e}") from None
+    return tables_of
+
+
+@dataclass(frozen=True)
+class Option:
+    """One cell a row and column name."""
+
+    evidence: Evidence | None
+    table: Table
+    row: Row
+    column: int
+    quantity: Quantity
+    key: tuple
+    """Smaller is a better fit."""
+    own: bool
+
+
+def read_cell(step: ExtractStep, documents: list[Evidence | None],
+              tables_of: TablesOf) -> ToolOutput:
+    """The cell `step.row` and `step.period` name in the tables of `documents`."""
+    request = request_of(step)
+    seen: set[str] = set()
+    misses: list[tuple[str, str]] = []
+    nearest: list[tuple[float, str]] = []
+    bare: list[str] = []
+    for evidence in documents:
+        if evidence is None or evidence.doc_id in seen:
+            continue
+        seen.add(evidence.doc_id)
+        tables = tables_of(evidence.doc_id)
+        if not tables:
+            bare.append(evidence.title)
+            continue
+        options, why = _options(request, evidence, tables)
+        if options:
+            return _answer(step, request, options)
+        misses += why
+        nearest += rows_near(request, evidence, tables)
+    if not seen:
+        raise ToolError("NOT_A_DOCUMENT", f"EXTRACT step {step.id} reads the tables of "
+                        f"{step.source}'s documents, and {step.source} holds none; point "
+                        "source at the output variable of a GET or SEARCH step")
+    error = not_found(step, request, misses, nearest, bare, len(seen))
+    if step.fallback is not None:
+        return ToolOutput(value=step.fallback, confidence="fallback",
+                          note=f"no cell ({error.code}: {error.message}); used the step's "
+                               "fallback")
+    raise error
+
+
+def _options(request: Request, evidence: Evidence,
+             tables: list[Table]) -> tuple[list[Option], list[tuple[str, str]]]:
+    """Every cell of a fitting row in a column of the period (best fits first), and why
+    each fitting row gave none."""
+    options: list[Option] = []
+    why: list[tuple[str, str]] = []
+    for table in tables:
+        title = set(label_words(table.title).words) if table.title else set()
+        for row in table.rows:
+            label, section = _label(row)
+            found = _fit(request, label, section)
+            if found is None:
+                continue
+            how, own = found
+            heading = title | set(section.words if section else ())
+            aside = len(aside_words(row.label) - request.words)
+            key = [how.rank, not own, -len(request.context & heading), how.extra + aside,
+                   not row.total]
+            columns = _columns(request, table, row)
+            if not columns:
+                why.append(("column", f"{where(row, table)} has no column for "
+                            f"{request.period} (its columns: {columns_named(table)})"
+                            if request.period else f"{where(row, table)} has no figure in a "
+                            "column with a period"))
+                continue
+            for i in columns:
+                cell = row.cells[i]
+                quantity = _typed(request, table, cell)
+                if quantity is None:
+                    shown = repr(cell.text) if cell else "nothing"
+                    why.append(("value", f"{where(row, table)} holds {shown} under "
+                                f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
+                    continue
+                options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
+    if options:
+        best = min(o.key for o in options)
+        options = [o for o in options if o.key == best]
+    return options, why
+
+
+def _label(row: Row) -> tuple[Label, Label | None]:
+    """The words a row is named by, and its heading's. A label that reads on from its
+    heading (`Number of shares used in computing:` / `-basic earnings per share`,
+    `Includes stock-based compensation of:` / `Cost of services revenue`) is named by
+    both."""
+    section = label_words(row.section) if row.section else None
+    if row.section and (_CONTINUES.match(row.label) or _LEADS_ON.search(row.section)):
+        return label_words(f"{row.section} {row.label}"), None
+    return label_words(row.label), section
+
+
+def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bool] | None:
+    fits = [(f, own) for name, own in request.names_sharing(label)
+            if (f := fit(name, label, section))]
+    return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
+
+
+def _columns(request: Request, table: Table, row: Row) -> list[int]:
+    """The columns of the period (without one, the newest); of the kind asked for when
+    the period has columns of several kinds (an amount when none is asked for: a "% of
+    total revenue" beside it is derived from it), else all of the period's, whose cells
+    then tell they are not of that kind."""
+    if request.period:
+        return (columns_for(table, request.period, request.kind or "money")
+                or columns_for(table, request.period))
+    dated = [(_end(c.period), i) for i, c in enumerate(table.columns) if c.period]
+    if dated:
+        newest = max(end for end, _ in dated)
+        return [i for end, i in dated if end == newest]
+    return [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
+
+
+def _end(period: str) -> str:
+    return period.rpartition("..")[2]
+
+
+def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None:
+    """The cell's figure, of the kind asked for; None when it states none. A line item
+    the library knows is in units when it is per share and in the table's scale when it
+    is not, whatever heading the row sits under."""
+    if cell is None or cell.quantity is None:
+        return None
+    q = cell.quantity
+    scale = q.scale
+    kind = request.kind
+    if request.items and q.kind in ("money", "number"):
+        per_share = {item.per_share for item in request.items}
+        scale = 0 if per_share == {True} else table.scale if per_share == {False} else scale
+    if (kind and kind != q.kind) or scale != q.scale:
+        return parse_quantity(cell.text, kind=kind, unit=q.unit or table.unit, scale=scale)
+    return q
+
+
+def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolOutput:
+    first = options[0]
+    figures = list({_shown(o): o for o in options}.values())
+    if any(not _same(o.quantity, first.quantity, signed=False) for o in options):
+        shown = "; ".join(_shown(o) for o in figures[:4])
+        more = f" and {len(figures) - 4} more" if len(figures) > 4 else ""
+        raise ToolError("AMBIGUOUS", f"step {step.id}: row {step.row!r}"
+                        f"{period_text(request)} fits cells that state different figures: "
+                        f"{shown}{more}; name the row as the table writes it, give the "
+                        "heading it sits under (\"investing activities: …\") or a period "
+                        "that names one column")
+    # one figure, written as an amount in one table and as an outflow "(130)" in
+    # another: the amount of the line item is the one without the sign; and in a
+    # table that states its scale over one that states none
+    stated = any(o.quantity.scale for o in options)
+    chosen = min(options, key=lambda o: (
+        o.quantity.kind != "date" and stated and not o.quantity.scale,
+        o.quantity.kind != "date" and o.quantity.amount < 0))
+    table, row, column = chosen.table, chosen.row, chosen.column
+    evidence = chosen.evidence.model_copy(update={"page": table.page}) if chosen.evidence else None
+    via = "" if chosen.own else f" (the line item {item_names(request)})"
+    scale = f"; {SCALE_WORDS[table.scale]}s" if table.scale else ""
+    note = (f"row {row.label!r}{via} of {table_name(table)}{scale}, column "
+            f"{column_name(table, column)!r}" + (f" (period {table.columns[column].period})"
+                                            if table.columns[column].period else ""))
+    others = [o for o in figures if o.quantity.text != chosen.quantity.text]
+    if others:
+        note += "; also stated as " + "; ".join(_shown(o) for o in others[:3])
+    return ToolOutput(value=row.cells[column].text, confidence="table_row" if chosen.own
+                      else "line_item", document=evidence, note=note,
+                      quote=quote(table, row, column), quantity=chosen.quantity)
+
+
+def _shown(o: Option) -> str:
+    return f"{where(o.row, o.table)} under {column_name(o.table, o.column)!r}: {o.quantity.text}"
+
+
+def _same(a: Quantity, b: Quantity, signed: bool = True) -> bool:
+    """Whether two cells state one figure: equal, or equal as the coarser one rounds
+    (5,119 thousand and 5.1 million), or the same digits where one table states no
+    scale (a summary whose "in thousands" the reader did not see); `signed` False:
+    whatever their signs."""
+    if a.kind == "date" or b.kind == "date":
+        return a.date == b.date
+    if (a.kind == "percent") != (b.kind == "percent") or (a.unit and b.unit and a.unit != b.unit):
+        return False
+    if a.scale != b.scale and 0 in (a.scale, b.scale):
+        return (a.amount == b.amount) if signed else abs(a.amount) == abs(b.amount)
+    x, y = a.absolute(), b.absolute()
+    if not signed:
+        x, y = abs(x), abs(y)
+    coarse = Decimal(1).scaleb(max(x.as_tuple().exponent, y.as_tuple().exponent))
+    try:
+        return x.quantize(coarse) == y.quantize(coarse)
+    except InvalidOperation:
+        return x == y
