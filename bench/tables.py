@@ -11,8 +11,8 @@ rows, not the file's); the column is `columns_for(table, period)`. A triple is r
 when that column is the one holding the answer, wrong when `columns_for` names one other
 column, not found when it names none or several, or the table or row was not read.
 
-Filings: `tables_in_words` on every page of each PDF (pdfplumber's words, grouped into
-lines), with the time it takes.
+Filings: `tables_in_words` on every page of each PDF (pdfplumber's words through
+`pdf_lines`), with the time it takes.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import regex
 from shared.search.periods import find_periods
 from shared.tables.model import Table
 from shared.tables.periods import columns_for
-from shared.tables.read import table_from_rows, tables_in_words
+from shared.tables.read import pdf_lines, table_from_rows, tables_in_words
 from shared.tools.quantities import parse_quantity
 
 _WORD = regex.compile(r"[a-z0-9]+")
@@ -128,28 +128,13 @@ def tatqa(path: Path) -> None:
         print(f"  wrong: {question!r} ({period}) -> {answer} [{uid}]")
 
 
-def page_lines(page) -> list[list[tuple[float, float, str]]]:
-    """A pdfplumber page's words as lines top to bottom, each left to right."""
-    lines: list[dict] = []
-    for w in sorted(page.extract_words(), key=lambda w: w["top"]):
-        middle = (w["top"] + w["bottom"]) / 2
-        for line in lines:
-            if line["top"] - 1 <= middle <= line["bottom"] + 1:
-                line["words"].append(w)
-                break
-        else:
-            lines.append({"top": w["top"], "bottom": w["bottom"], "words": [w]})
-    return [[(w["x0"], w["x1"], w["text"]) for w in sorted(line["words"], key=lambda w: w["x0"])]
-            for line in sorted(lines, key=lambda line: line["top"])]
-
-
 def filings(folder: Path) -> None:
     import pdfplumber
 
     for pdf_path in sorted(folder.glob("*.pdf")):
         started = time.perf_counter()
         with pdfplumber.open(pdf_path) as pdf:
-            pages = [page_lines(p) for p in pdf.pages]
+            pages = [pdf_lines(p.extract_words()) for p in pdf.pages]
         words_s = time.perf_counter() - started
         started = time.perf_counter()
         tables = [t for number, lines in enumerate(pages, 1)

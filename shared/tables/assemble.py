@@ -22,15 +22,16 @@ from shared.models.quantity import Quantity
 from shared.tools.quantities import parse_quantity
 
 from .model import Cell, Column, Row, Table
-from .periods import period_context, period_of
-from .units import PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
+from .periods import MARK, period_context, period_of
+from .units import PEOPLE, PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
-_TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)\s+in\s+"
-                       r"cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
-_FOOTNOTE = regex.compile(
-    r"(?:\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+))+(?=\s*:?$)", _F)
+_TOTAL = regex.compile(r"^(?:total|sub-?total|net\s+cash|net\s+(?:increase|decrease|change)"
+                       r"\s+in\s+cash|cash(?:\s+and\s+\S+)*\s+at\s+end)\b", _F)
+_FOOTNOTE = regex.compile(rf"(?:\s*{MARK})+(?=\s*:?$)", _F)
 _LEADERS = regex.compile(r"(?:\s*[.…_]){2,}\s*[$€£]?\s*$|\s+[$€£.]\s*$")
+_PERCENT_ONLY = regex.compile(
+    r"(?:%|percent(?:age)?)(?:\s+of\s+(?:net\s+)?(?:revenues?|sales|total))?", _F)
 _PERCENT = regex.compile(r"%|\bper\s*cent\b|\bpercent(?:age)?\b", _F)
 _CONNECTOR = regex.compile(r"(?:\b(?:and|or|of|for|in|to|on|from|by|the|with|at|net|per|as|a|"
                            r"an|under|into|other|ended|ending|during|through|than|less|"
@@ -61,8 +62,8 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         "USD" if regex.search(r"\$", context) else None)
     shares_out = excepted(context)[1]
     around = period_context(" ".join(filter(None, (title, notes))))
-    columns = [Column(header=h or "", period=period_of(h, around) if h else None)
-               for h in headers]
+    columns = _percent_pairs([Column(header=h or "", period=period_of(h, around) if h else None)
+                              for h in headers])
     percent_columns = [bool(_PERCENT.search(h or "")) for h in headers]
     rows: list[Row] = []
     section: str | None = None
@@ -95,12 +96,38 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
                  rows=rows)
 
 
+def _percent_pairs(columns: list[Column]) -> list[Column]:
+    """Columns of a table set in pairs, an amount and its percent ("2015  %  2014  %"):
+    each percent column is of the period of the amount left of it. Only when every
+    column with a period has its percent beside it (a lone "%" after the last year is a
+    change)."""
+    pairs = [i for i in range(1, len(columns)) if columns[i].period is None
+             and columns[i - 1].period and _PERCENT_ONLY.fullmatch(
+                 _own(columns[i].header, columns[i - 1].header))]
+    dated = [i for i, c in enumerate(columns) if c.period]
+    if not pairs or [i - 1 for i in pairs] != dated:
+        return columns
+    return [c.model_copy(update={"period": columns[i - 1].period}) if i in pairs else c
+            for i, c in enumerate(columns)]
+
+
+def _own(header: str, left: str) -> str:
+    """`header` without the words it shares at its start with its left neighbour's."""
+    mine, theirs = header.split(), left.split()
+    shared = 0
+    while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
+        shared += 1
+    return " ".join(mine[shared:])
+
+
 def _row_unit(label: str, section: str, unit: str | None, scale: int,
               shares_out: bool) -> tuple[str | None, int]:
     """The unit and scale of a row's figures: a share count is a number (in units when
     the table excepts share data), a per-share figure money in units, a label that states
     its own scale ("Revenue miles (in thousands)") a number in it."""
     own = scale_in(label) if scale_in(label) is not None else scale_in(section)
+    if PEOPLE.search(label):
+        return None, own or 0
     if SHARE_COUNT.search(label) or SHARE_COUNT.search(section):
         return None, own if own is not None else 0 if shares_out else scale
     if PER_SHARE.search(label) or PER_SHARE.search(section):
@@ -122,10 +149,18 @@ def _heading(label: str) -> str:
 
 
 def _continues(first: str, label: str) -> bool:
-    """Whether `label` reads as the rest of `first`, a label line with no figures."""
+    """Whether `label` reads as the rest of `first`, a label line with no figures: it
+    starts in lower case or with a dash, `first` ends in a word that needs more ("and",
+    "of", a comma), or `first` is a long line in sentence case (a heading is short, in
+    title case or capitals, or ends with a colon)."""
     if first.endswith(":") or not label:
         return False
-    return label[0].islower() or label[0] in "(&-–" or bool(_CONNECTOR.search(first))
+    if label[0].islower() or label[0] in "(&-–" or _CONNECTOR.search(first):
+        return True
+    words = first.split()
+    capitals = sum(w[0].isupper() for w in words if len(w) > 3 and w[0].isalpha())
+    long_words = sum(1 for w in words if len(w) > 3 and w[0].isalpha())
+    return len(words) >= 5 and capitals < long_words
 
 
 def _cell(text: str, unit: str | None, scale: int, percent: bool) -> Cell | None:

@@ -10,11 +10,13 @@ A fiscal year is named by the year it ends in: "Years ended September 30" over "
 is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
 year that ends in January or the first week of February is named by no year (companies
 name it either way), only by its dates. A balance-sheet date names a year only in a
-table whose dates are year ends (a year apart, to within a week). A quarter written as a scope ("2019-Q3") or
-with a calendar year ("Q3 2019") is the calendar quarter; one marked fiscal ("Q3 FY2019",
-"FY2019-Q3") is the quarter of the fiscal year, read from the table's own year or
-year-to-date columns, and names nothing in a table that does not show when its year
-starts. A header naming two periods ("2019 vs. 2018", "Change 2019-2018") names none.
+table whose dates are year ends (a year apart, to within a week). A quarter written as
+a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
+marked fiscal ("Q3 FY2019", "FY2019-Q3") is the quarter of the fiscal year, read from
+the table's own year or year-to-date columns, and names nothing in a table that does
+not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change
+2019-2018"), two spans, a range of years ("2021-2022") or a year with words that make
+it something else ("First" over "2015") names none.
 """
 
 from __future__ import annotations
@@ -35,20 +37,27 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _DATE = regex.compile(
     rf"(?<!\d)(?<y>(?:19|20)\d{{2}})-(?<mo>\d{{2}})-(?<d>\d{{2}})(?!\d)"
     rf"|\b(?<mn>{_MONTH})\.?\s+(?<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)"
-    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)",
+    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+"
+    rf"(?<y>(?:19|20)\d{{2}})(?!\d)",
     _F)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _PLURAL = regex.compile(r"\b(year|month|week|quarter)s\b", _F)
 _WEEKS = [(regex.compile(rf"\b(?:{n})[\s-]+weeks?\b", _F), months) for n, months in (
-    ("13|thirteen", "three months"), ("26|twenty[\s-]six", "six months"),
-    ("39|thirty[\s-]nine", "nine months"), ("52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
+    ("13|thirteen", "three months"), (r"26|twenty[\s-]six", "six months"),
+    (r"39|thirty[\s-]nine", "nine months"), (r"52|53|fifty[\s-]two|fifty[\s-]three", "year"))]
 _QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
-_MARKS = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)(?=\s|$)", _F)
+MARK = r"(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)"
+"""A footnote mark after a header or label: `(1)`, `(a)`, `[2]`, `*`, `†`, `¹`."""
+_MARKS = regex.compile(rf"\s*{MARK}(?=\s|$)", _F)
 _COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
                          r"growth)\b", _F)
 _QUALIFIERS = regex.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
+_YEARS = regex.compile(r"(?<![\w-])(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![\w-])")
+_SPAN_WORDS = regex.compile(
+    r"\b(?:year|month|week|quarter|period)\s+(?:ended|ending)\b|\bYTD\b"
+    r"|\byear[\s-]to[\s-]date\b", _F)
 _YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
 _CONTEXT = regex.compile(
     rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
@@ -62,6 +71,11 @@ _FISCAL_QUARTER = regex.compile(
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
              "4th": 4}
+
+
+YEAR_CELL = regex.compile(
+    rf"(?:FY\s*)?(?:19|20)\d{{2}}\s*{MARK}?", _F)
+"""A header cell that is a year (`2019`, `2011(c)`, `FY2019`, `2018*`): not a figure."""
 
 
 def period_context(text: str) -> str:
@@ -80,12 +94,14 @@ def period_of(header: str, context: str = "") -> str | None:
     text = " ".join((header or "").split())
     if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
         text = f"{context} {text}"
-    text = _QUARTER_ENDED.sub("three months ended", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
+    text = _QUARTER_ENDED.sub("three months ", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
     text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
     for pattern, months in _WEEKS:
         text = pattern.sub(months, text)
-    if not text or _COMPARE.search(text):
-        return None
+    if not text or _COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
+        return None  # "Three months ended Six months ended March 31": which one is not told
+    if _YEARS.search(text) and not _FISCAL.search(text):
+        return None  # "2021-2022" over payments due: two years, not a fiscal year
     dates = {_day(m) for m in _DATE.finditer(text)} - {None}
     mentions = find_periods(text)
     spans = {m.period for m in mentions if m.period[0] != m.period[1]}

@@ -8,17 +8,29 @@ A table the reader is not sure of is left out: a wrong cell is worse than no tab
 
 from __future__ import annotations
 
+from shared.errors import InputError
+
 from .assemble import assemble
 from .model import Table
 from .rows import read_rows
-from .words import Word, tables_in_lines, text_lines
+from .lines import Word, pdf_lines, text_lines
+from .words import tables_in_lines
 
-__all__ = ["Word", "table_from_rows", "tables_from_rows", "tables_in_text", "tables_in_words"]
+__all__ = ["Word", "pdf_lines", "table_from_rows", "tables_from_rows", "tables_in_text",
+           "tables_in_words"]
 
 
 def tables_in_words(lines: list[list[Word]], page: int | None = None) -> list[Table]:
     """The tables on a page given as its lines top to bottom, each line its words as
-    `(x0, x1, text)` left to right (pdfplumber's `extract_words`, grouped by line)."""
+    `(x0, x1, text)` left to right (pdfplumber's `extract_words()` through
+    `pdf_lines`). InputError naming the first word that is not `(x0, x1, text)`."""
+    for number, line in enumerate(lines, 1):
+        for at, word in enumerate(line, 1):
+            if not (isinstance(word, (tuple, list)) and len(word) == 3 and isinstance(
+                    word[2], str) and all(isinstance(x, (int, float)) for x in word[:2])):
+                raise InputError(f"tables_in_words: word {at} of line {number} is {word!r}, "
+                                 "not (x0, x1, text): give each word as two numbers and "
+                                 "its text, e.g. pdf_lines(page.extract_words())")
     return tables_in_lines(lines, page=page)
 
 

@@ -2,14 +2,14 @@
 JSON record's table, a TAT-QA table: the first column the labels), produces the column
 headers, the notes above them and the body lines `assemble` makes a table of.
 
-A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it;
-columns empty in every row (separators) go. The header rows are the rows above the
-first that holds a figure other than a year, the body the rows under them up to a row
-that starts another header (the table's rows for another year); a header cell that spans columns (its
-colspan lost, as in TAT-QA) covers the columns of its group: all of them when it is the
-row's only cell, equal groups when the row's cells each fall in one, else the columns
-after it up to the next; a column that could be under either of two header cells naming
-different periods, or under none, gets no period.
+A "$" in a cell of its own joins the figure after it, a ")" or "%" the figure before it
+(a header over the column left empty moves onto the figures); columns empty in every
+row (separators) go. The header rows are the rows above the first that holds a figure
+other than a year, the body the rows under them up to a row that starts another header
+(the table's rows for another year). A header cell that spans columns (its colspan
+lost, as in TAT-QA) covers the columns of its group: all of them when it is the row's
+only cell, equal groups when the row's cells each fall in one; a column between or
+beside header cells that could be under either, one naming a period, gets no period.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ import regex
 from shared.tools.quantities import parse_quantity
 
 from .assemble import Line
-from .periods import period_of
+from .periods import YEAR_CELL, period_of
 from .units import scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
-_YEAR = regex.compile(r"(?:FY\s*)?(?:19|20)\d{2}(?:\s*(?:\(\w\)|\*|[¹²³]))?", _F)
 _PERIOD_WORDS = regex.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\bended\b|\bending\b|"
     r"\byears?\b|\bquarters?\b|\bmonths\b|\bweeks\b|\bfiscal\b|\bas\s+of\b|^at\b", _F)
@@ -50,6 +49,7 @@ def read_rows(rows: list[list[str]]) -> Read | None:
         return None
     for row in grid[first:]:
         _join_signs(row)
+    _move_headers(grid, first)
     keep = [0] + [j for j in range(1, width) if any(r[j] for r in grid)]
     grid = [[r[j] for j in keep] for r in grid]
     if len(keep) < 2:
@@ -72,7 +72,7 @@ def _new_header(row: list[str], above: list[list[str]]) -> bool:
     cells = [c for c in row[1:] if c]
     if not cells or any(_is_figure(c) for c in cells):
         return False
-    return row[1:] in above or all(_YEAR.fullmatch(c) or period_of(c) for c in cells)
+    return row[1:] in above or all(YEAR_CELL.fullmatch(c) or period_of(c) for c in cells)
 
 
 def _line(row: list[str]) -> Line:
@@ -85,7 +85,7 @@ def _line(row: list[str]) -> Line:
 
 
 def _is_figure(text: str) -> bool:
-    return bool(text) and parse_quantity(text) is not None and not _YEAR.fullmatch(text) and (
+    return bool(text) and parse_quantity(text) is not None and not YEAR_CELL.fullmatch(text) and (
         parse_quantity(text).kind != "date")
 
 
@@ -107,6 +107,22 @@ def _join_signs(row: list[str]) -> None:
             prev = next((k for k in range(j - 1, 0, -1) if row[k]), None)
             if prev is not None and parse_quantity(row[prev] + text) is not None:
                 row[prev], row[j] = row[prev] + text, ""
+
+
+def _move_headers(grid: list[list[str]], first: int) -> None:
+    """Header cells over a column left empty by joined signs (a "$" column under a year
+    spanning "$" and figure) onto the column of figures beside it: repeated colspans go,
+    a year over the "$" moves right onto its figures (or left, over a lone ")")."""
+    for j in range(1, len(grid[0])):
+        if any(r[j] for r in grid[first:]) or not any(r[j] for r in grid[:first]):
+            continue
+        for k in (j + 1, j - 1):
+            if not 0 < k < len(grid[0]) or not any(r[k] for r in grid[first:]):
+                continue
+            if all(not r[j] or r[k] in ("", r[j]) for r in grid[:first]):
+                for r in grid[:first]:
+                    r[k], r[j] = r[k] or r[j], ""
+                break
 
 
 def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:

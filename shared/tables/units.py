@@ -3,8 +3,8 @@ its header, its header rows), produces the currency its money is in, the power o
 figures are in, and the rows that text excepts from that scale.
 
 "(In thousands)" -> 3, "$ in millions" -> USD, 6, "(Millions)" -> 6, "(Dollars in
-millions)" -> USD, 6, "€m" -> EUR, 6, "$000" -> USD, 3, "(in thousands, except per share
-data)" -> 3, with per-share rows at 0.
+millions)" -> USD, 6, "€m" -> EUR, 6, "$000" -> USD, 3, "RMB’Million" -> CNY, 6,
+"(in thousands, except per share data)" -> 3, with per-share rows at 0.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ _SCALE = regex.compile(
     r"|(?:^|[\s(])(?:in\s+)?(?<w>thousand|million|billion)s?\s+of\s+(?:u\.?s\.?\s+)?dollars"
     r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny|hk\$|a\$|c\$))\s*[’'‘]?\s*(?<k>000)s?\b"
     r"|(?:^|[\s(])[’'‘](?<k>000)[’'‘]?s?\b"
-    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*(?<m>m|mn|million)\b"
-    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*(?<b>b|bn|billion)\b", _F)
+    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*[’'‘]?\s*(?<m>m|mn|million)\b"
+    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*[’'‘]?\s*(?<b>b|bn|billion)\b"
+    r"|\bin\s+(?<w>thousand|million|billion)\b", _F)
 _CURRENCY = regex.compile(
     r"(?<sign>us\$|[$€£¥₹])|\b(?<code>usd|eur|gbp|jpy|cny|rmb|inr|chf|cad|aud)\b"
     r"|\b(?<word>u\.?s\.?\s+dollars?|dollars?|euros?|pounds?\s+sterling|yen|renminbi)\b", _F)
@@ -29,13 +30,17 @@ _WORDS = {"euro": "EUR", "pound sterling": "GBP", "pounds sterling": "GBP", "yen
           "renminbi": "CNY"}
 _EXCEPT = regex.compile(r"\bexcept\b(?<what>[^)]*)", _F)
 PER_SHARE = regex.compile(r"\bper\s+(?:common\s+|ordinary\s+|diluted\s+|basic\s+)?share\b"
-                          r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b|\bdividends?\s+declared\s+per",
-                          _F)
+                          r"|\bper\s+unit\b|\bearnings\s+per\b|\bEPS\b"
+                          r"|\bdividends?\s+declared\s+per", _F)
+"""A per-share row: money in units, whatever the table's scale."""
 SHARE_COUNT = regex.compile(
     r"^(?:[-–]\s*)?(?:(?:weighted[\s-]+)?average\s+|basic\s+|diluted\s+)?(?:number\s+of\s+)?"
     r"(?:common\s+|ordinary\s+|outstanding\s+)?shares\b|\bnumber\s+of\s+(?:common\s+)?shares\b"
-    r"|\bshares\s+(?:used|outstanding)\b|^(?:number\s+of\s+)?employees\b|^headcount\b", _F)
-"""A row that counts shares (or people): a number, never money."""
+    r"|\bshares\s+(?:used|outstanding)\b", _F)
+"""A row that counts shares: a number, never money."""
+PEOPLE = regex.compile(r"\bemployees\b|\bheadcount\b|\b(?:share|stock)?holders\s+of\s+record\b"
+                       r"|\bnumber\s+of\s+(?:share|stock)holders\b", _F)
+"""A row that counts people: in units, whatever the table's scale."""
 
 
 def scale_in(text: str) -> int | None:

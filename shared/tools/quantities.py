@@ -11,7 +11,8 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
 - a negative as accountants write it, `(9,576)` (spaces inside allowed, the currency
   inside or before it: `$(9,576)`), or with a minus;
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
-- a dash alone (`—`, `–`, `-`) or `nil`: zero, as tables write it.
+- a dash alone (`—`, `–`, `-`) or `nil`, or after a currency (`$—`): zero, as tables
+  write it.
 A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`.
 
 Everything else gives None: words, two numbers, a number with letters glued to it
@@ -48,6 +49,7 @@ _FIGURE = regex.compile(
     regex.VERBOSE | regex.IGNORECASE)
 _FOOTNOTE = regex.compile(r"(?<=[\d%)])\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|"
                           r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+)$", regex.IGNORECASE)
+_SIGNED_DASH = regex.compile(rf"({_CURRENCY})\s*(\S+)", regex.IGNORECASE)
 _ISO_DATE = regex.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH_FIRST = regex.compile(r"^([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})$", regex.IGNORECASE)
 _DAY_FIRST = regex.compile(r"^(\d{1,2})\s+([a-z]+)\.?,?\s+(\d{4})$", regex.IGNORECASE)
@@ -66,13 +68,17 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     if kind == "date":
         return None
     core = _FOOTNOTE.sub("", written).strip()
+    written_unit = None
+    signed = _SIGNED_DASH.fullmatch(core)
+    if signed and signed[2].lower() in DASHES and kind in (None, "money"):
+        written_unit, core = CURRENCIES[signed[1].lower()], signed[2]  # "$—"
     if core.lower() in DASHES:
-        return Quantity(kind=kind or ("money" if unit else "number"), amount=Decimal(0),
-                        unit=unit if (kind or "money") == "money" else None, scale=scale,
-                        text=written)
+        dash_kind = kind or ("money" if unit or written_unit else "number")
+        return Quantity(kind=dash_kind, amount=Decimal(0), scale=scale, text=written,
+                        unit=(written_unit or unit) if dash_kind == "money" else None)
     m = _FIGURE.match(core)
     if m is None or bool(m["open"]) != bool(m["close"]) or (m["sign"] and m["sign2"]) or (
-            (m["cur0"] and m["cur"])):
+            m["cur0"] and m["cur"]):
         return None
     negative = bool(m["open"]) or (m["sign"] or m["sign2"] or "") in ("-", "−")
     if m["open"] and (m["sign"] or m["sign2"]):  # "(-3)": refuse rather than guess

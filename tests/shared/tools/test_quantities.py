@@ -11,6 +11,9 @@ from shared.tools.quantities import display, parse_quantity
 CELLS = [  # text, the table's unit and scale -> kind, amount, unit, scale
     ("(9,576)", "USD", 3, ("money", Decimal(-9576), "USD", 3)),
     ("(1,645 )", None, 3, ("number", Decimal(-1645), None, 3)),
+    ("$(2,085)", None, 0, ("money", Decimal(-2085), "USD", 0)),
+    ("$ (1.9)", None, 6, ("money", Decimal("-1.9"), "USD", 6)),
+    ("$—", None, 3, ("money", Decimal(0), "USD", 3)),
     ("$ 1,452.4", None, 0, ("money", Decimal("1452.4"), "USD", 0)),
     ("—", "USD", 3, ("money", Decimal(0), "USD", 3)),
     ("$5.4 billion", "USD", 6, ("money", Decimal("5.4"), "USD", 9)),

@@ -1,0 +1,181 @@
+"""A table's header, notes and title: consumes the lines of a page (read by lines.py)
+above a table's body and where its labels and columns lie, produces each column's header
+text, the words beside the header, the unit lines above it and its title.
+
+A header line's phrases lie right of the labels: on the line just above the figures
+each stands over the columns it overlaps; on a line above that, where a phrase spans
+the columns of its group, each column goes to the nearest phrase ("Three Months Ended" |
+"Nine Months Ended"), and a line's only phrase spans the widest run of columns it is
+centred over ("Years Ended September 30," over three years). A line reaching from the
+labels into the columns, or centred elsewhere (a title, a sentence), ends the header,
+as does a unit, "(Unaudited)" or a statement's name ("Consolidated Statements of
+Income"). Above it, up to five short lines are the notes (those that state a unit) and
+the title. Words left of the table's margin belong to another column of the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from .lines import Parsed, Phrase
+from .units import scale_in
+
+Columns = list[tuple[float, float]]
+_TITLE = regex.compile(r"\bstatements?\s+of\b|\bbalance\s+sheets?\b|\bconsolidated\b"
+                       r"|^\(?unaudited\)?$", regex.IGNORECASE)
+"""Words of a statement's title or its notes, never of a column's header."""
+_SENTENCE = regex.compile(r"(?:\S+\s+){7,}\S*(?<!\b(?:Inc|Corp|Co|Ltd|No))\.$")
+"""The end of a sentence of prose (eight words or more), not of a company's name."""
+
+
+def column_of(p: Phrase, columns: Columns, char: float) -> int | None:
+    """The column a cell is in: the one it overlaps most, or the one clearly nearest
+    (a dash centred under right-aligned figures); None when neither."""
+    overlaps = [min(p.x1, b) - max(p.x0, a) for a, b in columns]
+    best = max(range(len(columns)), key=lambda j: overlaps[j])
+    if overlaps[best] > 0:
+        return best
+    gaps = sorted((-o, j) for j, o in enumerate(overlaps))
+    if gaps[0][0] <= 3 * char and (len(gaps) == 1 or gaps[0][0] * 2 < gaps[1][0]):
+        return gaps[0][1]
+    return None
+
+
+@dataclass
+class Area:
+    """Where a table lies across its lines: its labels from `margin` to `labels_end`,
+    its figures from `left` on. Words left of the margin are another column of the page
+    (prose beside a table)."""
+
+    margin: float
+    labels_end: float
+    left: float
+
+
+def area_of(body: list[Parsed], columns: Columns, char: float) -> Area:
+    left = columns[0][0] - char
+    starts = [line.label_x0 for line in body if line.cells and line.label_x0 is not None]
+    ends = [p.x1 for line in body if line.cells for p in line.phrases
+            if p.x1 < line.cells[0].x0 and p.x0 >= min(starts, default=left)]
+    margin = min(starts, default=left) - 4 * char
+    return Area(margin=margin, labels_end=min(left, max(ends, default=left)), left=left)
+
+
+def text_in(line: Parsed, area: Area) -> str:
+    """A line's words within the table's area, left of its figures."""
+    return " ".join(p.text for p in line.phrases if p.x0 >= area.margin and p.x1 <= area.left)
+
+
+def label_only(line: Parsed, area: Area) -> bool:
+    """A line of label words only, within the table's labels."""
+    inside = [p for p in line.phrases if p.x0 >= area.margin]
+    return bool(inside) and not line.cells and inside[-1].x1 < area.left
+
+
+def header_of(parsed: list[Parsed], start: int, columns: Columns,
+            area: Area, char: float) -> tuple[int, list[str], list[str]]:
+    """The first line of the header above `start`, each column's header text (its
+    lines top to bottom) and the header's words left of the columns. A header phrase
+    lies right of the labels, centred over the columns or the header below it; one
+    reaching from the labels into the columns or centred elsewhere (a title, a sentence)
+    ends the header."""
+    parts: list[list[str]] = [[] for _ in columns]
+    beside: list[str] = []
+    top, blank, lowest = start, 0, True
+    extent = (columns[0][0], columns[-1][1])  # a header line's words stand over the ones below
+    for i in range(start - 1, max(-1, start - 9), -1):
+        line = parsed[i]
+        if not line.phrases:
+            blank += 1
+            if blank > 2:
+                break
+            continue
+        over = [p for p in line.phrases if p.x1 > area.left and p.x0 >= area.margin]
+        if line.cells or not over or any(
+                p.x0 < area.labels_end or len(p.text) > 60 or _TITLE.search(p.text)
+                or scale_in(p.text) is not None or not lowest and not (
+                    extent[0] - char <= (p.x0 + p.x1) / 2 <= extent[1] + char) for p in over):
+            break  # a title, a note or a sentence: centred on the page, or in the labels
+        placed = _placed(over, columns, char, lowest)
+        if placed is None:
+            break
+        for p, under in zip(over, placed):
+            for j in under:
+                parts[j].insert(0, p.text)
+        extent = (min(extent[0], *(p.x0 for p in over)), max(extent[1], *(p.x1 for p in over)))
+        beside[:0] = [text_in(line, area)]
+        top, blank, lowest = i, 0, False
+    return top, [" ".join(p) for p in parts], beside
+
+
+def _placed(phrases: list[Phrase], columns: Columns, char: float,
+            lowest: bool) -> list[list[int]] | None:
+    """The columns each header phrase of a line stands over. On the line just above the
+    figures, those it overlaps (or the one it nearly touches); on a line above that, where
+    a phrase spans the columns of its group, each column goes to the nearest phrase
+    ("Three Months Ended" | "Nine Months Ended"), and a line's only phrase spans the
+    widest run of columns it is centred over ("Years Ended September 30," over three
+    years). None when a phrase stands over no column."""
+    if lowest:  # right-aligned over right-aligned figures, or a little off them
+        own = [_overlapped(p, columns) or ([j] if (j := column_of(p, columns, char / 2))
+                                           is not None else []) for p in phrases]
+        return own if all(own) else None
+    if len(phrases) == 1:
+        own = _overlapped(phrases[0], columns) or [_nearest(phrases[0], columns)]
+        return [_centred(phrases[0], own, columns, char)]
+    out: list[list[int]] = [[] for _ in phrases]
+    for j, (a, b) in enumerate(columns):
+        middle = (a + b) / 2
+        distance = [max(p.x0 - middle, middle - p.x1, 0) for p in phrases]
+        out[min(range(len(phrases)), key=lambda k: distance[k])].append(j)
+    return out if all(out) else None
+
+
+def _centred(p: Phrase, own: list[int], columns: Columns,
+             char: float) -> list[int]:
+    """The widest run of columns around `own` that `p` is centred over."""
+    middle = (p.x0 + p.x1) / 2
+    best = own
+    for first in range(min(own), -1, -1):
+        for last in range(max(own), len(columns)):
+            a, b = columns[first][0], columns[last][1]
+            if last - first + 1 > len(best) and abs((a + b) / 2 - middle) <= max(
+                    2 * char, 0.1 * (b - a)):
+                best = list(range(first, last + 1))
+    return best
+
+
+def _overlapped(p: Phrase, columns: Columns) -> list[int]:
+    return [j for j, (a, b) in enumerate(columns) if min(p.x1, b) - max(p.x0, a) > 0]
+
+
+def _nearest(p: Phrase, columns: Columns) -> int:
+    middle = (p.x0 + p.x1) / 2
+    return min(range(len(columns)),
+               key=lambda j: abs((columns[j][0] + columns[j][1]) / 2 - middle))
+
+
+def notes_of(parsed: list[Parsed], top: int, area: Area) -> tuple[list[str], str | None]:
+    """The unit lines and the title above a table's header (its words within the table's
+    area): up to five short lines, stopping at a sentence, a line with figures or four
+    blank lines."""
+    notes, titles, blank, seen = [], [], 0, 0
+    for i in range(top - 1, -1, -1):
+        inside = [p for p in parsed[i].phrases if p.x0 >= area.margin]
+        text = " ".join(p.text for p in inside)
+        if not text:
+            blank += 1
+            if blank > 3:
+                break
+            continue
+        if any(p.figure for p in inside) or len(text) > 150 or _SENTENCE.search(text) or (
+                seen == 5):
+            break
+        blank, seen = 0, seen + 1
+        if scale_in(text) is not None:
+            notes.insert(0, text)
+        else:
+            titles.insert(0, text)
+    return notes, " ".join(titles) or None

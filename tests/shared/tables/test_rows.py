@@ -1,0 +1,98 @@
+"""The table reader on rows of cells: real tables of annual reports from TAT-QA's dev set
+(an HTML table's or a JSON record's cells read the same way)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from bench.tables import locate, question_period
+from shared.tables.periods import columns_for
+from shared.tables.read import table_from_rows, tables_from_rows
+from shared.tools.quantities import parse_quantity
+
+from .conftest import DATA, row
+
+EXCERPT = json.loads((DATA / "tatqa_dev_excerpt.json").read_text())
+TABLES = {c["uid"][:8]: c["table"] for c in EXCERPT}
+
+
+def _questions():
+    for context in EXCERPT:
+        for q in context["questions"]:
+            period = question_period(q["question"])
+            if len(q["answer"]) == 1 and parse_quantity(q["answer"][0]) and period:
+                yield context["uid"][:8], q["question"], q["answer"][0], period
+
+
+def test_no_answer_cell_a_question_names_is_read_from_another_column():
+    outcomes = [locate(table_from_rows(TABLES[uid]), question, answer, period)
+                for uid, question, answer, period in _questions()]
+    assert len(outcomes) >= 30
+    assert "wrong" not in outcomes
+    # the excerpt holds the dev set's hard cases (ambiguous columns, January year ends)
+    assert outcomes.count("right") >= 0.7 * sum(1 for o in outcomes if not o.startswith("skip"))
+
+
+def test_years_under_a_spanning_fiscal_year_header_are_fiscal_years():
+    table = table_from_rows(TABLES["3ffd9053"], title="total net sales (in millions):")
+    assert (table.unit, table.scale) == ("USD", 6)
+    assert [c.period for c in table.columns] == [
+        "2018-10-01..2019-09-30", "2017-10-01..2018-09-30", "2016-10-01..2017-09-30"]
+    sales = row(table, "Total sales")
+    assert sales.total and sales.cells[columns_for(table, "FY2019")[0]].quantity.absolute() == (
+        Decimal("1496.5E6"))
+
+
+def test_columns_run_oldest_first_as_well_as_newest_first():
+    table = table_from_rows(TABLES["b224a7d4"])  # "December 31," over "2018", "2019"
+    assert [c.period for c in table.columns] == ["2018-12-31", "2019-12-31"]
+    assert columns_for(table, "2019") == [1] and columns_for(table, "FY18") == [0]
+
+
+def test_a_header_misspelt_names_no_period():
+    table = table_from_rows(TABLES["3661fba5"])  # "Fiscal Yaar Ended March 31," over years
+    assert [c.period for c in table.columns] == [None, None, None]
+
+
+def test_a_header_repeated_below_the_rows_starts_a_table_of_its_own():
+    rows = TABLES["8b43d33f"]
+    first = table_from_rows(rows)
+    assert [r.label for r in first.rows] == [
+        "Foreign government obligations", "U.S. government obligations", "Total"]
+    both = tables_from_rows(rows)
+    assert [t.columns[0].period for t in both] == ["2019-12-31", "2018-12-31"]
+    assert row(both[1], "Total").cells[3].text == "$179,000"
+
+
+def test_a_year_ending_in_january_is_named_by_its_dates_not_by_a_bare_year():
+    table = table_from_rows(TABLES["89cf13a2"])
+    assert columns_for(table, "2019") == columns_for(table, "FY2020") == []
+    assert columns_for(table, "January 31, 2020") == [0]
+    assert columns_for(table, "year ended February 1, 2019") == [1]
+
+
+def test_a_column_between_two_years_spanned_from_above_gets_no_period():
+    table = table_from_rows(TABLES["37fc1d68"])  # "2019" over "Men", "Women"; "2018" over both
+    assert [c.header for c in table.columns] == [
+        "2019 Men Years", "2019 Women Years", "2018 Men Years", "2018 Women Years"]
+    assert columns_for(table, "2019") == [0, 1]  # for the caller: ambiguous
+
+
+@pytest.mark.parametrize("header, cells", [
+    (["2019", "", "2018", ""], ["$", "1,452.4", "$", "1,146.2"]),
+    (["2019", "2019", "2018", "2018"], ["$", "1,452.4", "$", "1,146.2"]),
+    (["2019", "", "2018", ""], ["(1,452.4", ")", "1,146.2", ""]),
+    (["", "2019", "", "2018"], ["$", "(1,452.4)", "$", "1,146.2"]),
+])
+def test_a_currency_sign_or_closing_parenthesis_in_a_cell_of_its_own_joins_its_figure(
+        header, cells):
+    # TAT-QA's first table, its cells split as an HTML table sets them (colspans blank
+    # or repeated)
+    table = table_from_rows([["", *header], ["Fixed Price", *cells]])
+    assert [c.period for c in table.columns] == ["2019", "2018"]
+    first, second = row(table, "Fixed Price").cells
+    assert abs(first.quantity.amount) == Decimal("1452.4")
+    assert second.quantity.amount == Decimal("1146.2")

@@ -1,0 +1,137 @@
+"""The table reader on real PDF pages: Patriot Transportation's filings as pdfplumber's
+words (fiscal years end September 30)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from shared.errors import InputError
+from shared.tables.periods import columns_for
+from shared.tables.read import tables_in_words
+
+from .conftest import row, titled
+
+
+def test_a_cash_flow_statement_gives_capital_expenditure_for_each_fiscal_year(filing_words):
+    tables = tables_in_words(filing_words["pati-20190930-10k.pdf#44"], page=44)
+    flows = titled(tables, "statements of cash flows")
+    assert (flows.page, flows.unit, flows.scale) == (44, "USD", 3)
+    assert [c.period for c in flows.columns] == [
+        "2018-10-01..2019-09-30", "2017-10-01..2018-09-30", "2016-10-01..2017-09-30"]
+    capex = row(flows, "Purchase of property and equipment")
+    assert capex.section == "Cash flows from investing activities"
+    for asked in ("FY2018", "2018", "fiscal 2018", "FY18"):
+        (column,) = columns_for(flows, asked)
+        assert capex.cells[column].quantity.absolute() == Decimal(-4_656_000)
+    gain = row(flows, "Gain on asset dispositions")  # "(1,645" and ")" are two words
+    assert gain.cells[0].quantity.amount == Decimal(-1645)
+    total = row(flows, "Net cash provided by operating activities")
+    assert total.total and total.cells[2].text == "10,660"
+    wrapped = row(flows, "Long-term insurance liabilities and other long-term liabilities")
+    assert [c.text for c in wrapped.cells] == ["1,124", "10", "(3)"]
+
+
+def test_a_balance_sheet_as_of_september_30_names_its_columns_by_date(filing_words):
+    tables = tables_in_words(filing_words["pati-20190930-10k.pdf#43"], page=43)
+    sheet = titled(tables, "balance sheets")
+    assert [c.period for c in sheet.columns] == ["2019-09-30", "2018-09-30"]
+    payables = row(sheet, "Total current liabilities")
+    for asked in ("FY2019", "2019", "September 30, 2019", "2019-09-30"):
+        assert columns_for(sheet, asked) == [0]
+    assert payables.cells[1].quantity.amount == Decimal(10163)
+    assert row(sheet, "Accounts payable").section == "Current liabilities"
+    receivable = row(sheet, "Accounts receivable (net of allowance for doubtful accounts of "
+                            "$133 and $153, respectively)")
+    assert receivable.cells[0].text == "6,588"
+
+
+def test_an_income_statement_reads_three_years_and_per_share_rows_in_units(filing_words):
+    tables = tables_in_words(filing_words["pati-20190930-10k.pdf#42"], page=42)
+    income = titled(tables, "statements of income - years")
+    assert [c.header for c in income.columns] == [
+        "Years Ended September 30, 2019", "Years Ended September 30, 2018",
+        "Years Ended September 30, 2017"]
+    revenue = row(income, "Total revenues")
+    assert revenue.cells[columns_for(income, "FY2017")[0]].quantity.absolute() == 112_165_000
+    diluted = row(income, "Diluted", section="Earnings per common share")
+    assert (diluted.cells[0].quantity.kind, diluted.cells[0].quantity.amount,
+            diluted.cells[0].quantity.scale) == ("money", Decimal(".53"), 0)
+    shares = row(income, "-diluted earnings per common share")
+    assert (shares.cells[0].quantity.kind, shares.cells[0].quantity.scale) == ("number", 3)
+    gain = row(income, "Gain on disposition of PP&E")
+    assert gain.cells[1].quantity.amount == Decimal(-1030)
+
+
+def test_a_quarterly_report_tells_three_months_from_nine_months(filing_words):
+    tables = tables_in_words(filing_words["pati-20190630-10q.pdf#5"], page=5)
+    income = titled(tables, "statements of income")
+    assert [c.period for c in income.columns] == [
+        "2019-Q2", "2018-Q2", "2018-10-01..2019-06-30", "2017-10-01..2018-06-30"]
+    revenue = row(income, "Transportation revenues")
+    assert columns_for(income, "Q2 2019") == columns_for(income, "2019-Q2") == [0]
+    assert columns_for(income, "Q3 FY2019") == [0]  # the fiscal year starts in October
+    assert revenue.cells[columns_for(income, "Nine months ended June 30, 2018")[0]].text == (
+        "77,391")
+    assert columns_for(income, "June 30, 2019") == [0, 2]  # for the caller: ambiguous
+    assert columns_for(income, "FY2019") == []  # no column is the fiscal year
+
+
+def test_a_quarterly_balance_sheet_names_the_year_end_by_its_date_only(filing_words):
+    tables = tables_in_words(filing_words["pati-20190630-10q.pdf#4"], page=4)
+    sheet = titled(tables, "balance sheets")
+    assert (sheet.scale, [c.period for c in sheet.columns]) == (3, ["2019-06-30", "2018-09-30"])
+    assert columns_for(sheet, "September 30, 2018") == [1]
+    assert columns_for(sheet, "FY2018") == []  # June 30 and September 30: not year ends
+    overdraft = row(sheet, "Bank overdraft")  # a dash centred under right-aligned figures
+    assert [c.quantity.amount for c in overdraft.cells] == [Decimal(0), Decimal(625)]
+
+
+def test_headers_set_wide_are_parted_between_their_columns(filing_words):
+    tables = tables_in_words(filing_words["pati-20150331-10q.pdf#29"], page=29)
+    assert len(tables) == 3
+    for table in tables:
+        assert [c.period for c in table.columns] == ["2015-Q1", "2014-10-01..2015-03-31"]
+    ratio = row(tables[1], "Adjusted operating ratio")
+    assert [(c.quantity.kind, c.quantity.amount) for c in ratio.cells] == [
+        ("percent", Decimal("94.9")), ("percent", Decimal("94.5"))]
+
+
+def test_prose_beside_a_table_is_not_part_of_its_labels(filing_words):
+    tables = tables_in_words(filing_words["pati-20180930-ar.pdf#24"], page=24)
+    intangibles = titled(tables, "gross amounts and accumulated amortization")
+    assert [r.label for r in intangibles.rows] == [
+        "Customer value (useful life 10.5 years)", "Trade name (useful life 3.5 years)",
+        "Non-compete (useful life 5 years)", ""]
+    assert [c.header for c in intangibles.columns][:2] == [
+        "September 30, 2018 Gross Amount", "September 30, 2018 Accumulated Amortization"]
+
+
+def test_a_figure_a_pdf_splits_into_two_words_is_one_cell(filing_words):
+    tables = tables_in_words(filing_words["pati-20150930-10k.pdf#47"], page=47)
+    results = titled(tables, "")
+    revenue = row(results, "Total Revenues")
+    assert [c.text for c in revenue.cells] == [
+        "122,882", "100.0%", "129,162", "100.0%", "112,120", "100.0%"]
+    amounts = columns_for(results, "FY2013", kind="money")
+    assert [revenue.cells[j].text for j in amounts] == ["112,120"]
+    assert columns_for(results, "FY2013", kind="percent") == [5]
+
+
+def test_a_five_year_summary_reads_newest_first_with_leader_dots(filing_words):
+    tables = tables_in_words(filing_words["pati-20150930-ar.pdf#7"], page=7)
+    summary = titled(tables, "five year summary")
+    assert [c.header for c in summary.columns] == ["2015", "2014", "2013", "2012", "2011(c)"]
+    revenues = row(summary, "Revenues")
+    assert revenues.cells[columns_for(summary, "FY2015")[0]].quantity.absolute() == 122_882_000
+    assert revenues.cells[columns_for(summary, "fiscal 2011")[0]].text == "97,801"
+    employees = row(summary, "Number of employees")
+    assert (employees.cells[0].quantity.kind, employees.cells[0].quantity.scale) == ("number", 0)
+    quarterly = titled(tables, "quarterly results")  # "First" over "2015": a fiscal quarter
+    assert all(c.period is None for c in quarterly.columns)
+
+
+def test_a_word_that_is_not_a_position_and_text_is_refused_naming_it():
+    with pytest.raises(InputError, match=r"word 2 of line 1 is \{'text': '1,763'\}"):
+        tables_in_words([[(38.5, 52.9, "Net"), {"text": "1,763"}]])
