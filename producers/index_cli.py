@@ -116,8 +116,9 @@ def _read_all(paths: list[Path], options: dict[str, str | None]) -> list[Read]:
 
 def _summary(read: Read) -> str:
     docs = read.documents
-    parts = ([f"{docs[0].title!r}", f"{read.pages} pages"] if read.pages
-             else [f"{len(docs)} documents"])
+    named = f"{docs[0].title!r}" + (f" (from its {read.title_from}; give one with --title or "
+                                    "a sidecar to name it otherwise)" if read.title_from else "")
+    parts = [named, f"{read.pages} pages"] if read.pages else [f"{len(docs)} documents"]
     parts.append(f"{read.tables} tables")
     return ", ".join(parts) + f" ({read.seconds:.1f} s)"
 
