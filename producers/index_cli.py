@@ -3,16 +3,19 @@ JSON Lines corpora (a directory: the ones under it), with their metadata from op
 (one file) or a sidecar `FILE.json` next to each, and adds their documents to the
 search store, then clears the shared GET cache.
 
-Every file is read before anything is written: progress goes to stderr a line a file,
-a bad file is named with what to fix, and a run with any bad file writes nothing (the
-SQLite store takes the rest all or nothing too; Elasticsearch names the documents it
-rejected). stdout says what was indexed.
+Progress goes to stderr a line a file, a bad file is named with what to fix, and a run
+with any bad file writes nothing: the SQLite store writes the documents as the files are
+read, in one transaction that a bad file rolls back (memory holds one file, not the
+run); for Elasticsearch, which has no transaction, every file is read before any
+document is sent (it then names the documents it rejected). stdout says what was
+indexed.
 """
 
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -59,13 +62,16 @@ def index(files: list[Path] = typer.Argument(
     try:
         paths = files_of(files)
         _one_file_for_options(options, paths)
-        reads = _read_all(paths, options)
+        reader = Reader(paths, options)
+        docs = reader.documents()
+        if kind == "elasticsearch":  # no transaction there: every file read before any is sent
+            docs = iter(list(docs))
+        first = next(docs, None)  # a run whose files all fail leaves no store behind
         backend = open_backend(settings, kind)
     except ChordalError as exc:
         fail(str(exc))
-    docs = [d for r in reads for d in r.documents]
     try:
-        added = backend.add(docs)
+        added = backend.add(chain([first], docs)) if first is not None else 0
         total = backend.count()
     finally:  # also after a partial Elasticsearch failure: some documents may be new
         if settings.get_cache_s and not clear_get_cache(settings.effective_redis_url,
@@ -76,7 +82,7 @@ def index(files: list[Path] = typer.Argument(
     source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
     out.print(f"indexed {added} documents from {escape(source)} into {kind} "
               f"({total} in the store)")
-    out.print(periods_summary(docs), highlight=False)
+    out.print(periods_summary(reader.outlines), highlight=False)
 
 
 def _one_file_for_options(options: dict[str, str | None], paths: list[Path]) -> None:
@@ -88,50 +94,61 @@ def _one_file_for_options(options: dict[str, str | None], paths: list[Path]) -> 
                          f"({sidecar_of(paths[0]).name} for {paths[0].name})")
 
 
-def _read_all(paths: list[Path], options: dict[str, str | None]) -> list[Read]:
-    """Every file read, progress on stderr; one InputError naming each bad file."""
-    reads, problems = [], []
-    for n, path in enumerate(paths, start=1):
-        counter = f"[{n}/{len(paths)}] " if len(paths) > 1 else ""
+class Reader:
+    """The files read one by one, progress on stderr, their documents given as they come
+    (the SQLite store writes each in the run's one transaction: memory holds one file).
+    Once a file fails the rest are read only to name every bad one, and the end raises
+    one InputError naming each: the store rolls back, nothing of the run is written."""
+
+    def __init__(self, paths: list[Path], options: dict[str, str | None]):
+        self.paths, self.options = paths, options
+        self.problems: list[str] = []
+        self.outlines: list[Document] = []
+        """The documents given, without their contents and tables (for the summary)."""
+        self._seen: dict[str, Path] = {}
+
+    def documents(self) -> Iterator[Document]:
+        for n, path in enumerate(self.paths, start=1):
+            read = self._read(n, path)
+            for doc in read.documents if read else []:
+                first = self._seen.setdefault(doc.id, path)
+                if first != path:  # one would be indexed over the other
+                    self.problems.append(
+                        f"{path}: its document {doc.title!r} has the id of one in {first} (the "
+                        "same title, date and url, or the same id); give each its own title or id")
+                self.outlines.append(doc.model_copy(update={"content": "", "tables": []}))
+                if not self.problems:
+                    yield doc
+        if len(self.paths) == 1 and self.problems:
+            raise InputError(self.problems[0])
+        if self.problems:
+            raise InputError("\n".join([
+                f"nothing indexed: {len(self.problems)} of {len(self.paths)} files cannot be "
+                "indexed; fix them and run again", *self.problems]))
+
+    def _read(self, n: int, path: Path) -> Read | None:
+        counter = f"[{n}/{len(self.paths)}] " if len(self.paths) > 1 else ""
         with err.status(f"{counter}reading {escape(str(path))}") as status:
             def progress(page: int, pages: int) -> None:
                 status.update(f"{counter}reading {escape(str(path))}: page {page} of {pages}")
             try:
-                read = read_file(path, options, progress)
+                read = read_file(path, self.options, progress)
             except InputError as exc:
-                problems.append(str(exc))
-                if len(paths) > 1:
+                self.problems.append(str(exc))
+                if len(self.paths) > 1:
                     err.print(f"{counter}{escape(str(path))}: [red]not indexed[/]")
-                continue
-        reads.append(read)
+                return None
         err.print(f"{counter}{escape(str(path))}: {_summary(read)}")
-    _distinct_ids(reads, problems)
-    if len(paths) == 1 and problems:
-        raise InputError(problems[0])
-    if problems:
-        raise InputError("\n".join([f"nothing indexed: {len(problems)} of {len(paths)} files "
-                                    "cannot be indexed; fix them and run again", *problems]))
-    return reads
+        return read
 
 
 def _summary(read: Read) -> str:
     docs = read.documents
-    parts = ([f"{docs[0].title!r}", f"{read.pages} pages"] if read.pages
-             else [f"{len(docs)} documents"])
+    named = f"{docs[0].title!r}" + (f" (from its {read.title_from}; give one with --title or "
+                                    "a sidecar to name it otherwise)" if read.title_from else "")
+    parts = [named, f"{read.pages} pages"] if read.pages else [f"{len(docs)} documents"]
     parts.append(f"{read.tables} tables")
     return ", ".join(parts) + f" ({read.seconds:.1f} s)"
-
-
-def _distinct_ids(reads: list[Read], problems: list[str]) -> None:
-    """Two files giving one document id would index one over the other: name them."""
-    seen: dict[str, Path] = {}
-    for read in reads:
-        for doc in read.documents:
-            first = seen.setdefault(doc.id, read.path)
-            if first != read.path:
-                problems.append(f"{read.path}: its document {doc.title!r} has the id of one in "
-                                f"{first} (the same title, date and url, or the same id); "
-                                "give each its own title or id")
 
 
 def periods_summary(docs: list[Document]) -> str:

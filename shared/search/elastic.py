@@ -47,6 +47,7 @@ from .elastic_requests import (MAPPING, WHOLE, bulk_actions, candidates_body, do
                                schema_outdated, search_body, tables_of)
 from .fit import PUBLICATION_LAG_DAYS
 from .matching import find, with_documents
+from .terms import holds_all
 
 log = logging.getLogger(__name__)
 
@@ -206,11 +207,11 @@ class ElasticSearch:
             body = candidates_body(text, window, limit, outline=True)
             return documents_of(self._search(body, "searching"))
 
-        def content(doc_id: str) -> str:
+        def holds(doc_id: str, stems: frozenset[str]) -> bool:
             doc = self.documents([doc_id]).get(doc_id)
-            return doc.content if doc is not None else ""
+            return doc is not None and holds_all(doc.content, stems)
 
-        match = find(outlines, source, scope, self.lag_days, read=content)
+        match = find(outlines, source, scope, self.lag_days, holds=holds)
         return with_documents(match, self.documents)
 
     def documents(self, ids: list[str]) -> dict[str, Document]:

@@ -165,21 +165,25 @@ class _Judged:
     overlap: float = 0.0
 
 
+Holds = Callable[[str, frozenset[str]], bool]
+"""`holds(doc_id, stems)`: whether the stored document's text has a word of each stem."""
+
+
 class Texts:
     """Documents' texts as rule 2 reads them: whether a text holds the words its title
     lacks, asked once per document and words within one `find`. Backends that rank
     candidates without their contents (a filing is long, and most candidates are
-    refused on their titles) give `read(doc_id)`, which fetches a text when asked."""
+    refused on their titles) answer it themselves (`holds`)."""
 
-    def __init__(self, read: Callable[[str], str] | None = None):
-        self._read = read
+    def __init__(self, holds: Holds | None = None):
+        self._holds = holds
         self._held: dict[tuple[str, frozenset[str]], bool] = {}
 
     def hold(self, doc: Document, words: frozenset[str]) -> bool:
         key = (doc.id, words)
         if key not in self._held:
-            text = self._read(doc.id) if self._read is not None else doc.content
-            self._held[key] = holds_all(text, words)
+            self._held[key] = (self._holds(doc.id, words) if self._holds is not None
+                               else holds_all(doc.content, words))
         return self._held[key]
 
 
@@ -346,20 +350,20 @@ Candidates = Callable[[str, Window | None, int], list[Document]]
 
 def find(candidates: Candidates, source: str, scope: DateRange | None = None,
          lag_days: int = PUBLICATION_LAG_DAYS, exact: Candidates | None = None,
-         read: Callable[[str], str] | None = None) -> Match:
+         holds: Holds | None = None) -> Match:
     """The rules applied to a backend's candidates for `source` (within the period the
     source names, or `scope`), and, when the choice needs them, its unwindowed ones.
 
     `exact(text, window, limit)`, when a backend has a cheap one, gives the documents
     whose title or URL is exactly the source: when one of them fits, nothing can beat
     it (the whole title, no extra word) but another of the same title, so the ranked
-    search is skipped. `read(doc_id)`, for candidates given without their contents,
-    fetches the text of one that rule 2 must read."""
+    search is skipped. `holds(doc_id, stems)`, for candidates given without their
+    contents, tells whether a document's text holds the words its title lacks."""
     src = Source.parse(source)
     # the backend filters on one window (a period the source names is the narrower
     # constraint: the document must be about exactly it); the rules then check both
     window = window_for(src.period, lag_days) or window_for(scope, lag_days)
-    texts = Texts(read)
+    texts = Texts(holds)
     if exact is not None and (same := exact(source, window, CANDIDATES)):
         match = choose(source, scope, same, None, lag_days, texts)
         if match.outcome == "found" and match.found[0].confidence != PARTIAL_TITLE:

@@ -7,21 +7,28 @@ WAL mode lets many readers (threads or processes) search while one writer indexe
 thread gets its own connection.
 
 Schema version 3 (`PRAGMA user_version`):
-- `documents`: the fields of each Document, and its period (given or read from its
-  title) as `period_start`/`period_end`.
+- `documents`: the fields of each Document but its content, its period (given or read
+  from its title) as `period_start`/`period_end`, and the `index_text` of its title
+  (ideographs spaced out, so Chinese is searchable word by word), which `titles_fts`
+  indexes; `document_texts`: the contents, apart.
 - `pages`: one row per page of a document's content (the whole content for a document
-  without pages), its span in the content and the `index_text` of title and page text
-  (ideographs spaced out, so Chinese is searchable word by word); `pages_fts` indexes
-  them. SEARCH ranks pages (BM25, title words weighing `TITLE_WEIGHT`), so a hit names
-  the page it is on and its snippet is cut from that page by snippet.py (whose cost does
-  not grow with how often a document holds the searched words); a GET's candidates are
-  documents ranked by their best page.
+  without pages), its span in the content and the `index_text` of title and page text;
+  `pages_fts` indexes them. SEARCH ranks pages (BM25, title words weighing
+  `TITLE_WEIGHT`), so a hit names the page it is on and its snippet is cut from that
+  page by snippet.py (whose cost does not grow with how often a document holds the
+  searched words); `candidates` ranks documents by their best page.
 - `document_tables`: each document's tables (JSON of `Table`), read by `tables(doc_id)`.
+- `document_words`: each document's distinct words (lower-cased, as written).
+
+A GET (`best`) costs the same whatever the length of the documents: its candidates are
+ranked by title (a document fits a source only by its title or URL) and come without
+their contents, the partial-title rule asks `document_words` whether a text holds a
+word, and only the documents found are read whole.
 
 A store of version 1 (before periods) or 2 (whole documents indexed) is upgraded in place
 the first time it is opened, in one transaction: periods read from the stored titles,
-pages and their index built from the stored contents. A store of a newer version is
-refused.
+pages, words and indexes built from the stored contents (tables are read when a file is
+indexed again). A store of a newer version is refused.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ from .document import FIELDS, Document, page_spans
 from .fit import PUBLICATION_LAG_DAYS, Window
 from .matching import Match, find, with_documents
 from .snippet import snippet
-from .terms import fts_query, index_text
+from .terms import fts_query, index_text, stem, word_starts, words
 
 TITLE_WEIGHT = 10.0
 """BM25 weight of a word in the title relative to one in the page's text."""
@@ -56,10 +63,14 @@ UPGRADE_BATCH = 100
 
 _TABLE = """CREATE TABLE IF NOT EXISTS documents (
     pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
-    content TEXT NOT NULL, date TEXT, url TEXT, source_type TEXT)"""
-_PERIOD_COLUMNS = ("period TEXT", "period_origin TEXT", "period_start TEXT", "period_end TEXT")
-_V2_COLUMNS = ("title_terms", "content_terms")
-"""Columns of version 2 that the pages hold now."""
+    date TEXT, url TEXT, source_type TEXT)"""
+_TEXTS = """CREATE TABLE document_texts (doc_pk INTEGER PRIMARY KEY, content TEXT NOT NULL)"""
+"""Contents apart from the other fields: reading a document's title or date never walks
+the pages of its text (a row's later columns sit after its earlier ones on disk)."""
+_COLUMNS_ADDED = ("period TEXT", "period_origin TEXT", "period_start TEXT", "period_end TEXT",
+                  "title_terms TEXT NOT NULL DEFAULT ''")
+_V2_CONTENT = "content_terms"
+"""The column of version 2 whose text the pages hold now."""
 _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS documents_title ON documents(title COLLATE NOCASE)",
     "CREATE INDEX IF NOT EXISTS documents_url ON documents(url)",
@@ -79,13 +90,32 @@ _SCHEMA = [
         VALUES ('delete', old.pk, old.title_terms, old.text_terms); END""",
     """CREATE TABLE document_tables (doc_pk INTEGER NOT NULL, n INTEGER NOT NULL,
         page INTEGER, body TEXT NOT NULL, PRIMARY KEY (doc_pk, n))""",
+    """CREATE TABLE document_words (doc_pk INTEGER NOT NULL, word TEXT NOT NULL,
+        PRIMARY KEY (doc_pk, word)) WITHOUT ROWID""",
 ]
+_TITLES = [
+    """CREATE VIRTUAL TABLE titles_fts USING fts5(title_terms, content='documents',
+        content_rowid='pk', tokenize='porter unicode61')""",
+    """CREATE TRIGGER titles_ai AFTER INSERT ON documents BEGIN
+        INSERT INTO titles_fts(rowid, title_terms) VALUES (new.pk, new.title_terms); END""",
+    """CREATE TRIGGER titles_ad AFTER DELETE ON documents BEGIN
+        INSERT INTO titles_fts(titles_fts, rowid, title_terms)
+        VALUES ('delete', old.pk, old.title_terms); END""",
+    """CREATE TRIGGER titles_au AFTER UPDATE ON documents BEGIN
+        INSERT INTO titles_fts(titles_fts, rowid, title_terms)
+        VALUES ('delete', old.pk, old.title_terms);
+        INSERT INTO titles_fts(rowid, title_terms) VALUES (new.pk, new.title_terms); END""",
+    "INSERT INTO titles_fts(titles_fts) VALUES ('rebuild')",
+]
+"""The index of titles GET ranks candidates by, made after the documents are written."""
 _OLD_OBJECTS = ["DROP TRIGGER IF EXISTS documents_ai", "DROP TRIGGER IF EXISTS documents_ad",
                 "DROP TRIGGER IF EXISTS documents_au", "DROP TABLE IF EXISTS documents_fts"]
-_STORED = (*FIELDS, "period_start", "period_end")
-_COLUMNS = ", ".join(f"d.{f}" for f in FIELDS)
+_STORED = (*(f for f in FIELDS if f != "content"), "period_start", "period_end", "title_terms")
+_COLUMNS = ", ".join("t.content" if f == "content" else f"d.{f}" for f in FIELDS)
+_WITH_TEXT = "documents d JOIN document_texts t ON t.doc_pk = d.pk"
 _OUTLINE = ", ".join("'' AS content" if f == "content" else f"d.{f}" for f in FIELDS)
-"""The columns of a document without its content, for ranking GET candidates."""
+"""The columns of a document without its content (from `documents d` alone), for ranking
+GET candidates."""
 _UPSERT = (
     f"INSERT INTO documents ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))}) "
     "ON CONFLICT(id) DO UPDATE SET "
@@ -108,15 +138,21 @@ def _window(window: Window | None) -> tuple[str, list[str]]:
 
 def _row(doc: Document) -> tuple:
     period = doc.period_range()
-    return (*(getattr(doc, f) for f in FIELDS),
-            period[0].isoformat() if period else None, period[1].isoformat() if period else None)
+    return (*(getattr(doc, f) for f in FIELDS if f != "content"),
+            period[0].isoformat() if period else None, period[1].isoformat() if period else None,
+            index_text(doc.title))
 
 
 def _write(conn: sqlite3.Connection, doc: Document) -> None:
     """Insert or replace `doc` with its pages and tables."""
     pk = conn.execute(_UPSERT, _row(doc)).fetchone()[0]
+    conn.execute("INSERT INTO document_texts (doc_pk, content) VALUES (?, ?) ON CONFLICT(doc_pk) "
+                 "DO UPDATE SET content = excluded.content", (pk, doc.content))
     conn.execute("DELETE FROM pages WHERE doc_pk = ?", (pk,))
     conn.execute("DELETE FROM document_tables WHERE doc_pk = ?", (pk,))
+    conn.execute("DELETE FROM document_words WHERE doc_pk = ?", (pk,))
+    conn.executemany("INSERT INTO document_words (doc_pk, word) VALUES (?, ?)",
+                     [(pk, w) for w in set(words(doc.content))])
     title = index_text(doc.title)
     conn.executemany(_PAGE, [(pk, page, start, stop, title, index_text(doc.content[start:stop]))
                              for page, start, stop in page_spans(doc.content)
@@ -181,15 +217,20 @@ class SqliteSearch:
                 for statement in _OLD_OBJECTS:
                     conn.execute(statement)
                 have = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
-                for column in _PERIOD_COLUMNS:
+                for column in _COLUMNS_ADDED:
                     if column.split()[0] not in have:
                         conn.execute(f"ALTER TABLE documents ADD COLUMN {column}")
-                for column in _V2_COLUMNS:
-                    if column in have:
-                        conn.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+                if _V2_CONTENT in have:
+                    conn.execute(f"ALTER TABLE documents DROP COLUMN {_V2_CONTENT}")
+                conn.execute(_TEXTS)
+                if "content" in have:
+                    conn.execute("INSERT INTO document_texts SELECT pk, content FROM documents")
+                    conn.execute("ALTER TABLE documents DROP COLUMN content")
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 self._reindex(conn, version)
+                for statement in _TITLES:
+                    conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -200,8 +241,8 @@ class SqliteSearch:
         """Every stored document written again as `add` writes it: its period read from
         its title when it has none, its pages indexed."""
         last = -1
-        while rows := conn.execute(f"SELECT pk, {', '.join(FIELDS)} FROM documents WHERE pk > ? "
-                                   "ORDER BY pk LIMIT ?", (last, UPGRADE_BATCH)).fetchall():
+        while rows := conn.execute(f"SELECT d.pk, {_COLUMNS} FROM {_WITH_TEXT} WHERE d.pk > ? "
+                                   "ORDER BY d.pk LIMIT ?", (last, UPGRADE_BATCH)).fetchall():
             for row in rows:
                 record = {k: v for k, v in zip(FIELDS, row[1:]) if v is not None}
                 try:
@@ -257,22 +298,17 @@ class SqliteSearch:
     def _documents(conn: sqlite3.Connection, pks: set[int]) -> dict[int, Document]:
         if not pks:
             return {}
-        rows = conn.execute(f"SELECT d.pk, {_COLUMNS} FROM documents d WHERE d.pk IN "
+        rows = conn.execute(f"SELECT d.pk, {_COLUMNS} FROM {_WITH_TEXT} WHERE d.pk IN "
                             f"({', '.join('?' * len(pks))})", list(pks)).fetchall()
         return {row[0]: _document(row[1:]) for row in rows}
 
     def candidates(self, text: str, window: Window | None, limit: int) -> list[Document]:
-        return self._candidates(text, window, limit, _COLUMNS)
-
-    def _candidates(self, text: str, window: Window | None, limit: int,
-                    columns: str) -> list[Document]:
-        found = {d.id: d for d in self._exact(text, window, limit, columns)}
-        for doc in self._ranked(text, window, limit, columns):
+        found = {d.id: d for d in self._exact(text, window, limit)}
+        for doc in self._ranked(text, window, limit):
             found.setdefault(doc.id, doc)
         return list(found.values())[:limit]
 
-    def _ranked(self, text: str, window: Window | None, limit: int,
-                columns: str) -> list[Document]:
+    def _ranked(self, text: str, window: Window | None, limit: int) -> list[Document]:
         """Documents with `text`'s words, ranked by their best page, best first."""
         match = fts_query(text)
         if match is None or limit < 1:
@@ -282,33 +318,60 @@ class SqliteSearch:
                f"{_PAGE_RANK} AS rank FROM pages_fts WHERE pages_fts MATCH ?), "
                "best AS (SELECT p.doc_pk, min(r.rank) AS rank FROM ranked r "
                "JOIN pages p ON p.pk = r.pk GROUP BY p.doc_pk) "
-               f"SELECT {columns} FROM best b JOIN documents d ON d.pk = b.doc_pk "
-               f"WHERE {where} ORDER BY b.rank, d.id LIMIT ?")
+               f"SELECT {_COLUMNS} FROM best b JOIN documents d ON d.pk = b.doc_pk "
+               f"JOIN document_texts t ON t.doc_pk = d.pk WHERE {where} ORDER BY b.rank, d.id "
+               "LIMIT ?")
         with self._db("searching") as conn:
             return [_document(row) for row in conn.execute(sql, [match, *params, limit])]
 
+    def _titled(self, text: str, window: Window | None, limit: int) -> list[Document]:
+        """Documents without their contents whose titles hold `text`'s words, ranked by
+        them: a document fits a GET only by its title (or URL: `_exact`), whatever its
+        text holds, so ranking titles alone costs the same for any length of text."""
+        match = fts_query(text)
+        if match is None or limit < 1:
+            return []
+        where, params = _window(window)
+        sql = (f"SELECT {_OUTLINE} FROM titles_fts JOIN documents d ON d.pk = titles_fts.rowid "
+               f"WHERE titles_fts MATCH ? AND {where} ORDER BY bm25(titles_fts), d.id LIMIT ?")
+        with self._db("searching titles") as conn:
+            return [_document(row) for row in conn.execute(sql, [match, *params, limit])]
+
     def best(self, source: str, scope: DateRange | None = None) -> Match:
-        """The rules judge candidates without their contents (most are refused on their
-        titles); only a text rule 2 reads and the documents found are read whole."""
+        """The rules judge candidates ranked by title, without their contents: whether a
+        text holds a word is read from the document's words, and only the documents
+        found are read whole."""
         def outlines(text: str, window: Window | None, limit: int) -> list[Document]:
-            return self._candidates(text, window, limit, _OUTLINE)
+            found = {d.id: d for d in self._exact(text, window, limit, outline=True)}
+            for doc in self._titled(text, window, limit):
+                found.setdefault(doc.id, doc)
+            return list(found.values())[:limit]
 
         def exact(text: str, window: Window | None, limit: int) -> list[Document]:
-            return self._exact(text, window, limit, _OUTLINE)
+            return self._exact(text, window, limit, outline=True)
 
-        match = find(outlines, source, scope, self.lag_days, exact=exact, read=self._content)
+        match = find(outlines, source, scope, self.lag_days, exact=exact, holds=self._holds)
         return with_documents(match, self.documents)
 
-    def _content(self, doc_id: str) -> str:
-        with self._db("reading a document") as conn:
-            row = conn.execute("SELECT content FROM documents WHERE id = ?", (doc_id,)).fetchone()
-        return row[0] if row else ""
+    def _holds(self, doc_id: str, stems: frozenset[str]) -> bool:
+        """Whether the document's text has a word of each of `stems`, from its words: the
+        ones that begin like a stem are read and stemmed (`holds_all` on its words)."""
+        begins, whole, ideographs = word_starts(stems)
+        found: set[str] = set()
+        sql = ("SELECT w.word FROM document_words w JOIN documents d ON d.pk = w.doc_pk "
+               "WHERE d.id = ? AND w.word >= ? AND w.word < ?")
+        with self._db("reading a document's words") as conn:
+            for begin in begins:
+                found.update(r[0] for r in conn.execute(sql, (doc_id, begin, begin + "\U0010ffff")))
+            for word in [*whole, *ideographs]:
+                found.update(r[0] for r in conn.execute(sql, (doc_id, word, word + "\0")))
+        return set(stems) <= {stem(w) for w in found}
 
     def documents(self, ids: list[str]) -> dict[str, Document]:
         if not ids:
             return {}
         with self._db("reading documents") as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM documents d WHERE d.id IN "
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM {_WITH_TEXT} WHERE d.id IN "
                                 f"({', '.join('?' * len(ids))})", ids).fetchall()
         return {row[0]: _document(row) for row in rows}
 
@@ -319,11 +382,13 @@ class SqliteSearch:
             return [Table.model_validate_json(body) for (body,) in rows]
 
     def _exact(self, source: str, window: Window | None, limit: int,
-               columns: str = _COLUMNS) -> list[Document]:
-        """Documents whose title (any case) or URL is exactly `source`, latest first."""
+               outline: bool = False) -> list[Document]:
+        """Documents whose title (any case) or URL is exactly `source`, latest first
+        (with `outline`, without their contents)."""
         text = source.strip()
         where, params = _window(window)
-        sql = (f"SELECT {columns} FROM documents d WHERE (d.title = ? COLLATE NOCASE OR "
+        found = f"{_OUTLINE} FROM documents d" if outline else f"{_COLUMNS} FROM {_WITH_TEXT}"
+        sql = (f"SELECT {found} WHERE (d.title = ? COLLATE NOCASE OR "
                f"d.url = ?) AND {where} ORDER BY d.date IS NULL, d.date DESC, d.id LIMIT ?")
         with self._db("looking up a title") as conn:
             rows = conn.execute(sql, [text, text, *params, limit]).fetchall()

@@ -149,15 +149,21 @@ def holds_all(text: str, wanted: frozenset[str] | set[str]) -> bool:
     return False
 
 
-@lru_cache(maxsize=1024)
-def _stem_finder(wanted: frozenset[str]) -> re.Pattern:
-    """A pattern matching every word whose stem may be one of `wanted`: the words that
-    begin like it (a stem is its word cut short; a final `y` may stand for `ies`) and
-    the irregular forms that stem to it."""
+def word_starts(wanted: frozenset[str]) -> tuple[list[str], list[str], list[str]]:
+    """What the words whose stem may be one of `wanted` look like: (beginnings, whole
+    irregular forms, ideographs). A stem is its word cut short (a final `y` may stand
+    for `ies`), but for the irregular forms that stem to it."""
     ideographs = sorted(w for w in wanted if IDEOGRAPH_RE.fullmatch(w))
     begins = sorted({w[:-1] if w.endswith("y") and len(w) > 1 else w
                      for w in wanted if w not in ideographs}, key=len, reverse=True)
     irregular = sorted(form for form, base in IRREGULAR.items() if stem(base) in wanted)
+    return begins, irregular, ideographs
+
+
+@lru_cache(maxsize=1024)
+def _stem_finder(wanted: frozenset[str]) -> re.Pattern:
+    """A pattern matching every word whose stem may be one of `wanted`."""
+    begins, irregular, ideographs = word_starts(wanted)
     word = rf"(?:(?!{_IDEOGRAPH})[^\W_])"
     parts = [rf"(?<!{word})(?:{'|'.join(re.escape(b) for b in [*begins, *irregular])}){word}*"]
     if not begins and not irregular:

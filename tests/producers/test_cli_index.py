@@ -158,7 +158,8 @@ def test_a_file_without_a_title_fails_the_run_naming_it_and_nothing_is_written(t
     assert f"{FILING}: no title for this document; give one with --title" in result.stderr
     assert "pati-20141231-10q.pdf.json next to it" in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
-    assert not (tmp_path / "home" / "search.db").exists()
+    with SqliteSearch(tmp_path / "home" / "search.db") as store:
+        assert store.count() == 0  # the good file's documents were rolled back with the run
 
 
 def test_options_for_one_document_are_refused_with_several_files(tmp_path, corpus):
@@ -176,4 +177,5 @@ def test_two_files_that_name_one_document_are_refused_before_one_replaces_the_ot
     result = chordal(tmp_path, "index", str(folder), CHORDAL_GET_CACHE_S="0")
     assert result.returncode == 2
     assert "b.htm: its document 'aapl-20250329' has the id of one in" in result.stderr
-    assert not (tmp_path / "home" / "search.db").exists()
+    with SqliteSearch(tmp_path / "home" / "search.db") as store:
+        assert store.count() == 0

@@ -37,6 +37,8 @@ class Read:
     pages: int
     """Pages of the PDF or HTML page (0 for a JSON Lines file)."""
     seconds: float
+    title_from: str | None = None
+    """Where the title came from when it was not given: "<title>" for an HTML page."""
 
     @property
     def tables(self) -> int:
@@ -93,6 +95,7 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
 
         text = read_html(path)
         title = text.title
+    title_from = None if fields.get("title") or not title else "<title>"
     fields.setdefault("title", title)
     if not fields.get("title"):
         raise missing_title(path)
@@ -100,4 +103,4 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
         doc = Document.model_validate({**fields, "content": text.content, "tables": text.tables})
     except ValidationError as e:
         raise InputError(f"{path}: {'; '.join(describe(e))}") from None
-    return Read(path, [doc], text.pages, time.perf_counter() - started)
+    return Read(path, [doc], text.pages, time.perf_counter() - started, title_from)

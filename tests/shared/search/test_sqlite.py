@@ -247,7 +247,7 @@ def test_a_store_of_schema_2_is_upgraded_in_place_and_its_searches_name_pages(tm
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         columns = {row[1] for row in conn.execute("PRAGMA table_info(documents)")}
-        assert not columns & {"title_terms", "content_terms"}  # the pages hold the text now
+        assert "content_terms" not in columns  # the pages hold the text now
 
 
 def test_an_upgrade_that_fails_midway_leaves_the_schema_2_store_as_it_was(tmp_path):

@@ -59,11 +59,13 @@ def test_a_bad_sidecar_is_refused_naming_the_file_and_the_field(filing, sidecar,
         read_file(filing)
 
 
-def test_an_html_page_without_a_given_title_is_named_by_its_own_title(page):
-    (doc,) = read_file(page).documents
-    assert doc.title == "aapl-20250329" and doc.content.count("\f") == 1
-    (doc,) = read_file(page, {"title": "Apple Q2 FY2025 Form 10-Q"}).documents
-    assert doc.title == "Apple Q2 FY2025 Form 10-Q"
+def test_an_html_page_without_a_given_title_is_named_by_its_own_title_and_says_so(page):
+    read = read_file(page)
+    (doc,) = read.documents
+    assert (doc.title, read.title_from) == ("aapl-20250329", "<title>")
+    assert doc.content.count("\f") == 1
+    read = read_file(page, {"title": "Apple Q2 FY2025 Form 10-Q"})
+    assert (read.documents[0].title, read.title_from) == ("Apple Q2 FY2025 Form 10-Q", None)
 
 
 def test_a_jsonl_corpus_reads_as_before_and_refuses_options_meant_for_one_document(tmp_path):
