@@ -10,7 +10,7 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
 - a percent sign or `per cent`/`percent` after it: a percent;
 - a negative as accountants write it, `(9,576)` (spaces inside allowed), or with a minus;
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
-- a dash alone (`—`, `–`, `-`) or `nil`: zero, as tables write it.
+- a dash alone (`—`, `–`, `-`) or `nil`: zero, as tables write it (`$ —`: zero dollars).
 A date is `2019-09-30`, `September 30, 2019` or `30 September 2019`. A bare figure
 takes the kind asked for (money, number or percent: a plan that asks for a percent and
 captures `91.7` means 91.7 %), but a figure written as one kind is never another.
@@ -51,6 +51,7 @@ _FIGURE = regex.compile(
     \s*(?P<scale>thousand|million|billion|trillion|mn|bn|tn|[kmb])?
     \s*(?P<percent>%|per\s?cent\b)?\s*(?P<close>\))?$""",
     regex.VERBOSE | regex.IGNORECASE)
+_CURRENCY_SIGN = regex.compile(rf"(?:{_CURRENCY})(?=\s*\S)", regex.IGNORECASE)
 _FOOTNOTE = regex.compile(r"(?<=[\d%)])\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|"
                           r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+)$", regex.IGNORECASE)
 _ISO_DATE = regex.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -71,6 +72,9 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
     if kind == "date":
         return None
     core = _FOOTNOTE.sub("", written).strip()
+    sign = _CURRENCY_SIGN.match(core)
+    if sign and core[sign.end():].strip().lower() in DASHES:  # "$ —": none, in dollars
+        unit, core = CURRENCIES[sign.group().lower()], core[sign.end():].strip()
     if core.lower() in DASHES:
         return Quantity(kind=kind or ("money" if unit else "number"), amount=Decimal(0),
                         unit=unit if (kind or "money") == "money" else None, scale=scale,
