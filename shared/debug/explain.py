@@ -12,7 +12,8 @@ Diagnosis per failed or empty step: what went wrong, why, and what to change.
     INPUT_FAILED     the step whose failure started the chain
     PATTERN_TIMEOUT  catastrophic backtracking, and a lazy/atomic form that finishes
     BAD_SCOPE, DIVISION_BY_ZERO, NOT_A_NUMBER, NOT_A_VALUE, CURRENCY_MISMATCH,
-    UNIT_MISMATCH, REDELIVERY_CAP, TIME_LIMIT and the other codes: cause and fix. An EXTRACT that fell back is diagnosed as a NO_MATCH.
+    UNIT_MISMATCH, REDELIVERY_CAP, TIME_LIMIT and the other codes: cause and fix. An EXTRACT
+    that fell back is diagnosed as a NO_MATCH.
 """
 
 from __future__ import annotations

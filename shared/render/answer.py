@@ -1,17 +1,16 @@
-"""Render the answer: consumes a plan, its step results and the question, produces the
-`Answer` — text with footnote markers, the evidence footnotes, and the gaps.
-
-The plan's `answer` template is used when it has one and every value it names was
-obtained. Otherwise the domain template `shared/templates/<domain>.j2` (generic,
-finance, legal, medical; any other domain gets generic) states the gaps first — which
-value is missing and why — then every value found. Templates render in a sandboxed
-Jinja2 environment with StrictUndefined, the plan's own in a child process bounded in
-time and memory (isolated.py); every printed value carries the markers of
-the documents it rests on (see `cited.py`). A typed value (its `quantity`) prints with
-its unit and scale (`$9,576 thousand`, `-$9.6 million`, `12.5%`), in the domain
-templates and in a plan's own where `{{ CAPEX }}` stands bare; a plan's template that
-writes the unit itself (`${{ CAPEX }}M`) gets the bare amount, in the scale it names. In domain `medical` every printed value,
-gap and footnote title has patient identifiers masked (see `redact.py`).
+"""Render the answer: consumes a plan, its step results and the question, produces the `Answer`
+— text with footnote markers, the evidence footnotes, and the gaps. The plan's `answer`
+template is used when it has one and every value it names was obtained. Otherwise the domain
+template `shared/templates/<domain>.j2` (generic, finance, legal, medical; any other domain
+gets generic) states the gaps first — which value is missing and why — then every value
+found. Templates render in a sandboxed Jinja2 environment with StrictUndefined, the plan's
+own in a child process bounded in time and memory (isolated.py); every printed value carries
+the markers of the documents it rests on (see `cited.py`). A typed value (its `quantity`)
+prints with its unit and scale (`$9,576 thousand`, `-$9.6 million`, `12.5%`), in the domain
+templates and in a plan's own where `{{ CAPEX }}` stands bare; a plan's template that writes
+the unit itself (`${{ CAPEX }}M`) gets the bare amount, in the scale it names. In domain
+`medical` every printed value, gap and footnote title has patient identifiers masked (see
+`redact.py`).
 """
 
 from __future__ import annotations

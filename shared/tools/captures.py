@@ -3,7 +3,7 @@ captured in it and what the step asks for, produces the capture's `Quantity` (it
 unit and scale read from the text around it) or why it is not a value.
 
 What is asked (`Asked`): the step's `quantity` when it gives one (`money`, `percent`,
-`number`, `date`); else, for a pattern whose group reads a figure (shared/tools/
+`number` (any figure, typed as written), `date`); else, for a pattern whose group reads a figure (shared/tools/
 capture_shape.py), an `amount` of any kind, or a `year` when the group matches exactly
 four digits; else nothing (`text`: a capture is typed when it states a figure, and
 refused only when it holds neither letter nor digit).
@@ -121,9 +121,9 @@ def judge(text: str, start: int, end: int, asked: Asked) -> Verdict:
         return Verdict(not_a_value="is not a date")
     q = _typed(text, start, end, asked, capture)
     if q is None:
-        if asked in ("money", "percent", "number"):
+        if asked in ("money", "percent"):
             found = _typed(text, start, end, "amount", capture)
-            kind = f"a {found.kind}" if found else "not a figure as written"
+            kind = _A[found.kind] if found else "not a figure as written"
             return Verdict(not_a_value=f"is {kind}, not {_A[asked]}")
         return Verdict()  # a figure this reader does not know (`12亿元`): kept as text
     if is_year(q):
@@ -152,7 +152,7 @@ def _typed(text: str, start: int, end: int, asked: Asked, capture: str) -> Quant
     after = _AFTER.match(text, end, min(len(text), end + 16))
     written = ((sign.group().strip() if sign else "") + core
                + (after.group() if after and core == capture else ""))
-    kind = None if asked in ("amount", "text", "year") else asked
+    kind = asked if asked in ("money", "percent") else None  # a number: any figure
     stated = None
     if not after and "%" not in capture and _stands_as_cell(text, start, end):
         stated = _table_unit(text, start)

@@ -1,10 +1,9 @@
-"""IF: consumes an IfStep and the results of the variables it reads, produces `then` or
-`else` depending on `condition`, a COMPUTE expression that must yield true or false.
-
-The condition reads typed values with their units (a figure in millions compares with
-one in thousands as what they are). A branch that is exactly one `$VAR` yields that
-variable's value with its evidence (`document`, `documents`) and quantity; any other branch is literal text (a `$VAR` inside longer
-text is not substituted). `note` says which way the condition went.
+"""IF: consumes an IfStep and the results of the variables it reads, produces `then` or `else`
+depending on `condition`, a COMPUTE expression that must yield true or false. The condition
+reads typed values with their units (a figure in millions compares with one in thousands as
+what they are). A branch that is exactly one `$VAR` yields that variable's value with its
+evidence (`document`, `documents`) and quantity; any other branch is literal text (a `$VAR`
+inside longer text is not substituted). `note` says which way the condition went.
 
 ToolError codes: NOT_A_CONDITION (the condition yields a number), MISSING_INPUT, and
 those of COMPUTE (BAD_EXPRESSION, NOT_A_NUMBER, …).

@@ -87,8 +87,8 @@ def run_extract(step: ExtractStep, text: str | list[str],
         for layer in ("library", "entity"):
             for body, doc in zip(texts, documents):
                 try:
-                    found = _in_sentences(layer, step.quantity, body, words, asked, passed,
-                                          _where([doc], [body]), deadline)
+                    found = _in_sentences(layer, step.quantity, body, doc, words, asked,
+                                          passed, deadline)
                 except TimeoutError:
                     raise timeout_error(f"the built-in {step.quantity} patterns", timeout_s,
                                         _where([doc], [body]), "set a \"fallback\", or "
@@ -131,15 +131,15 @@ def _by_pattern(compiled, body: str, doc: Evidence | None, asked: Asked,
                 ) -> ToolOutput | None:
     """The plan's pattern over one text: its first capture that is a value, the captures
     before it set aside one at a time; None when there is none."""
-    searched, pos = body, 0
+    searched, pos, set_aside = body, 0, set()
     for _ in range(MAX_PASSED_OVER + 1):
         match = search(compiled, searched, timeout_s, _where([doc], [body]),
                        remaining_s=deadline - time.monotonic(), pos=pos)
         if match is None:
             return None
         start, end = _stripped(body, *match.span(1))
-        if start == end:
-            return None  # the group captured nothing
+        if start == end or (start, end) in set_aside:
+            return None  # the group captured nothing, or only what was set aside
         verdict = judge(body, start, end, asked)
         if verdict.ok:
             if verdict.quantity is not None:  # "2,673,000," is the figure and a comma
@@ -152,6 +152,7 @@ def _by_pattern(compiled, body: str, doc: Evidence | None, asked: Asked,
                               quantity=verdict.quantity)
         passed.append(_PassedOver(body[start:end], verdict.not_a_value,
                                   _where_on_page(doc, body, start)))
+        set_aside.add((start, end))
         searched = searched[:start] + _SET_ASIDE * (end - start) + searched[end:]
         pos = match.start()
     return None
@@ -165,8 +166,8 @@ def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _in_sentences(layer: str, quantity: str, text: str, words: list[str], asked: Asked,
-                  passed: list[_PassedOver], where: str, deadline: float
+def _in_sentences(layer: str, quantity: str, text: str, doc: Evidence | None,
+                  words: list[str], asked: Asked, passed: list[_PassedOver], deadline: float
                   ) -> tuple[int, int, str, str, Verdict] | None:
     """(start, end, value, confidence, verdict) of the value `layer` finds nearest the
     words in the first keyword sentence that holds one; TimeoutError past `deadline` (a
@@ -196,7 +197,8 @@ def _in_sentences(layer: str, quantity: str, text: str, words: list[str], asked:
             if verdict.ok:
                 return start, end, best[2], confidence, verdict
             if len(passed) < MAX_PASSED_OVER:
-                passed.append(_PassedOver(best[2], verdict.not_a_value, where))
+                passed.append(_PassedOver(best[2], verdict.not_a_value,
+                                          _where_on_page(doc, text, start)))
             candidates = [c for c in candidates if c is not best]
     return None
 

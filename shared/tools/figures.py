@@ -21,9 +21,11 @@ _RANGE_AFTER = regex.compile(r"^\s*(?:-|–|to)\s*(?P<other>[$€£¥₹]?\d[\d.
                              rf"^\s*and\s+{_CODE}\d", regex.I)
 _NEGATIVE = regex.compile(r"(?:\bnegative|\bminus|\bloss(?:es)?\s+of|\bdeficit\s+of|\boutflow\s+of|"
                           r"亏损|净亏)\s*(?:[A-Z]{3}\s)?\s*$", regex.I)
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+"""A month's name or its short form: "margin 12%" and "decreased 5%" name no month."""
 _MONTH_AFTER = regex.compile(rf"^\s*(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b", regex.I)
-_MONTH_BEFORE = regex.compile(rf"\b{_MONTH}\.?\s*$", regex.I)
+_MONTH_BEFORE = regex.compile(rf"\b{_MONTH}\b\.?\s*$", regex.I)
 
 
 def _form(figure: str) -> tuple[bool, bool]:

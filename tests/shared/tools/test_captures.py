@@ -158,3 +158,10 @@ def test_a_figure_set_against_words_of_a_script_without_spaces_stands_alone():
     text = "2024年第三季度，华川电子营业收入为人民币52.3亿元，同比增长12%。毛利率为23.1%。"
     assert verdict(text, "23.1").quantity.kind == "percent"
     assert verdict(text, "52.3亿元").ok  # a unit this reader does not know: kept as text
+
+
+def test_a_word_that_begins_like_a_month_names_no_month():
+    text = "Gross margin 12% and revenue decreased 5% in the year"
+    assert verdict(text, "12").quantity.kind == "percent"
+    assert verdict(text, "5").quantity.kind == "percent"
+    assert verdict("paid on Sept. 30, 2019", "30").not_a_value == "is a day of a month"

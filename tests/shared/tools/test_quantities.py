@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from shared.tools.quantities import display, parse_quantity
+from shared.tools.quantities import display, is_year, parse_quantity, rescale, unit_statement
 
 CELLS = [  # text, the table's unit and scale -> kind, amount, unit, scale
     ("(9,576)", "USD", 3, ("money", Decimal(-9576), "USD", 3)),
@@ -57,3 +57,28 @@ def test_an_answer_prints_the_unit_and_scale():
     assert display(parse_quantity("12.5%")) == "12.5%"
     assert display(parse_quantity("3.2", unit="EUR", scale=6)) == "€3.2 million"
     assert parse_quantity("(9,576)", unit="USD", scale=3).absolute() == Decimal(-9576000)
+
+
+def test_a_bare_figure_takes_the_kind_asked_but_a_written_one_keeps_its_own():
+    assert parse_quantity("91.7", kind="percent").kind == "percent"
+    assert parse_quantity("$ —").amount == Decimal(0) and parse_quantity("$ —").unit == "USD"
+
+
+@pytest.mark.parametrize("heading, currency, scale, excepted", [  # Patriot Transportation's
+    ("(In thousands, except per share amounts)", None, 3, "share"),
+    ("(Dollars in thousands except per share amounts)", "USD", 3, "share"),
+    ("periods presented (in thousands of dollars):", "USD", 3, None),
+    ("(dollars in thousands)                2015     %", "USD", 3, None),
+    ("Options   Shares   Price   Term (yrs)   (000’s)", None, 3, None),
+    ("$ in millions, except per share data", "USD", 6, "share"),
+])
+def test_a_tables_heading_states_its_unit_and_scale(heading, currency, scale, excepted):
+    assert unit_statement(heading)[1:] == (currency, scale, excepted)
+    assert unit_statement("Operating revenues   94,785   87,882") is None
+
+
+def test_a_figure_is_restated_in_another_scale_without_changing_what_it_is():
+    capex = parse_quantity("9,576", unit="USD", scale=3)
+    assert display(rescale(capex, 6)) == "$9.576 million"
+    assert rescale(capex, 6).absolute() == capex.absolute()
+    assert is_year(parse_quantity("2020")) and not is_year(parse_quantity("2,020"))

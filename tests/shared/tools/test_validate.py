@@ -6,6 +6,7 @@ import pytest
 
 from shared.errors import ToolError
 from shared.models import Evidence, ValidateStep
+from shared.tools.quantities import parse_quantity
 from shared.tools.validate import run_validate
 
 OFFICIAL = Evidence(doc_id="q3", title="Tesla Q3 2023 Financial Report", date="2023-09-30",
@@ -80,3 +81,12 @@ def test_a_pattern_that_does_not_compile_is_a_bad_pattern(ok):
     with pytest.raises(ToolError) as e:
         run_validate(validate(pattern="(oops"), {"Y": ok("E2", "x")})
     assert e.value.code == "BAD_PATTERN"
+
+
+def test_the_type_check_reads_a_typed_values_quantity(ok):
+    typed = ok("E2", "91.7", document=OFFICIAL).model_copy(
+        update={"quantity": parse_quantity("91.7%")})  # the % was outside the capture
+    out = run_validate(validate(type="money"), {"Y": typed})
+    assert out.value is False and out.note == "91.7 is a percent (91.7%), not an amount of money"
+    assert run_validate(validate(type="percent"), {"Y": typed}).value is True
+    assert run_validate(validate(type="money"), {"Y": ok("E2", "91.7")}).value is True  # untyped
