@@ -27,7 +27,8 @@ from pathlib import Path
 
 from shared.config import Settings
 from shared.evaluation import Verdict, judge, load_cases, score
-from shared.search import load_jsonl, open_backend
+from shared.ingest import load_jsonl
+from shared.search import open_backend
 
 from bench.harness import Phase
 

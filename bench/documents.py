@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from shared.errors import ToolError
+from shared.ingest import load_jsonl, read_file
 from shared.models import GetStep
-from shared.search import SqliteSearch, load_jsonl
-from shared.search.readers import read_file
+from shared.search import SqliteSearch
 from shared.tools.get import run_get
 
 MISSES = ["Acme Corp 2018 Form 10-K", "3M 2018 Form 10-K", "Boeing 2022 Annual Report",

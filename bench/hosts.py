@@ -15,7 +15,7 @@ from pathlib import Path
 
 from shared.config import Settings
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.workers import WorkerProcess
 
 from bench.figures import CORPUS, bench_documents, get_plan, scaling_run

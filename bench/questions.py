@@ -30,8 +30,8 @@ from collections import Counter
 from pathlib import Path
 
 from shared.config import Settings
-from shared.search import load_jsonl, open_backend
-from shared.search.readers import read_file
+from shared.ingest import load_jsonl, read_file
+from shared.search import open_backend
 
 from bench.gold import Verdict, judge
 from bench.harness import Phase

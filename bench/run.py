@@ -27,7 +27,7 @@ from pathlib import Path
 
 from shared.config import Settings
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 
 from bench import accuracy, figures, hosts, questions, report, streaming

@@ -31,7 +31,7 @@ from shared.errors import ChordalError, InputError
 from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.queues import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor

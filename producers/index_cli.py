@@ -25,8 +25,8 @@ from producers.output import fail
 from shared.config import Settings
 from shared.errors import ChordalError, InputError
 from shared.search import BACKENDS, Document, default_backend, open_backend
-from shared.search.readers import Read, files_of, read_file
-from shared.search.readers.metadata import sidecar_of
+from shared.ingest import Read, files_of, read_file
+from shared.ingest.metadata import sidecar_of
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True, highlight=False)

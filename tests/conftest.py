@@ -33,7 +33,7 @@ from shared.broker import make_celery
 from shared.config import Settings
 from shared.models import Plan, Query, RunRecord
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.redis_server import EmbeddedRedis
 from shared.store import RunStore

@@ -22,7 +22,8 @@ from shared.config import Settings
 from shared.evaluation import load_cases
 from shared.llm.client import LLMClient
 from shared.llm.prompts import PROMPT_VARIANTS, plan_messages
-from shared.search import load_jsonl, open_backend
+from shared.ingest import load_jsonl
+from shared.search import open_backend
 from shared.stack.embedded import Stack
 from shared.stack.local_llm import LocalLLM
 

@@ -5,7 +5,6 @@ every GET follows (`shared.search.matching`), the shared GET cache
 
 from .backend import (BACKENDS, PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Hit, Match,
                       SearchBackend, Window, default_backend, open_backend)
-from .corpus import load_jsonl
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope
 from .periods import year_in
 from .document import Document, document_id
@@ -14,6 +13,6 @@ from .sqlite import SqliteSearch
 __all__ = [
     "ACCEPTED_FORMS", "BACKENDS", "Document", "Hit", "Match", "PARTIAL_TITLE",
     "SearchBackend", "SqliteSearch", "TITLE_MATCH", "URL_MATCH", "Window",
-    "default_backend", "document_id", "format_scope", "load_jsonl", "open_backend",
+    "default_backend", "document_id", "format_scope", "open_backend",
     "parse_scope", "year_in",
 ]

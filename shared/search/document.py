@@ -15,15 +15,16 @@ without one it is inferred from the title ("Q3 2024", "third quarter of 2024",
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from datetime import date as Date
 from typing import Any
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from shared.errors import InputError
+from shared.errors import InputError, quoted
 from shared.models import Evidence
 from shared.models.fields import Text
 from shared.tables.model import Table
@@ -160,3 +161,28 @@ class Document(BaseModel):
             doc_id=self.id, title=self.title, url=self.url, date=self.date,
             source_type=self.source_type, period=self.period, match=match, page=page,
         )
+
+
+def describe(error: ValueError) -> list[str]:
+    """One sentence per problem, naming the field and what to do."""
+    if isinstance(error, json.JSONDecodeError):
+        return [f"not valid JSON ({error.msg} at column {error.colno}); write one object per line"]
+    if not isinstance(error, ValidationError):
+        return [str(error)]
+    sentences = []
+    for e in error.errors():
+        field = ".".join(str(part) for part in e["loc"])
+        if not field:  # about the whole object: a key that is not UTF-8 is the one case
+            sentences.append("a field name holds a lone surrogate, which UTF-8 cannot carry; "
+                             "write field names and text as UTF-8" if e["type"] == "string_unicode"
+                             else e["msg"].removeprefix("Value error, "))
+        elif e["type"] == "missing":
+            sentences.append(f"field '{field}' is required")
+        elif e["type"] == "extra_forbidden":
+            sentences.append(f"field {quoted(field)} is not allowed; use only "
+                             f"{', '.join((*FIELDS, 'pages', 'tables'))}")
+        elif e["type"] == "string_type":
+            sentences.append(f"field '{field}' must be a string, got {quoted(e['input'])}")
+        else:
+            sentences.append(f"field '{field}': {e['msg'].removeprefix('Value error, ')}")
+    return sentences

@@ -46,7 +46,6 @@ from shared.errors import StoreError
 from shared.tables.model import Table
 
 from .backend import Hit
-from .corpus import describe
 from .dates import DateRange
 from .document import FIELDS, Document, page_spans
 from .fit import PUBLICATION_LAG_DAYS, Window

@@ -19,7 +19,7 @@ from shared import queues
 from shared.config import Settings
 from shared.models import TERMINAL, RunRecord
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.workers import WorkerProcess
 from shared.store import RunStore

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared.search.document import Document
-from shared.search.readers import read_file
+from shared.ingest import read_file
 
 from .conftest import TESLA, assert_one_outcome, plan, wait_all
 

@@ -23,7 +23,7 @@ import pytest
 from shared import queues
 from shared.config import Settings
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.workers import WorkerProcess
 
 from ..conftest import DATA, Pipeline, free_port

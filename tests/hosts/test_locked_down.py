@@ -23,7 +23,7 @@ from shared.errors import ConfigError
 from shared.redis_acl import USERS
 from shared.redis_auth import AuthDir
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.redis_server import find_redis_server
 from shared.stack.workers import WorkerProcess

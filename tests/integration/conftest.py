@@ -44,7 +44,7 @@ import pytest
 from shared.config import Settings
 from shared.errors import ConfigError
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.local_llm import LocalLLM
 from shared.stack.process import ChildProcess, answers_http

@@ -11,7 +11,8 @@ import pytest
 
 from shared.config import Settings
 from shared.evaluation import judge, load_cases, score
-from shared.search import load_jsonl, open_backend
+from shared.ingest import load_jsonl
+from shared.search import open_backend
 from shared.stack.embedded import Stack
 
 from ..conftest import Pipeline, free_port

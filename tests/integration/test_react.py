@@ -22,7 +22,7 @@ from shared.models import Query
 from shared.react.leases import Leases, member, resume_stalled
 from shared.react.loop import react_step
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.workers import WorkerProcess
 from shared.store import RunStore

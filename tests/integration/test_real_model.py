@@ -21,7 +21,7 @@ from shared.config import Settings
 from shared.llm.client import LLMClient
 from shared.react.loop import STOP
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.local_llm import LocalLLM
 

@@ -15,7 +15,7 @@ from shared.llm.client import LLMClient
 from shared.llm.planner import llm_plan
 from shared.planning import candidate_documents
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 
 from ..conftest import DATA
 

@@ -38,7 +38,7 @@ from shared.errors import ConfigError
 from shared.redis_acl import ROLE_NAMES, USERS
 from shared.redis_auth import AuthDir
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis, find_redis_server

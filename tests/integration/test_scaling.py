@@ -17,7 +17,7 @@ from shared import queues
 from shared.broker import celery_config
 from shared.config import Settings
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
 from shared.stack.workers import control_app, settings_env, worker_argv

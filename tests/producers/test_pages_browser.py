@@ -22,7 +22,7 @@ import pytest
 
 from shared.config import Settings
 from shared.search import open_backend
-from shared.search.corpus import load_jsonl
+from shared.ingest import load_jsonl
 from shared.search.document import Document
 from shared.stack.embedded import Stack
 

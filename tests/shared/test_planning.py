@@ -10,7 +10,8 @@ import pytest
 import shared
 from shared.models import Plan, Query
 from shared.planning import make_plan
-from shared.search import SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import SqliteSearch
 
 DATA = Path(shared.__file__).parent / "data"
 

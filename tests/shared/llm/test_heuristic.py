@@ -7,7 +7,8 @@ import pytest
 import shared
 from shared.errors import InputError, NoAnswer, SearchUnavailable, TransientToolError
 from shared.llm.heuristic import abstention, heuristic_plan
-from shared.search import Document, SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import Document, SqliteSearch
 from shared.plan.validate import validate_plan
 from shared.tools.extract import run_extract
 from shared.tools.get import run_get

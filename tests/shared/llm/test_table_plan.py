@@ -14,7 +14,8 @@ import pytest
 from shared.errors import NoAnswer
 from shared.llm.heuristic import heuristic_plan
 from shared.models import StepResult
-from shared.search import SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import SqliteSearch
 from shared.tools.registry import run_tool
 
 EXCERPT = Path(__file__).parent / "data" / "tatqa_dev_excerpt.jsonl"

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import shared
-from shared.search import SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import SqliteSearch
 
 DATA = Path(shared.__file__).parent / "data"
 

@@ -9,7 +9,8 @@ import pytest
 import shared
 from shared.config import Settings
 from shared.errors import StoreError
-from shared.search import Document, SqliteSearch, load_jsonl, open_backend
+from shared.ingest import load_jsonl
+from shared.search import Document, SqliteSearch, open_backend
 from shared.search.fit import Window
 from shared.search.sqlite import SCHEMA_VERSION
 

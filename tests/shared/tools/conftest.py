@@ -9,7 +9,8 @@ import pytest
 
 import shared
 from shared.models import Evidence, StepResult
-from shared.search import SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import SqliteSearch
 
 DATA = Path(shared.__file__).parent / "data"
 

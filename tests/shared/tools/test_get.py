@@ -8,7 +8,8 @@ import shared
 from shared.errors import ToolError
 from shared.models import GetStep, Plan
 from shared.plan.validate import validate_plan
-from shared.search import Document, SqliteSearch, load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import Document, SqliteSearch
 from shared.tools.get import run_get
 
 DATA = Path(shared.__file__).parent / "data"

@@ -87,7 +87,7 @@ def test_an_unreadable_store_is_a_search_failed_error(tmp_path):
 
 
 def test_a_snippet_from_a_filing_names_its_page_and_the_footnote_cites_it(tmp_path):
-    from shared.search.readers import read_file
+    from shared.ingest import read_file
 
     pdf = Path(__file__).parents[2] / "fixtures" / "documents" / "pati-20141231-10q.pdf"
     (filing,) = read_file(pdf, {"title": "Patriot Transportation Holding Form 10-Q Q1 FY2015",

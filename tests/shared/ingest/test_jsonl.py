@@ -5,7 +5,8 @@ import pytest
 
 import shared
 from shared.errors import InputError
-from shared.search import load_jsonl
+from shared.ingest import load_jsonl
+from shared.search import 
 
 BUNDLED = Path(shared.__file__).parent / "data" / "corpus.jsonl"
 

@@ -27,7 +27,7 @@ from shared.errors import InputError, quoted
 from shared.tables.model import Table
 from shared.tables.read import tables_from_rows, tables_in_text
 
-from .document import FIELDS, PAGE_BREAK, Document
+from shared.search.document import PAGE_BREAK, Document, describe
 
 MAX_REPORTED = 10
 """How many bad lines one error message lists before summarizing the rest."""
@@ -121,28 +121,3 @@ def _tables(value: object) -> list[Table]:
         found += tables_from_rows([["" if c is None else str(c) for c in r] for r in rows],
                                   page=page, title=title)
     return found
-
-
-def describe(error: ValueError) -> list[str]:
-    """One sentence per problem, naming the field and what to do."""
-    if isinstance(error, json.JSONDecodeError):
-        return [f"not valid JSON ({error.msg} at column {error.colno}); write one object per line"]
-    if not isinstance(error, ValidationError):
-        return [str(error)]
-    sentences = []
-    for e in error.errors():
-        field = ".".join(str(part) for part in e["loc"])
-        if not field:  # about the whole object: a key that is not UTF-8 is the one case
-            sentences.append("a field name holds a lone surrogate, which UTF-8 cannot carry; "
-                             "write field names and text as UTF-8" if e["type"] == "string_unicode"
-                             else e["msg"].removeprefix("Value error, "))
-        elif e["type"] == "missing":
-            sentences.append(f"field '{field}' is required")
-        elif e["type"] == "extra_forbidden":
-            sentences.append(f"field {quoted(field)} is not allowed; use only "
-                             f"{', '.join((*FIELDS, 'pages', 'tables'))}")
-        elif e["type"] == "string_type":
-            sentences.append(f"field '{field}' must be a string, got {quoted(e['input'])}")
-        else:
-            sentences.append(f"field '{field}': {e['msg'].removeprefix('Value error, ')}")
-    return sentences

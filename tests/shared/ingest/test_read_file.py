@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from shared.errors import InputError
-from shared.search.readers import files_of, read_file
+from shared.ingest import files_of, read_file
 
-DOCUMENTS = Path(__file__).parents[3] / "fixtures" / "documents"
+DOCUMENTS = Path(__file__).parents[2] / "fixtures" / "documents"
 TITLE = "Patriot Transportation Holding Form 10-Q for the quarter ended December 31, 2014"
 
 

@@ -4,7 +4,7 @@ Documents with their pages and tables, or an InputError naming the file and the 
 
 `files_of(paths)` lists the files to read (a directory: the readable files under it);
 `read_file(path, options)` reads one by its suffix: a PDF (pdf.py) or an HTML page
-(html.py) is one document, a JSON Lines file (shared/search/corpus.py) one a line.
+(html.py) is one document, a JSON Lines file (jsonl.py) one a line.
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ from typing import Callable
 from pydantic import ValidationError
 
 from shared.errors import InputError
-from shared.search.corpus import describe, load_jsonl
-from shared.search.document import Document
+from shared.search.document import Document, describe
+
+from .jsonl import load_jsonl
 
 from .metadata import FIELDS, SIDECAR, given_metadata, missing_title
 
 SUFFIXES = {".pdf": "PDF", ".html": "HTML", ".htm": "HTML", ".jsonl": "JSON Lines"}
 """The files `chordal index` reads, by suffix (any case)."""
 
-__all__ = ["FIELDS", "Read", "SUFFIXES", "files_of", "read_file"]
+__all__ = ["FIELDS", "Read", "SUFFIXES", "files_of", "load_jsonl", "read_file"]
 
 
 @dataclass(frozen=True)

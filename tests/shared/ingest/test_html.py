@@ -10,9 +10,9 @@ import pytest
 
 from shared.errors import InputError
 from shared.search.document import PAGE_BREAK
-from shared.search.readers.html import cells_in_columns, read_html
+from shared.ingest.html import cells_in_columns, read_html
 
-EXCERPT = Path(__file__).parents[3] / "fixtures" / "documents" / "aapl-20250329-10q-excerpt.htm"
+EXCERPT = Path(__file__).parents[2] / "fixtures" / "documents" / "aapl-20250329-10q-excerpt.htm"
 
 
 @pytest.fixture(scope="module")

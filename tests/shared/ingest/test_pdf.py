@@ -10,10 +10,10 @@ import pytest
 
 from shared.errors import InputError
 from shared.search.document import PAGE_BREAK, page_at
-from shared.search.readers.layout import Placed, char_width, laid_out, lines_of
-from shared.search.readers.pdf import read_pdf
+from shared.ingest.layout import Placed, char_width, laid_out, lines_of
+from shared.ingest.pdf import read_pdf
 
-FILING = Path(__file__).parents[3] / "fixtures" / "documents" / "pati-20141231-10q.pdf"
+FILING = Path(__file__).parents[2] / "fixtures" / "documents" / "pati-20141231-10q.pdf"
 
 
 @pytest.fixture(scope="module")
