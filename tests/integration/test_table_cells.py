@@ -14,10 +14,7 @@ from shared.models import RunRecord
 from shared.search import Document, SqliteSearch, open_backend
 from shared.tables.read import table_from_rows, tables_in_text
 
-pytestmark = [pytest.mark.integration, pytest.mark.skipif(
-    not hasattr(SqliteSearch, "tables"),
-    reason="the SQLite store keeps no tables yet: runs once the store's tables (schema 3) "
-           "are merged")]
+pytestmark = pytest.mark.integration
 DATA = json.loads((Path(__file__).resolve().parents[1] / "shared" / "tools" / "data"
                    / "report_tables.json").read_text())
 TITLE = "Patriot Transportation Holding 2018 Form 10-K"

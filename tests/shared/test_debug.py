@@ -314,10 +314,6 @@ CASH_FLOWS = [  # page 46 of the 10-K, its investing section
     ["Purchase of property and equipment", "(4,656)", "(6,332)", "(11,503)"],
     ["Proceeds from the sale of property, plant and equipment", "2,073", "1,107", "1,877"],
     ["Net cash used in investing activities", "(2,567)", "(5,214)", "(9,517)"]]
-TABLES_KEPT = pytest.mark.skipif(
-    not hasattr(SqliteSearch, "tables"),
-    reason="the SQLite store keeps no tables yet: runs once the store's tables (schema 3) "
-           "are merged")
 
 
 def row_run(row: str, period: str, code: str, message: str = "") -> RunRecord:
@@ -333,7 +329,6 @@ def test_a_row_not_found_without_the_store_keeps_the_steps_message_and_says_wher
     assert "where the search store is reachable" in d.suggestion
 
 
-@TABLES_KEPT
 def test_a_row_not_found_names_the_nearest_rows_of_the_fetched_documents_and_their_periods(
         tmp_path):
     from shared.tables.read import table_from_rows

@@ -162,8 +162,6 @@ def test_a_cell_call_without_a_row_or_a_document_says_what_to_give(value, words)
     assert (r.status, r.error_code) == ("error", "BAD_INPUT") and words in r.error_message
 
 
-@pytest.mark.skipif(not hasattr(SqliteSearch, "tables"), reason=(
-    "the SQLite store keeps no tables yet: runs once the store's tables (schema 3) are merged"))
 def test_the_cell_tool_reads_a_figure_from_a_table_of_the_fetched_document(tmp_path):
     from shared.search import Document
     from shared.tables.read import table_from_rows
