@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared.models import RunRecord
-from shared.search import Document, SqliteSearch, open_backend
+from shared.search import Document, open_backend
 from shared.tables.read import table_from_rows, tables_in_text
 
 pytestmark = pytest.mark.integration
