@@ -6,7 +6,6 @@ import pytest
 import shared
 from shared.errors import InputError
 from shared.ingest import load_jsonl
-from shared.search import 
 
 BUNDLED = Path(shared.__file__).parent / "data" / "corpus.jsonl"
 
