@@ -47,7 +47,7 @@ from shared.tables.model import Table
 
 from .backend import Hit
 from .dates import DateRange
-from .document import FIELDS, Document, page_spans
+from .document import FIELDS, Document, describe, page_spans
 from .fit import PUBLICATION_LAG_DAYS, Window
 from .matching import Match, find, with_documents
 from .snippet import snippet

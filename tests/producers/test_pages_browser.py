@@ -160,7 +160,9 @@ def test_logging_in_with_the_token_opens_the_pages_and_logging_out_closes_them(
     screenshot(browser, tmp_path, "login")
     browser.find_element(By.NAME, "token").send_keys(TOKEN + "-wrong")
     browser.find_element(By.CSS_SELECTOR, "form[action='/ui/login'] button").click()
-    assert "Wrong token" in text(browser, ".problem")
+    problem = wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".problem"),
+                       what="the login page's answer to a wrong token")
+    assert "Wrong token" in problem[0].text
     log_in(browser, stack, "/ui/workers")
     cookie = browser.get_cookie("chordal_session")
     assert cookie["httpOnly"] is True and cookie["sameSite"] == "Strict"
