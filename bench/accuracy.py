@@ -20,8 +20,6 @@ runs it with the others.
 from __future__ import annotations
 
 import argparse
-import shutil
-import socket
 import time
 from pathlib import Path
 
@@ -30,7 +28,7 @@ from shared.evaluation import Verdict, judge, load_cases, score
 from shared.ingest import load_jsonl
 from shared.search import open_backend
 
-from bench.harness import Phase
+from bench.harness import Phase, standalone_settings
 
 HERE = Path(__file__).resolve().parent
 SETS = {"development": HERE / "accuracy", "held-out": HERE / "accuracy_holdout",
@@ -92,14 +90,7 @@ def main() -> None:
     parser.parse_args()
     from shared.stack.embedded import Stack
 
-    home = HERE / "results" / "accuracy-home"
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    base = Settings(_env_file=None, home=home, redis_port=port, redis_url=None,
-                    get_cache_s=0, llm_base_url=None, llm_model=None)
+    base = standalone_settings(HERE / "results" / "accuracy-home")
     started = time.monotonic()
     with Stack(base, roles=()):
         results = accuracy(base)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
 import sys
 import time
 import urllib.request
@@ -80,6 +82,18 @@ class Sender:
 
     def ask(self, question: str, plan: dict | None = None, mode: str = "rewoo") -> RunRecord:
         return self.wait(self.submit(question, plan, mode))
+
+
+def standalone_settings(home: Path) -> Settings:
+    """Settings of a figure run on its own (`python -m bench.NAME`): a fresh home at
+    `home`, the embedded Redis on a free port, no GET cache, no LLM."""
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return Settings(_env_file=None, home=home, redis_port=port, redis_url=None,
+                    get_cache_s=0, llm_base_url=None, llm_model=None)
 
 
 def bench_env(get_latency_s: float) -> dict[str, str]:

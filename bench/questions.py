@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import socket
 import time
 from collections import Counter
 from pathlib import Path
@@ -34,7 +32,7 @@ from shared.ingest import load_jsonl, read_file
 from shared.search import open_backend
 
 from bench.gold import Verdict, judge
-from bench.harness import Phase
+from bench.harness import Phase, standalone_settings
 from bench.question_plans import derived_plan
 
 HERE = Path(__file__).resolve().parent
@@ -174,14 +172,7 @@ def main() -> None:
         parser.error(f"--sets: unknown {', '.join(unknown)}; use {', '.join(SETS)}")
     from shared.stack.embedded import Stack
 
-    home = HERE / "results" / "questions-home"
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    base = Settings(_env_file=None, home=home, redis_port=port, redis_url=None,
-                    get_cache_s=0, llm_base_url=None, llm_model=None)
+    base = standalone_settings(HERE / "results" / "questions-home")
     started = time.monotonic()
     with Stack(base, roles=()):
         results = questions(base, sets)
