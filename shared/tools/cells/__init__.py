@@ -15,8 +15,9 @@ answers. Among the rows that fit, the best way of fitting wins: the label is the
 then it is the name under its heading, then the name qualified after a comma; the
 step's own words before the library's; then a heading the item sits under
 (`investing activities`, or words the row gives in parentheses or before a colon);
-then the fewest words beyond the name; then a total (`Total cost of goods sold` over
-the `Cost of goods sold` line above it, a part of it).
+then the fewest words beyond the name; then a total over the rows of other tables —
+but within one table a row that is not a total over the total it is a part of, unless
+the step says "total" (`Cost of goods sold` over `Total cost of goods sold` below it).
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 

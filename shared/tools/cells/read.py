@@ -121,10 +121,25 @@ def _options(request: Request, evidence: Evidence,
                                 f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
                     continue
                 options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
+    if not regex.search(r"\btotal\b", request.row, regex.IGNORECASE):
+        options = _parts_over_their_totals(options)
     if options:
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
     return options, why
+
+
+def _parts_over_their_totals(options: list[Option]) -> list[Option]:
+    """Without the total rows of a table where a row that is not a total fits as well:
+    a step that does not say "total" names the part ("Other assets" beside "Total other
+    assets", "Cost of goods sold" beside "Total cost of goods sold")."""
+    parts = {}
+    for o in options:
+        if not o.row.total:
+            key = parts.get(id(o.table))
+            parts[id(o.table)] = o.key[:4] if key is None else min(key, o.key[:4])
+    return [o for o in options if not (o.row.total and id(o.table) in parts
+                                       and parts[id(o.table)] <= o.key[:4])]
 
 
 def _label(row: Row) -> tuple[Label, Label | None]:
