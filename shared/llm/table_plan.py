@@ -29,7 +29,6 @@ from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
 from shared.search.terms import all_words, stem, words
 from shared.tables.model import Row, Table
-from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
 
@@ -131,10 +130,6 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
                        "question's words pick")
             continue
         rows = _rows_read(out, tables, columns_for, term)
-        if PER_SHARE.search(term.item) and rows and all(_counts_shares(r, c) for _, r, c in rows):
-            why.append(f"row {row!r} reads {out.value} from a count of shares, not a figure "
-                       "per share")
-            continue
         if out.confidence == "table_row" and (left := _unsaid(item, rows)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
@@ -166,17 +161,6 @@ def _rows_read(out: ToolOutput, tables: list[Table], columns_for,
                 if cell is not None and cell.text == out.value:
                     found.append((table, row, c))
     return found
-
-
-def _counts_shares(row: Row, column: int) -> bool:
-    """Whether the row counts shares: its label says so, or the heading it sits under
-    does and its cell is not written as money ("Basic earnings per share  1,305.7" under
-    "Weighted average number of shares … (shares, millions)"; a "$3.50" under a share
-    heading the table did not close is a figure per share)."""
-    cell = row.cells[column] if column < len(row.cells) else None
-    money = cell is not None and bool(regex.search(r"[$€£¥₹]", cell.text))
-    return bool(SHARE_COUNT.search(row.label)
-                or (SHARE_COUNT.search(row.section or "") and not money))
 
 
 def _unsaid(item: frozenset[str], rows: list[tuple[Table, Row, int]]) -> frozenset[str]:

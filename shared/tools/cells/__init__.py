@@ -18,6 +18,9 @@ step's own words before the library's; then a heading the item sits under
 then the fewest words beyond the name; then a total over the rows of other tables —
 but within one table a row that is not a total over the total it is a part of, unless
 the step says "total" (`Cost of goods sold` over `Total cost of goods sold` below it).
+A step that asks for a figure per share never reads a row that counts shares (its
+label, or its heading with a cell not written as money: "Basic earnings per share"
+under "Weighted average number of shares … (shares, millions)").
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 

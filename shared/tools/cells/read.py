@@ -15,6 +15,7 @@ from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.tables.model import Cell, Row, Table
 from shared.tables.periods import columns_for
+from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
@@ -93,6 +94,7 @@ def _options(request: Request, evidence: Evidence,
     each fitting row gave none."""
     options: list[Option] = []
     why: list[tuple[str, str]] = []
+    per_share = bool(PER_SHARE.search(request.row))
     for table in tables:
         title = set(label_words(table.title).words) if table.title else set()
         for row in table.rows:
@@ -114,6 +116,10 @@ def _options(request: Request, evidence: Evidence,
                 continue
             for i in columns:
                 cell = row.cells[i]
+                if per_share and counts_shares(row, i):
+                    why.append(("value", f"{where(row, table)} counts shares under "
+                                f"{column_name(table, i)!r}, not a figure per share"))
+                    continue
                 quantity = _typed(request, table, cell)
                 if quantity is None:
                     shown = repr(cell.text) if cell else "nothing"
@@ -127,6 +133,17 @@ def _options(request: Request, evidence: Evidence,
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
     return options, why
+
+
+def counts_shares(row: Row, column: int) -> bool:
+    """Whether the row counts shares: its label says so, or the heading it sits under
+    does and its cell is not written as money ("Basic earnings per share  1,305.7" under
+    "Weighted average number of shares … (shares, millions)"; a "$3.50" under a share
+    heading the table did not close is a figure per share)."""
+    cell = row.cells[column] if column < len(row.cells) else None
+    money = cell is not None and bool(regex.search(r"[$€£¥₹]", cell.text))
+    return bool(SHARE_COUNT.search(row.label)
+                or (SHARE_COUNT.search(row.section or "") and not money))
 
 
 def _parts_over_their_totals(options: list[Option]) -> list[Option]:

@@ -122,7 +122,11 @@ def test_a_period_no_column_has_is_not_found(reports):
 
 def test_a_figure_per_share_is_never_read_from_a_count_of_shares(reports):
     # "Basic earnings per share  1,305.7" sits under "Weighted average number of shares
-    # used in earnings per share (shares, millions)": a share count, not 206.2 cents
-    with pytest.raises(NoAnswer, match="count of shares"):
-        heuristic_plan("What is the average total basic earnings per share for both 2018 and "
-                       "2019, according to Sopifab's annual report?", reports)
+    # used in earnings per share (shares, millions)": a share count; the figures per
+    # share are the totals under "Basic earnings per share (cents per share)"
+    plan = heuristic_plan("What is the average total basic earnings per share for both 2018 "
+                          "and 2019, according to Sopifab's annual report?", reports)
+    assert Decimal(run(plan, reports).value) == Decimal("169.4")  # (132.6 + 206.2) / 2
+    plan = heuristic_plan("What is the value of the total diluted earnings per share (cents "
+                          "per share) in 2018, according to Sopifab's annual report?", reports)
+    assert run(plan, reports).value == "132.3"  # not the 1,303.9 million diluted shares

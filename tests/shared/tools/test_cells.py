@@ -218,3 +218,34 @@ def test_a_label_that_says_more_in_parentheses_is_another_row():
     assert out.value == "4,411" and out.quantity.unit == "EUR" and out.quantity.scale == 6
     assert cell("capital expenditure", "2018", [flows]).value == "(7,321)"  # Capital additions
 
+
+
+# TAT-QA dev ("Sopifab annual report 2019"): share counts, then earnings per share in cents
+EARNINGS_PER_SHARE = [
+    ["", "2019", "2018"],
+    ["", "53 WEEKS", "52 WEEKS"],
+    ["Profit for the period attributable to equity holders of the parent entity used in",
+     "", ""],
+    ["earnings per share ($M)", "", ""],
+    ["Continuing operations", "1,493", "1,605"],
+    ["Discontinued operations", "1,200", "119"],
+    ["", "2,693", "1,724"],
+    ["Weighted average number of shares used in earnings per share (shares, millions) (1)",
+     "", ""],
+    ["Basic earnings per share", "1,305.7", "1,300.5"],
+    ["Diluted earnings per share (2)", "1,313.7", "1,303.9"],
+    ["Basic earnings per share (cents per share) (1)", "", ""],
+    ["Continuing operations", "114.3", "123.4"],
+    ["Discontinued operations", "91.9", "9.2"],
+    ["", "206.2", "132.6"],
+    ["Diluted earnings per share (cents per share) (1,2)", "", ""],
+    ["Continuing operations", "113.6", "123.1"],
+    ["Discontinued operations", "91.3", "9.2"],
+    ["", "204.9", "132.3"],
+]
+
+
+def test_a_figure_per_share_is_never_read_from_a_row_under_a_count_of_shares():
+    tables = {"s": [table_from_rows(EARNINGS_PER_SHARE)]}
+    out = cell("Diluted earnings per share", "2019", documents=[doc("s")], tables=tables)
+    assert out.value == "204.9"  # the total in cents, not the 1,313.7 million shares
