@@ -9,8 +9,8 @@ document's evidence with the table's page.
 The row matches by words (shared/tools/rows.py) — the step's own, and the names the
 domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
 is also `purchases of property, plant and equipment`) — the column by `period`
-(shared/tables/periods.py `columns_for`; without one, the table's newest column, or its
-one column of figures). The first document whose tables hold the row for that period
+(shared/tables/periods.py `columns_for`; without one, the column headed "Total" of a
+table by period, else the table's newest column, or its one column of figures). The first document whose tables hold the row for that period
 answers. Among the rows that fit, the best way of fitting wins: the label is the name,
 then it is the name under its heading, then the name qualified after a comma; the
 step's own words before the library's; then a heading the item sits under

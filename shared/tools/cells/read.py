@@ -177,7 +177,8 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:
-    """The columns of the period (without one, the newest); of the kind asked for when
+    """The columns of the period (without one, a "Total" column beside dated ones, else the
+    newest); of the kind asked for when
     the period has columns of several kinds (an amount when none is asked for: a "% of
     total revenue" beside it is derived from it), else all of the period's, whose cells
     then tell they are not of that kind."""
@@ -185,6 +186,10 @@ def _columns(request: Request, table: Table, row: Row) -> list[int]:
         return (columns_for(table, request.period, request.kind or "money")
                 or columns_for(table, request.period))
     dated = [(_end(c.period), i) for i, c in enumerate(table.columns) if c.period]
+    totals = [i for i, c in enumerate(table.columns)
+              if not c.period and regex.fullmatch(r"\s*total\s*", c.header or "", regex.I)]
+    if dated and len(totals) == 1:  # a schedule by period and its total: the total
+        return totals
     if dated:
         newest = max(end for end, _ in dated)
         return [i for end, i in dated if end == newest]

@@ -249,3 +249,18 @@ def test_a_figure_per_share_is_never_read_from_a_row_under_a_count_of_shares():
     tables = {"s": [table_from_rows(EARNINGS_PER_SHARE)]}
     out = cell("Diluted earnings per share", "2019", documents=[doc("s")], tables=tables)
     assert out.value == "204.9"  # the total in cents, not the 1,313.7 million shares
+
+
+# TAT-QA dev ("Nibusup annual report"): contractual obligations by period and in total
+OBLIGATIONS = [["(In thousands)", "Total", "2020", "2021-2022", "2023-2024", "Thereafter"],
+               ["Operating leases (1)", "$19,437", "$4,143", "$7,111", "$3,686", "$4,497"],
+               ["Capital leases", "65", "27", "38", "—", "—"],
+               ["Asset retirement obligation", "400", "—", "150", "250", ""],
+               ["Total contractual obligations (2)", "$19,902", "$4,170", "$7,299", "$3,936",
+                "$4,497"]]
+
+
+def test_without_a_period_a_schedule_by_period_is_read_in_its_total_column():
+    tables = {"o": [table_from_rows(OBLIGATIONS)]}
+    assert cell("total capital leases", documents=[doc("o")], tables=tables).value == "65"
+    assert cell("capital leases", "2020", documents=[doc("o")], tables=tables).value == "27"
