@@ -178,10 +178,9 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:
     """The columns of the period (without one, a "Total" column beside dated ones, else the
-    newest); of the kind asked for when
-    the period has columns of several kinds (an amount when none is asked for: a "% of
-    total revenue" beside it is derived from it), else all of the period's, whose cells
-    then tell they are not of that kind."""
+    newest); of the kind asked for when the period has columns of several kinds (an
+    amount when none is asked for: a "% of total revenue" beside it is derived from it),
+    else all of the period's, whose cells then tell they are not of that kind."""
     if request.period:
         return (columns_for(table, request.period, request.kind or "money")
                 or columns_for(table, request.period))
