@@ -70,6 +70,10 @@ FIXES: dict[str, tuple[str, str]] = {
     "UNIT_MISMATCH": ("the expression adds or compares an amount of money and a percent: ",
                       "take the percent of the amount ($AMOUNT * $PERCENT / 100), or compare "
                       "like with like"),
+    "UNCLEAR_ARITHMETIC": ("the arithmetic means different things to different readers of "
+                           "its figures: ",
+                           "say which is asked: abs($X) for the amount of a figure written in "
+                           "parentheses, $NEW - $OLD in points for a change of percentages"),
     "NOT_A_DOCUMENT": ("EXTRACT read a value that is not document text: ",
                        "point its source at the output variable of a GET step"),
     "SEARCH_FAILED": ("the search store could not be read: ",

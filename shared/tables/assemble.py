@@ -9,7 +9,9 @@ first part of the next line's label when that one reads as its continuation ("Pu
 of property and" / "equipment  (1,234)"). A row is a total when its label says so
 ("Total current liabilities", "Net cash provided by …"). Per-share rows are in units
 whatever the table's scale ("in thousands, except per share data"); share counts are
-numbers, not money; a row or column about percentages holds percents.
+numbers, not money; a row or column about percentages holds percents, and so does a
+column whose first and last figures carry "%" and none a currency (a rate
+reconciliation writes the sign on those lines only).
 """
 
 from __future__ import annotations
@@ -93,7 +95,27 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     if not rows:
         return None
     return Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
-                 rows=rows)
+                 rows=_percent_columns(rows))
+
+
+def _percent_columns(rows: list[Row]) -> list[Row]:
+    """Rows whose plain numbers are percents where their column is one: its first and
+    last figures are written with "%" and none with a currency, as a rate reconciliation
+    writes only its first and total lines so ("21.0%", "3.7", …, "13.0%")."""
+    width = max(len(r.cells) for r in rows)
+    percent = []
+    for i in range(width):
+        cells = [r.cells[i] for r in rows if i < len(r.cells) and r.cells[i] is not None
+                 and regex.search(r"\d", r.cells[i].text)]
+        percent.append(len(cells) > 2 and "%" in cells[0].text and "%" in cells[-1].text
+                       and not any(regex.search(r"[$€£¥₹]", c.text) for c in cells))
+    if not any(percent):
+        return rows
+    return [r.model_copy(update={"cells": [
+        c.model_copy(update={"quantity": Quantity(kind="percent", amount=c.quantity.amount,
+                                                  text=c.quantity.text)})
+        if c is not None and c.quantity is not None and c.quantity.kind == "number"
+        and percent[i] else c for i, c in enumerate(r.cells)]}) for r in rows]
 
 
 def _percent_pairs(columns: list[Column]) -> list[Column]:

@@ -25,9 +25,15 @@ exponent, keeping the decimal places exact arithmetic gives (`91.7 - 92` -> "-0.
 with typed inputs it is the amount in the result's scale, and `quantity` says which
 (money, USD, scale 3: "$9,576 thousand").
 
+Arithmetic whose meaning the figures leave open is refused (UNCLEAR_ARITHMETIC) rather
+than answered one way: adding or subtracting a figure a table writes in accountants'
+parentheses (an expense "(21,387)", an allowance "(135)": a change or an average of it
+may be of the amounts or of the signed figures), and a difference of percentages over a
+percentage (a percentage change of percentages may mean points or a relative change).
+
 ToolError codes: BAD_EXPRESSION, MISSING_INPUT, NOT_A_NUMBER, DIVISION_BY_ZERO,
 OUT_OF_RANGE (beyond 1e99, an exponent past 100, or no real result like `(-8) ** 0.5`),
-CURRENCY_MISMATCH, UNIT_MISMATCH.
+CURRENCY_MISMATCH, UNIT_MISMATCH, UNCLEAR_ARITHMETIC.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast
 _FILENAME = "<chordal-expression>"
 # "1and 2" parses with a SyntaxWarning on stderr; the whitelist judges it, not the log
 warnings.filterwarnings("ignore", category=SyntaxWarning, module=_FILENAME)
+_BRACKETED = regex.compile(r"^\s*[$€£¥₹]?\s*\(")
+"""An accountants' negative: "(135)", "$(17,334)"."""
 _GRAMMAR = ("use numbers, $NAME variables, + - * / // % **, < <= > >= == !=, "
             "and/or/not, parentheses and abs/min/max/round")
 
@@ -216,6 +224,7 @@ class _Evaluator:
             raise ToolError("DIVISION_BY_ZERO", f"expression {self.parsed.source!r} divides "
                             f"by zero ({culprit} is 0); guard it: `{culprit} != 0 and …`")
         says = self.says(node.left, node.right)
+        self.unclear(node, lu, ru)
         if isinstance(node.op, (ast.Add, ast.Sub, ast.Mod)):
             what = "taking the remainder of" if isinstance(node.op, ast.Mod) else "adding"
             a, b, unit = common((left, lu), (right, ru), what, says)
@@ -233,6 +242,34 @@ class _Evaluator:
             raise ToolError("OUT_OF_RANGE", f"expression {self.parsed.source!r}: exponent "
                             f"{right} is beyond ±{MAX_EXPONENT}")
         return left ** right, None  # a power of an amount has no unit to name
+
+    def unclear(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None) -> None:
+        """Raise UNCLEAR_ARITHMETIC when the operation means different things to
+        different readers of the figures (the module docstring says which)."""
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            for side in (node.left, node.right):
+                q = self.quantity_of(side)
+                if q is not None and q.amount is not None and q.amount < 0 and \
+                        _BRACKETED.match(q.text or ""):
+                    raise ToolError(
+                        "UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: "
+                        f"{self.parsed.text(side)} is written {q.text} (a negative in "
+                        "parentheses): whether the arithmetic is of the amounts or of the "
+                        "signed figures is unclear; use abs() or the sign the question asks")
+        if isinstance(node.op, ast.Div) and isinstance(node.left, ast.BinOp) and \
+                isinstance(node.left.op, ast.Sub) and lu is not None and ru is not None \
+                and lu.kind == ru.kind == "percent":
+            raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: a "
+                            "change of percentages over a percentage may mean points or a "
+                            "relative change; compute the difference in points, or say "
+                            "which is asked")
+
+    def quantity_of(self, node: ast.expr) -> Quantity | None:
+        """The quantity of `node` when it is a variable; None otherwise."""
+        if not isinstance(node, ast.Name) or node.id not in self.parsed.names:
+            return None
+        name = self.parsed.names[node.id]
+        return self.quantities.get(name) or self.quantities.get(f"${name}")
 
     def restated(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None,
                  right: Decimal) -> Unit | None:

@@ -7,7 +7,8 @@ Read, around one number (shared/tools/numbers.py's forms: `1,234.5`, `.5`):
   it money in that currency; a table's unit makes a bare figure money too;
 - a scale word after it (`thousand`/`k`, `million`/`m`/`mn`, `billion`/`b`/`bn`,
   `trillion`/`tn`), which replaces the table's scale;
-- a percent sign or `per cent`/`percent` after it: a percent;
+- a percent sign or `per cent`/`percent` after it (or after its closing parenthesis:
+  `(48.3)%`): a percent;
 - a negative as accountants write it, `(9,576)` (spaces inside allowed, the currency
   inside or before it: `$(9,576)`), or with a minus;
 - a footnote mark after it, dropped: `1,234 (1)`, `1,234(a)`, `1,234*`, `1,234¹`;
@@ -52,7 +53,7 @@ _FIGURE = regex.compile(
     (?P<cur>{_CURRENCY})?\s*(?P<sign2>[-−+])?\s*
     (?P<digits>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
     \s*(?P<scale>thousand|million|billion|trillion|mn|bn|tn|[kmb])?
-    \s*(?P<percent>%|per\s?cent\b)?\s*(?P<close>\))?$""",
+    \s*(?P<percent>%|per\s?cent\b)?\s*(?P<close>\))?(?(percent)|\s*(?P<percent2>%)?)$""",
     regex.VERBOSE | regex.IGNORECASE)
 _FOOTNOTE = regex.compile(r"(?<=[\d%)])\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§]+|"
                           r"[¹²³⁴⁵⁶⁷⁸⁹⁰]+)$", regex.IGNORECASE)
@@ -92,10 +93,11 @@ def parse_quantity(text: str, *, kind: Kind | None = None, unit: str | None = No
         return None
     amount = Decimal(m["digits"].replace(",", ""))
     money = bool(m["cur"] or m["cur0"] or (unit and kind != "percent"))
-    found_kind: Kind = "percent" if m["percent"] else "money" if money else "number"
+    percent = m["percent"] or m["percent2"]  # "12%" and "(48.3)%"
+    found_kind: Kind = "percent" if percent else "money" if money else "number"
     if kind is not None and kind != found_kind:
         bare = found_kind == "number" or (found_kind == "money" and not m["cur"])
-        if bare and not m["percent"] and (kind != "percent" or found_kind == "number"):
+        if bare and not percent and (kind != "percent" or found_kind == "number"):
             found_kind = kind  # a bare figure of the kind asked for, in a table of another
         else:
             return None

@@ -9,14 +9,18 @@ document's evidence with the table's page.
 The row matches by words (shared/tools/rows.py) — the step's own, and the names the
 domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
 is also `purchases of property, plant and equipment`) — the column by `period`
-(shared/tables/periods.py `columns_for`; without one, the table's newest column, or its
-one column of figures). The first document whose tables hold the row for that period
+(shared/tables/periods.py `columns_for`; without one, the column headed "Total" of a
+table by period, else the table's newest column, or its one column of figures). The first document whose tables hold the row for that period
 answers. Among the rows that fit, the best way of fitting wins: the label is the name,
 then it is the name under its heading, then the name qualified after a comma; the
 step's own words before the library's; then a heading the item sits under
 (`investing activities`, or words the row gives in parentheses or before a colon);
-then the fewest words beyond the name; then a total (`Total cost of goods sold` over
-the `Cost of goods sold` line above it, a part of it).
+then the fewest words beyond the name; then a total over the rows of other tables —
+but within one table a row that is not a total over the total it is a part of, unless
+the step says "total" (`Cost of goods sold` over `Total cost of goods sold` below it).
+A step that asks for a figure per share never reads a row that counts shares (its
+label, or its heading with a cell not written as money: "Basic earnings per share"
+under "Weighted average number of shares … (shares, millions)").
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 

@@ -15,6 +15,7 @@ from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.tables.model import Cell, Row, Table
 from shared.tables.periods import columns_for
+from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
@@ -93,6 +94,7 @@ def _options(request: Request, evidence: Evidence,
     each fitting row gave none."""
     options: list[Option] = []
     why: list[tuple[str, str]] = []
+    per_share = bool(PER_SHARE.search(request.row))
     for table in tables:
         title = set(label_words(table.title).words) if table.title else set()
         for row in table.rows:
@@ -114,6 +116,10 @@ def _options(request: Request, evidence: Evidence,
                 continue
             for i in columns:
                 cell = row.cells[i]
+                if per_share and counts_shares(row, i):
+                    why.append(("value", f"{where(row, table)} counts shares under "
+                                f"{column_name(table, i)!r}, not a figure per share"))
+                    continue
                 quantity = _typed(request, table, cell)
                 if quantity is None:
                     shown = repr(cell.text) if cell else "nothing"
@@ -121,10 +127,36 @@ def _options(request: Request, evidence: Evidence,
                                 f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
                     continue
                 options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
+    if not regex.search(r"\btotal\b", request.row, regex.IGNORECASE):
+        options = _parts_over_their_totals(options)
     if options:
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
     return options, why
+
+
+def counts_shares(row: Row, column: int) -> bool:
+    """Whether the row counts shares: its label says so, or the heading it sits under
+    does and its cell is not written as money ("Basic earnings per share  1,305.7" under
+    "Weighted average number of shares … (shares, millions)"; a "$3.50" under a share
+    heading the table did not close is a figure per share)."""
+    cell = row.cells[column] if column < len(row.cells) else None
+    money = cell is not None and bool(regex.search(r"[$€£¥₹]", cell.text))
+    return bool(SHARE_COUNT.search(row.label)
+                or (SHARE_COUNT.search(row.section or "") and not money))
+
+
+def _parts_over_their_totals(options: list[Option]) -> list[Option]:
+    """Without the total rows of a table where a row that is not a total fits as well:
+    a step that does not say "total" names the part ("Other assets" beside "Total other
+    assets", "Cost of goods sold" beside "Total cost of goods sold")."""
+    parts = {}
+    for o in options:
+        if not o.row.total:
+            key = parts.get(id(o.table))
+            parts[id(o.table)] = o.key[:4] if key is None else min(key, o.key[:4])
+    return [o for o in options if not (o.row.total and id(o.table) in parts
+                                       and parts[id(o.table)] <= o.key[:4])]
 
 
 def _label(row: Row) -> tuple[Label, Label | None]:
@@ -145,14 +177,18 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:
-    """The columns of the period (without one, the newest); of the kind asked for when
-    the period has columns of several kinds (an amount when none is asked for: a "% of
-    total revenue" beside it is derived from it), else all of the period's, whose cells
-    then tell they are not of that kind."""
+    """The columns of the period (without one, a "Total" column beside dated ones, else the
+    newest); of the kind asked for when the period has columns of several kinds (an
+    amount when none is asked for: a "% of total revenue" beside it is derived from it),
+    else all of the period's, whose cells then tell they are not of that kind."""
     if request.period:
         return (columns_for(table, request.period, request.kind or "money")
                 or columns_for(table, request.period))
     dated = [(_end(c.period), i) for i, c in enumerate(table.columns) if c.period]
+    totals = [i for i, c in enumerate(table.columns)
+              if not c.period and regex.fullmatch(r"\s*total\s*", c.header or "", regex.I)]
+    if dated and len(totals) == 1:  # a schedule by period and its total: the total
+        return totals
     if dated:
         newest = max(end for end, _ in dated)
         return [i for end, i in dated if end == newest]

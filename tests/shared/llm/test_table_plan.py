@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (five TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (six TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -118,3 +118,15 @@ def test_a_period_no_column_has_is_not_found(reports):
         heuristic_plan("What was the amount of total sales in 2016, according to Cududic's "
                        "annual report?", reports)
     assert "has a column for 2016" in " ".join(found.value.nearest)
+
+
+def test_a_figure_per_share_is_never_read_from_a_count_of_shares(reports):
+    # "Basic earnings per share  1,305.7" sits under "Weighted average number of shares
+    # used in earnings per share (shares, millions)": a share count; the figures per
+    # share are the totals under "Basic earnings per share (cents per share)"
+    plan = heuristic_plan("What is the average total basic earnings per share for both 2018 "
+                          "and 2019, according to Sopifab's annual report?", reports)
+    assert Decimal(run(plan, reports).value) == Decimal("169.4")  # (132.6 + 206.2) / 2
+    plan = heuristic_plan("What is the value of the total diluted earnings per share (cents "
+                          "per share) in 2018, according to Sopifab's annual report?", reports)
+    assert run(plan, reports).value == "132.3"  # not the 1,303.9 million diluted shares

@@ -96,3 +96,25 @@ def test_a_currency_sign_or_closing_parenthesis_in_a_cell_of_its_own_joins_its_f
     first, second = row(table, "Fixed Price").cells
     assert abs(first.quantity.amount) == Decimal("1452.4")
     assert second.quantity.amount == Decimal("1146.2")
+
+
+def test_a_rate_reconciliation_writing_percent_signs_on_its_first_and_last_lines_is_in_percents():
+    # TAT-QA dev ("Zavubiz annual report 2019"): the lines between carry no "%"
+    table = table_from_rows([
+        ["Years Ended December 31,", "2019", "2018", "2017"],
+        ["Statutory federal income tax rate", "21.0%", "21.0%", "35.0%"],
+        ["State and local income tax rate, net of federal tax benefits", "3.7", "3.7", "1.6"],
+        ["Preferred stock disposition", "(9.9)", "—", "—"],
+        ["Affordable housing credit", "(0.4)", "(0.6)", "(0.6)"],
+        ["Effective income tax rate", "13.0%", "18.3%", "(48.3)%"]])
+    state = table.rows[1].cells
+    assert [c.quantity.kind for c in state] == ["percent"] * 3
+    assert table.rows[3].cells[2].quantity.amount == Decimal("-0.6")
+    assert table.rows[4].cells[2].quantity.kind == "percent"
+
+
+def test_a_column_of_amounts_with_a_percent_line_stays_in_amounts():
+    table = table_from_rows([["", "2019", "2018"], ["Revenue", "$1,200", "$1,100"],
+                             ["Gross margin", "40%", "41%"], ["Units", "300", "280"],
+                             ["Growth", "9%", "4%"]])
+    assert table.rows[2].cells[0].quantity.kind != "percent"  # "$" elsewhere in the column

@@ -97,9 +97,11 @@ def test_the_domain_library_names_line_items_as_filings_write_them():
     assert cell("PP&E, net", "2015").value == "42,620"
 
 
-def test_a_total_is_read_over_the_line_above_it_that_is_one_of_its_parts():
-    out = cell("cost of goods sold", "2019", [doc("tatqa-253")])
-    assert out.value == "$ 71,513"  # Total cost of goods sold, not the 68,367 before depreciation
+def test_a_part_is_read_from_its_own_row_and_its_total_only_when_total_is_asked():
+    # "Cost of goods sold  $ 68,367" above "Total cost of goods sold  $ 71,513" (with
+    # depreciation): TAT-QA's gold reads the row named, 74,646 for 2018
+    assert cell("cost of goods sold", "2019", [doc("tatqa-253")]).value == "$ 68,367"
+    assert cell("total cost of goods sold", "2019", [doc("tatqa-253")]).value == "$ 71,513"
 
 
 def test_the_evidence_names_the_tables_page_and_the_quote_the_row_with_its_header():
@@ -215,3 +217,50 @@ def test_a_label_that_says_more_in_parentheses_is_another_row():
     out = cell("free cash flow", "2019", [flows])
     assert out.value == "4,411" and out.quantity.unit == "EUR" and out.quantity.scale == 6
     assert cell("capital expenditure", "2018", [flows]).value == "(7,321)"  # Capital additions
+
+
+
+# TAT-QA dev ("Sopifab annual report 2019"): share counts, then earnings per share in cents
+EARNINGS_PER_SHARE = [
+    ["", "2019", "2018"],
+    ["", "53 WEEKS", "52 WEEKS"],
+    ["Profit for the period attributable to equity holders of the parent entity used in",
+     "", ""],
+    ["earnings per share ($M)", "", ""],
+    ["Continuing operations", "1,493", "1,605"],
+    ["Discontinued operations", "1,200", "119"],
+    ["", "2,693", "1,724"],
+    ["Weighted average number of shares used in earnings per share (shares, millions) (1)",
+     "", ""],
+    ["Basic earnings per share", "1,305.7", "1,300.5"],
+    ["Diluted earnings per share (2)", "1,313.7", "1,303.9"],
+    ["Basic earnings per share (cents per share) (1)", "", ""],
+    ["Continuing operations", "114.3", "123.4"],
+    ["Discontinued operations", "91.9", "9.2"],
+    ["", "206.2", "132.6"],
+    ["Diluted earnings per share (cents per share) (1,2)", "", ""],
+    ["Continuing operations", "113.6", "123.1"],
+    ["Discontinued operations", "91.3", "9.2"],
+    ["", "204.9", "132.3"],
+]
+
+
+def test_a_figure_per_share_is_never_read_from_a_row_under_a_count_of_shares():
+    tables = {"s": [table_from_rows(EARNINGS_PER_SHARE)]}
+    out = cell("Diluted earnings per share", "2019", documents=[doc("s")], tables=tables)
+    assert out.value == "204.9"  # the total in cents, not the 1,313.7 million shares
+
+
+# TAT-QA dev ("Nibusup annual report"): contractual obligations by period and in total
+OBLIGATIONS = [["(In thousands)", "Total", "2020", "2021-2022", "2023-2024", "Thereafter"],
+               ["Operating leases (1)", "$19,437", "$4,143", "$7,111", "$3,686", "$4,497"],
+               ["Capital leases", "65", "27", "38", "—", "—"],
+               ["Asset retirement obligation", "400", "—", "150", "250", ""],
+               ["Total contractual obligations (2)", "$19,902", "$4,170", "$7,299", "$3,936",
+                "$4,497"]]
+
+
+def test_without_a_period_a_schedule_by_period_is_read_in_its_total_column():
+    tables = {"o": [table_from_rows(OBLIGATIONS)]}
+    assert cell("total capital leases", documents=[doc("o")], tables=tables).value == "65"
+    assert cell("capital leases", "2020", documents=[doc("o")], tables=tables).value == "27"

@@ -117,3 +117,31 @@ def test_a_power_of_a_thousand_the_plan_writes_restates_the_amount_in_another_sc
     assert display(doubled.quantity) == "$50 million"
     price = compute("$P * 1000", P=parse_quantity("$2.50"))  # no scale below units: multiplied
     assert display(price.quantity) == "$2,500.00"
+
+
+# TAT-QA dev tables (bench/data/tatqa/build): the allowance for expected credit losses,
+# written "(23)" and "(135)" in $'000, and a WACC of 9.5% and 9.0%
+ALLOWANCE_2018 = parse_quantity("(23)", unit="USD", scale=3)
+ALLOWANCE_2019 = parse_quantity("(135)", unit="USD", scale=3)
+
+
+@pytest.mark.parametrize("expression", ["$T2 - $T1", "($T1 + $T2) / 2",
+                                        "round(($T2 - $T1) / $T1 * 100, 2)"])
+def test_a_change_or_average_of_figures_written_in_parentheses_is_refused_as_unclear(expression):
+    # the gold reads "the change in the allowance" as 135 - 23 = 112; -112 is as defensible
+    with pytest.raises(ToolError) as e:
+        compute(expression, T1=ALLOWANCE_2018, T2=ALLOWANCE_2019)
+    assert e.value.code == "UNCLEAR_ARITHMETIC" and "in parentheses" in str(e.value)
+
+
+def test_the_amounts_of_figures_in_parentheses_are_computed_when_the_plan_says_so():
+    assert compute("abs($T2) - abs($T1)", T1=ALLOWANCE_2018, T2=ALLOWANCE_2019).value == "112"
+
+
+def test_a_percentage_change_of_percentages_is_refused_as_unclear():
+    with pytest.raises(ToolError) as e:
+        compute("round(($T2 - $T1) / $T1 * 100, 2)", T1=parse_quantity("9.5%"),
+                T2=parse_quantity("9.0%"))
+    assert e.value.code == "UNCLEAR_ARITHMETIC"
+    assert compute("$T2 - $T1", T1=parse_quantity("9.5%"), T2=parse_quantity("9.0%")
+                   ).value == "-0.5"

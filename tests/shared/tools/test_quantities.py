@@ -19,6 +19,7 @@ CELLS = [  # text, the table's unit and scale -> kind, amount, unit, scale
     ("$5.4 billion", "USD", 6, ("money", Decimal("5.4"), "USD", 9)),
     ("12.5%", "USD", 6, ("percent", Decimal("12.5"), None, 0)),
     ("7.5 per cent", None, 0, ("percent", Decimal("7.5"), None, 0)),
+    ("(48.3)%", None, 0, ("percent", Decimal("-48.3"), None, 0)),  # an effective tax rate
     ("1,234 (1)", None, 0, ("number", Decimal(1234), None, 0)),
     ("1,234(a)", None, 0, ("number", Decimal(1234), None, 0)),
     ("USD 5", None, 0, ("money", Decimal(5), "USD", 0)),
