@@ -12,7 +12,9 @@ is also `purchases of property, plant and equipment`) — the column by `period`
 (shared/tables/periods.py `columns_for`; without one, the table's newest column, or its
 one column of figures). The first document whose tables hold the row for that period
 answers. Among the rows that fit, the best way of fitting wins: the label is the name,
-then it is the name under its heading, then the name qualified after a comma; the
+then it is the name under its heading, then the name qualified after a comma, then
+a label whose words are all the name's with the rest said by its heading, its table's
+title or the header of the column read (`APAC` under `Fiscal Year 2018 Net Sales`); the
 step's own words before the library's; then a heading the item sits under
 (`investing activities`, or words the row gives in parentheses or before a colon);
 then the fewest words beyond the name; then a total (`Total cost of goods sold` over

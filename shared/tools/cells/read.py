@@ -18,7 +18,7 @@ from shared.tables.periods import columns_for
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
-from ..rows import Fit, Label, aside_words, fit, label_words
+from ..rows import Fit, Label, aside_words, fit, in_context, label_words
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -97,15 +97,16 @@ def _options(request: Request, evidence: Evidence,
         title = set(label_words(table.title).words) if table.title else set()
         for row in table.rows:
             label, section = _label(row)
-            found = _fit(request, label, section)
+            heading = title | set(section.words if section else ())
+            columns = _columns(request, table, row)
+            found = _fit(request, label, section) or _fit_in_context(request, label, row,
+                                                                      table, heading, columns)
             if found is None:
                 continue
             how, own = found
-            heading = title | set(section.words if section else ())
             aside = len(aside_words(row.label) - request.words)
             key = [how.rank, not own, -len(request.context & heading), how.extra + aside,
                    not row.total]
-            columns = _columns(request, table, row)
             if not columns:
                 why.append(("column", f"{where(row, table)} has no column for "
                             f"{request.period} (its columns: {columns_named(table)})"
@@ -142,6 +143,18 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
     fits = [(f, own) for name, own in request.names_sharing(label)
             if (f := fit(name, label, section))]
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
+
+
+def _fit_in_context(request: Request, label: Label, row: Row, table: Table,
+                    heading: set[str], columns: list[int]) -> tuple[Fit, bool] | None:
+    """How the row names the request with the words its heading, its table's title and
+    the headers of the columns read say (shared/tools/rows.py `in_context`)."""
+    headers = {w for i in columns if (h := table.columns[i].header)
+               for w in label_words(h).words}
+    context = frozenset(heading | headers)
+    fits = [(f, own) for name, own in request.names_sharing(label)
+            if (f := in_context(name, label, context, row.total))]
+    return min(fits, key=lambda f: (not f[1], f[0].extra)) if fits else None
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:

@@ -215,3 +215,18 @@ def test_a_label_that_says_more_in_parentheses_is_another_row():
     out = cell("free cash flow", "2019", [flows])
     assert out.value == "4,411" and out.quantity.unit == "EUR" and out.quantity.scale == 6
     assert cell("capital expenditure", "2018", [flows]).value == "(7,321)"  # Capital additions
+
+
+def test_a_column_header_says_the_words_its_rows_leave_out():
+    regions = doc("tatqa-18")  # columns "Fiscal Year 2018 Net Sales", "… % of Total", …
+    assert cell("net sales in APAC", "2017", [regions]).value == "$288,764"
+    assert cell("total net sales", "2018", [regions]).value == "$ 1,200,181"
+    segments = doc("tatqa-1")  # "Appliances" under "Communications Solutions:"
+    assert cell("amount for Appliances", "2019", [segments]).value == "680"
+
+
+def test_context_supplies_words_but_never_replaces_one():
+    e = refused("gross sales in APAC", "2017", [doc("tatqa-18")])  # its header says net sales
+    assert e.code == "NOT_FOUND"
+    e = refused("revenue from Appliances", "2019", [doc("tatqa-1")])
+    assert e.code == "NOT_FOUND"
