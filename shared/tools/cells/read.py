@@ -99,8 +99,9 @@ def _options(request: Request, evidence: Evidence,
             label, section = _label(row)
             heading = title | set(section.words if section else ())
             columns = _columns(request, table, row)
-            found = _fit(request, label, section) or _fit_in_context(request, label, row,
-                                                                      table, heading, columns)
+            found = _fit(request, label, section)
+            if found is None:
+                found, columns = _fit_in_context(request, label, row, table, heading, columns)
             if found is None:
                 continue
             how, own = found
@@ -145,16 +146,26 @@ def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bo
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
 
 
-def _fit_in_context(request: Request, label: Label, row: Row, table: Table,
-                    heading: set[str], columns: list[int]) -> tuple[Fit, bool] | None:
+def _fit_in_context(request: Request, label: Label, row: Row, table: Table, heading: set[str],
+                    columns: list[int]) -> tuple[tuple[Fit, bool] | None, list[int]]:
     """How the row names the request with the words its heading, its table's title and
-    the headers of the columns read say (shared/tools/rows.py `in_context`)."""
-    headers = {w for i in columns if (h := table.columns[i].header)
-               for w in label_words(h).words}
-    context = frozenset(heading | headers)
-    fits = [(f, own) for name, own in request.names_sharing(label)
-            if (f := in_context(name, label, context, row.total))]
-    return min(fits, key=lambda f: (not f[1], f[0].extra)) if fits else None
+    the header of a column read say (shared/tools/rows.py `in_context`), and the columns
+    whose header lets it (`Opening balance – IAS 39` is opening balance of financial
+    assets under `Financial assets 2018`, not under `Financial liabilities 2018`)."""
+    def best(context: frozenset[str]) -> tuple[Fit, bool] | None:
+        fits = [(f, own) for name, own in request.names_sharing(label)
+                if (f := in_context(name, label, context, row.total))]
+        return min(fits, key=lambda f: (not f[1], f[0].extra)) if fits else None
+
+    if not columns:
+        return best(frozenset(heading)), columns
+    found = {i: best(frozenset(heading | set(label_words(table.columns[i].header or "").words)))
+             for i in columns}
+    fits = [f for f in found.values() if f is not None]
+    if not fits:
+        return None, columns
+    chosen = min(fits, key=lambda f: (not f[1], f[0].extra))
+    return chosen, [i for i in columns if found[i] == chosen]
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:

@@ -225,6 +225,13 @@ def test_a_column_header_says_the_words_its_rows_leave_out():
     assert cell("amount for Appliances", "2019", [segments]).value == "680"
 
 
+def test_a_row_named_with_its_column_headers_words_is_read_only_under_that_header():
+    movements = doc("tatqa-262")  # "Financial assets" and "Financial liabilities" over 2019, 2018
+    assert cell("IAS 39 opening balance of financial assets", "2018", [movements]).value \
+        == "77,131"
+    assert cell("financial liabilities closing balance", "2019", [movements]).value == "1,873"
+
+
 def test_context_supplies_words_but_never_replaces_one():
     e = refused("gross sales in APAC", "2017", [doc("tatqa-18")])  # its header says net sales
     assert e.code == "NOT_FOUND"
