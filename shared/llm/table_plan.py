@@ -34,6 +34,7 @@ from shared.search.terms import all_words, stem, words
 from shared.tables.model import Row, Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
+from shared.tools.rows import hints, label_words
 
 from .metric import Metric, Term, When
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
@@ -168,11 +169,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     title = all_words(doc.title)
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for)
-    names = [] if isinstance(chosen, Miss) else [_row_text(tables, chosen)]
+    picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
+    # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
+    # under its heading is named by the question's own words instead
+    names = [picked] if picked and label_words(hints(picked)[0]).words else []
     own = _without_title(term.item, title)
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way
-    if own and own not in names and term.when is not None:
+    if own and own not in names and term.when is not None \
+            and label_words(hints(own)[0]).words:
         names.append(own)
     reads, why = [], []
     for row in names:
@@ -183,7 +188,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         except ToolError as e:
             why.append(f"row {row!r}: {e.code}")
             continue
-        if isinstance(chosen, Choice) and row == names[0] and _value(out) != _value_of(chosen):
+        if isinstance(chosen, Choice) and row == picked and _value(out) != _value_of(chosen):
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue

@@ -18,7 +18,9 @@ title or the header of the column read (`APAC` under `Fiscal Year 2018 Net Sales
 step's own words before the library's; then a heading the item sits under
 (`investing activities`, or words the row gives in parentheses or before a colon);
 then the fewest words beyond the name; then a total (`Total cost of goods sold` over
-the `Cost of goods sold` line above it, a part of it).
+the `Cost of goods sold` line above it, a part of it). A step asking for `Total`
+alone reads a line labelled `Total` and nothing else, which its heading or what the
+step and the label say in parentheses (`Total (loan)`) tells apart.
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 

@@ -18,12 +18,14 @@ from shared.tables.periods import columns_for
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
-from ..rows import Fit, Label, aside_words, fit, in_context, label_words
+from ..rows import FILLERS, Fit, Label, aside_words, fit, in_context, label_words
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
 
 _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
+_TOTAL = regex.compile(r"^\s*total\b[^\w]*(?:\([^()]*\)[^\w]*)?$", regex.IGNORECASE)
+"""A label that is `Total` and nothing else but what it says in parentheses."""
 _LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
 
 
@@ -99,7 +101,7 @@ def _options(request: Request, evidence: Evidence,
             label, section = _label(row)
             heading = title | set(section.words if section else ())
             columns = _columns(request, table, row)
-            found = _fit(request, label, section)
+            found = _fit(request, label, section, row)
             if found is None:
                 found, columns = _fit_in_context(request, label, row, table, heading, columns)
             if found is None:
@@ -140,9 +142,16 @@ def _label(row: Row) -> tuple[Label, Label | None]:
     return label_words(row.label), section
 
 
-def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bool] | None:
+def _fit(request: Request, label: Label, section: Label | None,
+         row: Row) -> tuple[Fit, bool] | None:
     fits = [(f, own) for name, own in request.names_sharing(label)
             if (f := fit(name, label, section))]
+    if not fits and not label.words and _TOTAL.match(row.label):
+        # `Total` asked for by itself is a total line; its heading or what the step and
+        # the label say in parentheses (`Total (loan)`) tell several apart, else they
+        # are ambiguous
+        fits = [(Fit("exact", 0), own) for name, own in request.names
+                if not name.distinct - FILLERS]
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
 
 

@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (five TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (six TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -82,6 +82,13 @@ def test_the_average_of_a_row_without_a_period_is_over_every_year_its_table_show
     assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == [
         "2016-10-01..2017-09-30", "2017-10-01..2018-09-30", "2018-10-01..2019-09-30"]
     assert Decimal(run(plan, reports).value) == Decimal("1269.033333333333333333333333")
+
+
+def test_a_total_line_under_a_heading_is_read_by_the_questions_own_words(reports):
+    plan = heuristic_plan("What is the total assets for year 2019, according to Zemosib's "
+                          "annual report?", reports)  # "Total" under "Assets not allocated"
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == ["total assets"]
+    assert run(plan, reports).value == "$ 5,765.2"
 
 
 def test_a_percentage_prints_its_percent_sign(reports):

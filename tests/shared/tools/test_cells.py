@@ -232,6 +232,12 @@ def test_a_row_named_with_its_column_headers_words_is_read_only_under_that_heade
     assert cell("financial liabilities closing balance", "2019", [movements]).value == "1,873"
 
 
+def test_total_asked_for_by_itself_is_the_total_line_its_parentheses_tell_apart():
+    ltv = doc("tatqa-26")  # "Total (value)" above "Total (loan)"
+    assert cell("Total (loan)", "2019", [ltv]).value == "828.8"
+    assert cell("Total", "2018", [doc("tatqa-1")]).value == "$ 13,988"
+
+
 def test_context_supplies_words_but_never_replaces_one():
     e = refused("gross sales in APAC", "2017", [doc("tatqa-18")])  # its header says net sales
     assert e.code == "NOT_FOUND"
