@@ -5,7 +5,9 @@ the question is not read (the planner then abstains rather than guess).
 
 Forms read (periods are the ones the question names; a change is the later period minus
 the earlier whichever order the question names them, a decrease the earlier minus the
-later, the difference between two periods their distance, always positive):
+later, the difference between two periods their distance, always positive — "the
+difference in X between 2018 and 2019"; "the difference between X in 2018 and 2019",
+which TAT-QA answers both as a distance and as a change, is not read):
 - a line item in a period: "What was the net sales in Americas in 2018?", "What is the
   FY2018 capital expenditure amount (in USD millions) for 3M?";
 - the change, increase, decrease or difference in X from P1 to P2, and its percentage;
@@ -145,7 +147,9 @@ _SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during)\s+(?:the\s+|all\s+|both\s
 """How a question says "over these years" ("for the 3 years", "over the three year period")."""
 _FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
                               r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
-_OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by)\s+(?:the\s+)?", regex.I)
+_OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by|between)\s+(?:the\s+)?", regex.I)
+_SUM_AFTER = regex.compile(r"\s+(?:altogether|in\s+total)\b", regex.I)
+"""How a question says "added up" after the item ("gross profit altogether")."""
 _ENDING = regex.compile(r"[\s?.!,;:]+$")
 _SOURCE = regex.compile(r",?\s*\b(?:according\s+to|(?:as\s+)?(?:reported|stated|shown|disclosed|"
                         r"presented)\s+(?:in|by)\s+(?:the|its|their|[A-Z]\w*)\b|based\s+on\s+(?:the|its)\s+"
@@ -281,6 +285,11 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         if regex.search(r"\bnet\s+difference\b", core, regex.I):
             return Refusal("it asks for a net difference between two periods, whose sign "
                            "it does not say")
+        if regex.search(r"\bdifference\s+between\s+(?!@)", core, regex.I):
+            # "the difference between X in 2018 and 2019": TAT-QA answers these both as a
+            # size and as a signed change
+            return Refusal("it asks for the difference between a line item's figures in two "
+                           "periods, whose sign it does not say")
         # "the difference between 2018 and 2019" is a size, whichever year is larger
         return Metric(terms, "abs($T2 - $T1)", op, scale=scale, places=places,
                       name=f"difference in {item}")
@@ -325,6 +334,8 @@ def _item(core: str, op: str | None) -> str:
         if m is not None:
             before, after = text[:m.start()].strip(), text[m.end():].strip()
             after = _OP_PHRASE.sub("", after)
+            if op == "sum":
+                after = _SUM_AFTER.sub("", after)
             # "how much did revenue increase": the item comes before the verb
             text = after if after and not _only_connectives(after) else before
     text = _SPAN_WORDS.sub(" ", text)

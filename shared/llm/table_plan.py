@@ -8,6 +8,8 @@ run it (shared/tools/cells.py), so a plan never asks for a cell EXTRACT would no
 read. Two ways to name a row are tried: the label the question's words pick in the
 tables (shared/llm/rows.py) and the question's own words for the item (which EXTRACT
 also knows by the domain library's names); when both read a cell it must be the same.
+"The average X" with no period, when no row is named so, is the mean of X over every
+period of the one table whose row X names a figure in each.
 
 Which document: one the question names whose tables hold the cell. A filing answers
 its own period and the earlier periods its tables show: of the documents holding a
@@ -24,15 +26,17 @@ from dataclasses import dataclass
 
 import regex
 
-from shared.errors import NoAnswer, ToolError
+from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
+from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
 from shared.tables.model import Row, Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
+from shared.tools.rows import hints, label_words
 
-from .metric import Metric, Term
+from .metric import Metric, Term, When
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
@@ -66,13 +70,68 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     if not with_tables:
         raise NoAnswer("not found: no document the question names has tables",
                        [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
-    found = [_find(n, term, with_tables, tables, columns_for)
-             for n, term in enumerate(metric.terms, 1)]
+    try:
+        found = [_find(n, term, with_tables, tables, columns_for)
+                 for n, term in enumerate(metric.terms, 1)]
+    except NoAnswer:
+        if (every := _over_every_period(metric, with_tables, tables, columns_for)) is None:
+            raise
+        metric = every
+        found = [_find(n, term, with_tables, tables, columns_for)
+                 for n, term in enumerate(metric.terms, 1)]
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
                         for f in found][:NEAREST])
     return _plan(metric, found, backend)
+
+
+_AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
+                            regex.I)
+
+
+def _over_every_period(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
+                       columns_for) -> Metric | None:
+    """"The average X" with no period, when no row is named so: the average of X over
+    every period of the one table whose row X names a figure in each of its periods
+    (TAT-QA's "What is the average Cost of sales" of a three-year table is the three
+    years' mean). None when the question is not of that form, or when no table, or
+    tables with other periods, hold such a row, or its periods differ in length (a
+    quarter beside a year)."""
+    term = metric.terms[0]
+    m = _AVERAGE_OF.match(term.item)
+    if metric.kind != "value" or len(metric.terms) != 1 or term.when is not None or m is None:
+        return None
+    held = set()
+    for doc in docs:
+        item = item_words(m["item"]) - all_words(doc.title)
+        for table in tables[doc.id]:
+            whens = _periods_of(table)
+            if len(whens) > 1 and all(
+                    isinstance(choose_cell(item, w, [table], columns_for), Choice)
+                    for w in whens):
+                held.add(tuple(whens))
+    if len(held) != 1:
+        return None
+    whens = held.pop()
+    if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1:
+        return None
+    refs = " + ".join(f"$T{i}" for i in range(1, len(whens) + 1))
+    return Metric(tuple(Term(m["item"], w) for w in whens), f"({refs}) / {len(whens)}",
+                  "average", scale=metric.scale, places=metric.places,
+                  name=f"average {m['item']}")
+
+
+def _periods_of(table: Table) -> list[When]:
+    """The periods of `table`'s columns, earliest first."""
+    whens = {}
+    for column in table.columns:
+        if column.period and column.period not in whens:
+            try:
+                whens[column.period] = When(column.period, parse_scope(column.period))
+            except InputError:
+                continue
+    return sorted(whens.values(), key=lambda w: w.span)
 
 
 def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table]],
@@ -110,11 +169,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     title = all_words(doc.title)
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for)
-    names = [] if isinstance(chosen, Miss) else [_row_text(tables, chosen)]
+    picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
+    # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
+    # under its heading is named by the question's own words instead
+    names = [picked] if picked and label_words(hints(picked)[0]).words else []
     own = _without_title(term.item, title)
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way
-    if own and own not in names and term.when is not None:
+    if own and own not in names and term.when is not None \
+            and label_words(hints(own)[0]).words:
         names.append(own)
     reads, why = [], []
     for row in names:
@@ -125,7 +188,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         except ToolError as e:
             why.append(f"row {row!r}: {e.code}")
             continue
-        if isinstance(chosen, Choice) and row == names[0] and _value(out) != _value_of(chosen):
+        if isinstance(chosen, Choice) and row == picked and _value(out) != _value_of(chosen):
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue

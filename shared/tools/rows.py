@@ -14,7 +14,12 @@ is no word either (`Total revenues` names revenues). A label names a row
   dash (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2
   million`, `Long-term debt, less current portion`), a word of QUALIFIERS first: what
   follows a comma in `Sales, general and administrative` is more items, not a
-  qualification.
+  qualification;
+- in `context` when every word of the label is the name's and the row's context says
+  the rest (its heading, its table's title, the header of the column read: `Americas`
+  under the column `Fiscal Year 2018 Net Sales` is net sales in Americas; `Total`
+  there is total net sales), FILLERS (`amount`) aside: the context supplies words, it
+  never replaces one.
 Words before the name change what a row is (`Cost of sales` is not sales, `Other
 current assets` not current assets), and so do words after it without a comma
 (`Net income per share`): such labels fit no name, and are only ever named as the
@@ -35,7 +40,10 @@ SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its the
                         .split())
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
-RANKS = {"exact": 0, "under": 1, "qualified": 2}
+RANKS = {"exact": 0, "under": 1, "qualified": 2, "context": 3}
+FILLERS = frozenset(stem(w) for w in "amount amounts value values figure".split())
+"""Words a request may add around a row's name that no row needs to say (`amount for
+Land`)."""
 QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including incl after
 before at end beginning as current noncurrent non long short gross trade continuing
 discontinued reported adjusted restated cost""".split())
@@ -65,9 +73,10 @@ class Label:
 @dataclass(frozen=True)
 class Fit:
     how: str
-    """`exact`, `under` (with its section's words) or `qualified`."""
+    """`exact`, `under` (with its section's words), `qualified` or `context`."""
     extra: int
-    """Words the label has beyond the name (qualified)."""
+    """Words the label has beyond the name (qualified), or its context gives it
+    (context)."""
 
     @property
     def rank(self) -> int:
@@ -145,6 +154,19 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
         if prefix - wanted:
             return None
     return None
+
+
+def in_context(name: Label, label: Label, context: frozenset[str],
+               total: bool = False) -> Fit | None:
+    """How `label` names `name` when its context (the words of its heading, title and
+    column header) says what the label leaves out; None when it does not. A label without
+    words (`Total`) fits only as a `total` row."""
+    if not name.words or not label.distinct <= name.distinct or not (label.words or total):
+        return None
+    rest = name.distinct - label.distinct - FILLERS
+    if not name.distinct - FILLERS or rest - context:
+        return None
+    return Fit("context", len(rest))
 
 
 def likeness(name: Label, label: Label) -> float:

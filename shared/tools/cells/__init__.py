@@ -10,9 +10,11 @@ The row matches by words (shared/tools/rows.py) — the step's own, and the name
 domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
 is also `purchases of property, plant and equipment`) — the column by `period`
 (shared/tables/periods.py `columns_for`; without one, the column headed "Total" of a
-table by period, else the table's newest column, or its one column of figures). The first document whose tables hold the row for that period
-answers. Among the rows that fit, the best way of fitting wins: the label is the name,
-then it is the name under its heading, then the name qualified after a comma; the
+table by period, else the table's newest column, or its one column of figures). The
+first document whose tables hold the row for that period answers. Among the rows that fit, the best way of fitting wins: the label is the name,
+then it is the name under its heading, then the name qualified after a comma, then
+a label whose words are all the name's with the rest said by its heading, its table's
+title or the header of the column read (`APAC` under `Fiscal Year 2018 Net Sales`); the
 step's own words before the library's; then a heading the item sits under
 (`investing activities`, or words the row gives in parentheses or before a colon);
 then the fewest words beyond the name; then a total over the rows of other tables —
@@ -21,6 +23,9 @@ the step says "total" (`Cost of goods sold` over `Total cost of goods sold` belo
 A step that asks for a figure per share never reads a row that counts shares (its
 label, or its heading with a cell not written as money: "Basic earnings per share"
 under "Weighted average number of shares … (shares, millions)").
+A step asking for `Total` alone reads a line labelled `Total` and nothing else,
+which its heading or what the step and the label say in parentheses (`Total (loan)`)
+tells apart.
 Rows and columns that fit alike and state the same figure (a summary repeating the
 statement) are one answer.
 

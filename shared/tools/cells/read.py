@@ -19,12 +19,14 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
 
-from ..rows import Fit, Label, aside_words, fit, label_words
+from ..rows import FILLERS, Fit, Label, aside_words, fit, in_context, label_words
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
 
 _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
+_TOTAL = regex.compile(r"^\s*total\b[^\w]*(?:\([^()]*\)[^\w]*)?$", regex.IGNORECASE)
+"""A label that is `Total` and nothing else but what it says in parentheses."""
 _LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
 
 
@@ -99,15 +101,17 @@ def _options(request: Request, evidence: Evidence,
         title = set(label_words(table.title).words) if table.title else set()
         for row in table.rows:
             label, section = _label(row)
-            found = _fit(request, label, section)
+            heading = title | set(section.words if section else ())
+            columns = _columns(request, table, row)
+            found = _fit(request, label, section, row)
+            if found is None:
+                found, columns = _fit_in_context(request, label, row, table, heading, columns)
             if found is None:
                 continue
             how, own = found
-            heading = title | set(section.words if section else ())
             aside = len(aside_words(row.label) - request.words)
             key = [how.rank, not own, -len(request.context & heading), how.extra + aside,
                    not row.total]
-            columns = _columns(request, table, row)
             if not columns:
                 why.append(("column", f"{where(row, table)} has no column for "
                             f"{request.period} (its columns: {columns_named(table)})"
@@ -170,10 +174,39 @@ def _label(row: Row) -> tuple[Label, Label | None]:
     return label_words(row.label), section
 
 
-def _fit(request: Request, label: Label, section: Label | None) -> tuple[Fit, bool] | None:
+def _fit(request: Request, label: Label, section: Label | None,
+         row: Row) -> tuple[Fit, bool] | None:
     fits = [(f, own) for name, own in request.names_sharing(label)
             if (f := fit(name, label, section))]
+    if not fits and not label.words and _TOTAL.match(row.label):
+        # `Total` asked for by itself is a total line; its heading or what the step and
+        # the label say in parentheses (`Total (loan)`) tell several apart, else they
+        # are ambiguous
+        fits = [(Fit("exact", 0), own) for name, own in request.names
+                if not name.distinct - FILLERS]
     return min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
+
+
+def _fit_in_context(request: Request, label: Label, row: Row, table: Table, heading: set[str],
+                    columns: list[int]) -> tuple[tuple[Fit, bool] | None, list[int]]:
+    """How the row names the request with the words its heading, its table's title and
+    the header of a column read say (shared/tools/rows.py `in_context`), and the columns
+    whose header lets it (`Opening balance – IAS 39` is opening balance of financial
+    assets under `Financial assets 2018`, not under `Financial liabilities 2018`)."""
+    def best(context: frozenset[str]) -> tuple[Fit, bool] | None:
+        fits = [(f, own) for name, own in request.names_sharing(label)
+                if (f := in_context(name, label, context, row.total))]
+        return min(fits, key=lambda f: (not f[1], f[0].extra)) if fits else None
+
+    if not columns:
+        return best(frozenset(heading)), columns
+    found = {i: best(frozenset(heading | set(label_words(table.columns[i].header or "").words)))
+             for i in columns}
+    fits = [f for f in found.values() if f is not None]
+    if not fits:
+        return None, columns
+    chosen = min(fits, key=lambda f: (not f[1], f[0].extra))
+    return chosen, [i for i in columns if found[i] == chosen]
 
 
 def _columns(request: Request, table: Table, row: Row) -> list[int]:

@@ -94,6 +94,14 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What is the difference in total costs incurred between 2018 and 2019?",
      ["total costs incurred"] * 2, ["2018", "2019"], "abs($T2 - $T1)"),
     ("What was the amount of Finished Goods in 2019?", ["Finished Goods"], ["2019"], None),
+    ("What is the difference between the net cash provided by operating activities from 2018 "
+     "to 2019?", ["net cash provided by operating activities"] * 2, ["2018", "2019"],
+     "$T2 - $T1"),
+    ("What is the change between direct energy consumption (MWh) in 2018 and 2019 year end?",
+     ["direct energy consumption (MWh)"] * 2, ["2018", "2019"], "$T2 - $T1"),
+    ("What is the total value of computer equipment and software at the end of 2018 and 2019 "
+     "altogether?", ["computer equipment and software at the end"] * 2, ["2018", "2019"],
+     "$T1 + $T2"),
 ])
 def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
                                                                  expression):
@@ -132,6 +140,9 @@ def test_the_unit_asked_is_the_answers_scale():
     "What is the percentage change in BCE operating revenues in 2019?",
     "What is the net percentage difference in net sales between 2017 and 2019?",
     "What was the change in revenue in the previous year?",
+    # a size to some of TAT-QA's answers, a signed change to others
+    "What is the difference between the net cash used for financing activities in 2018 and "
+    "2019?",
 ])
 def test_arithmetic_a_question_leaves_open_is_not_read(question):
     metric = read_metric(question)

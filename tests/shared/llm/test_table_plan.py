@@ -76,6 +76,21 @@ def test_a_metric_is_the_extracts_of_its_parts_and_a_compute(reports, question, 
     assert Decimal(run(plan, reports).value) == value
 
 
+def test_the_average_of_a_row_without_a_period_is_over_every_year_its_table_shows(reports):
+    plan = heuristic_plan("What is the average total sales, according to Cududic's annual "
+                          "report?", reports)
+    assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == [
+        "2016-10-01..2017-09-30", "2017-10-01..2018-09-30", "2018-10-01..2019-09-30"]
+    assert Decimal(run(plan, reports).value) == Decimal("1269.033333333333333333333333")
+
+
+def test_a_total_line_under_a_heading_is_read_by_the_questions_own_words(reports):
+    plan = heuristic_plan("What is the total assets for year 2019, according to Zemosib's "
+                          "annual report?", reports)  # "Total" under "Assets not allocated"
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == ["total assets"]
+    assert run(plan, reports).value == "$ 5,765.2"
+
+
 def test_a_percentage_prints_its_percent_sign(reports):
     plan = heuristic_plan("What is the percentage change in Other in 2019 from 2018, "
                           "according to Cududic's annual report?", reports)

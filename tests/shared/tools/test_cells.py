@@ -264,3 +264,31 @@ def test_without_a_period_a_schedule_by_period_is_read_in_its_total_column():
     tables = {"o": [table_from_rows(OBLIGATIONS)]}
     assert cell("total capital leases", documents=[doc("o")], tables=tables).value == "65"
     assert cell("capital leases", "2020", documents=[doc("o")], tables=tables).value == "27"
+
+
+def test_a_column_header_says_the_words_its_rows_leave_out():
+    regions = doc("tatqa-18")  # columns "Fiscal Year 2018 Net Sales", "… % of Total", …
+    assert cell("net sales in APAC", "2017", [regions]).value == "$288,764"
+    assert cell("total net sales", "2018", [regions]).value == "$ 1,200,181"
+    segments = doc("tatqa-1")  # "Appliances" under "Communications Solutions:"
+    assert cell("amount for Appliances", "2019", [segments]).value == "680"
+
+
+def test_a_row_named_with_its_column_headers_words_is_read_only_under_that_header():
+    movements = doc("tatqa-262")  # "Financial assets" and "Financial liabilities" over 2019, 2018
+    assert cell("IAS 39 opening balance of financial assets", "2018", [movements]).value \
+        == "77,131"
+    assert cell("financial liabilities closing balance", "2019", [movements]).value == "1,873"
+
+
+def test_total_asked_for_by_itself_is_the_total_line_its_parentheses_tell_apart():
+    ltv = doc("tatqa-26")  # "Total (value)" above "Total (loan)"
+    assert cell("Total (loan)", "2019", [ltv]).value == "828.8"
+    assert cell("Total", "2018", [doc("tatqa-1")]).value == "$ 13,988"
+
+
+def test_context_supplies_words_but_never_replaces_one():
+    e = refused("gross sales in APAC", "2017", [doc("tatqa-18")])  # its header says net sales
+    assert e.code == "NOT_FOUND"
+    e = refused("revenue from Appliances", "2019", [doc("tatqa-1")])
+    assert e.code == "NOT_FOUND"
