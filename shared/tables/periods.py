@@ -8,15 +8,18 @@ the columns of a table a requested period names.
 
 A fiscal year is named by the year it ends in: "Years ended September 30" over "2019"
 is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
-year that ends in January or the first week of February is named by no year (companies
-name it either way), only by its dates. A balance-sheet date names a year only in a
-table whose dates are year ends (a year apart, to within a week). A quarter written as
+year that ends in January or the first week of February is named either way by
+companies, so only a bare year names it (the calendar year it ends in), and only the
+newest such year of a table that does not name its fiscal years itself; "FY2019" or
+"fiscal 2019" names it never. A balance-sheet date names a year only in a table whose
+dates are year ends (a year apart, to within a week); a January 1 beside them is an
+opening balance and names none. A quarter written as
 a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
 marked fiscal ("Q3 FY2019", "FY2019-Q3") is the quarter of the fiscal year, read from
 the table's own year or year-to-date columns, and names nothing in a table that does
-not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change
-2019-2018"), two spans, a range of years ("2021-2022") or a year with words that make
-it something else ("First" over "2015") names none.
+not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
+spans, a range of years ("2021-2022") or a year with words that make it something else
+("First" over "2015") names none.
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ _CONTEXT = regex.compile(
     rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
 _MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
+_FISCAL_NAMED = regex.compile(r"\bFY\s?'?\d{2}|\bfiscal\s+(?:year\s+)?(?:19|20)\d{2}\b"
+                              r"|\bF\d{2}\b", _F)
+"""A year named as the company's own fiscal year (`Fiscal 2019`, `FY19`, `F19`)."""
 _FISCAL_QUARTER = regex.compile(
     r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
@@ -160,7 +166,10 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     wanted = _request(period, spans)
     if wanted is None:
         return []
-    found = [i for i, span in enumerate(spans) if span and _names(wanted, span, spans)]
+    company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
+        _FISCAL_NAMED.search(table.title or ""))
+    found = [i for i, span in enumerate(spans)
+             if span and _names(wanted, span, spans, company_named)]
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
@@ -187,7 +196,8 @@ def _scope(period: str | None) -> DateRange | None:
         return None
 
 
-# A request: ("year", Y) | ("date", d) | ("span", (a, b)) | ("fiscal-quarter", (Y, q))
+# A request: ("year", Y) | ("fiscal-year", Y) (named `FY2019`, `fiscal 2019`) | ("date", d)
+# | ("span", (a, b))
 Request = tuple[str, object]
 
 
@@ -207,7 +217,7 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
         if span[0] == span[1]:
             return "date", span[0]
         if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
-            return "year", span[0].year
+            return _year(text, span[0].year)
         return "span", span
     found = period_of(text)
     if found is None:
@@ -216,8 +226,12 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
     if span[0] == span[1]:
         return "date", span[0]
     if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
-        return "year", span[0].year
+        return _year(text, span[0].year)
     return "span", span
+
+
+def _year(text: str, year: int) -> Request:
+    return ("fiscal-year" if _FISCAL.search(text) else "year"), year
 
 
 def _fiscal_quarter(year: int, quarter: int, spans: list[DateRange | None]) -> Request | None:
@@ -244,7 +258,8 @@ def _months(span: DateRange) -> int:
     return round(((span[1] - span[0]).days + 1) / 30.44)
 
 
-def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> bool:
+def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
+           company_named: bool = False) -> bool:
     kind, value = wanted
     instant = span[0] == span[1]
     if kind == "date":
@@ -253,38 +268,54 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> b
         a, b = value
         return not instant and _near(span[0], a) and _near(span[1], b)
     year = value
+    # a bare year names a year ending in January by the calendar year it ends in, unless
+    # the table names its years itself ("Fiscal 2019" may be the year ended February 1,
+    # 2020) or shows the year ending the January after, which readers call by that year
+    # too (TAT-QA asks "2019" of the year ended January 31, 2020 beside February 1, 2019)
+    calendar = kind == "year" and not company_named and not any(
+        s and s[1].year == year + 1 and _january_end(s[1]) for s in spans)
     if instant:
-        return _year_named(span[0]) == year and _year_ends(spans)
+        return _year_named(span[0], calendar) == year and _year_ends(spans)
     if span == (date(year, 1, 1), date(year, 12, 31)):
         return True
-    return _months(span) == 12 and _year_named(span[1]) == year
+    return _months(span) == 12 and _year_named(span[1], calendar) == year
 
 
-def _year_named(end: date) -> int | None:
-    """The fiscal year a year ending on `end` is named by: the year it ends in; None for
-    a year ending in January or the first week of February, which companies name either
-    way (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to
-    others, and TAT-QA's readers call the year ended January 3, 2020 "2020")."""
-    if end.month == 1 or (end.month == 2 and end.day <= 7):
+def _year_named(end: date, calendar: bool = False) -> int | None:
+    """The fiscal year a year ending on `end` is named by: the year it ends in. A year
+    ending in January or the first week of February is named either way by companies
+    (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to others):
+    by the calendar year it ends in when `calendar` (a bare year asked of the table's
+    newest such year: "2020" for the year ended January 3, 2020, as TAT-QA's readers
+    write it), else by none. January 1 names none: a balance on it opens the year (as
+    restated), and a 52/53-week year ending on it is all but the year before."""
+    if (end.month, end.day) == (1, 1):
         return None
+    if _january_end(end):
+        return end.year if calendar else None
     return end.year
+
+
+def _january_end(end: date) -> bool:
+    """A year ending in January or the first week of February: named either way."""
+    return end.month == 1 or (end.month == 2 and end.day <= 7)
 
 
 def _year_ends(spans: list[DateRange | None]) -> bool:
     """Whether the table's dates are year ends: the ends of its own fiscal-year columns,
     or two or more in different years a year apart (to within a week: 52/53-week years
-    end on different days)."""
-    instants = sorted({s[0] for s in spans if s and s[0] == s[1]})
+    end on different days). An opening balance on January 1 beside them is set aside."""
+    instants = sorted({s[0] for s in spans if s and s[0] == s[1]
+                       and (s[0].month, s[0].day) != (1, 1)})
     year_ends = {s[1] for s in spans if s and s[0] != s[1] and _months(s) == 12}
     if instants and all(d in year_ends for d in instants):
         return True
-    return len(instants) >= 2 and all(
-        round((b - a).days / 365.25) >= 1 and _near(_same_day(a, b.year), b)
-        for a, b in zip(instants, instants[1:]))
+    return len(instants) >= 2 and all(_years_apart(a, b) for a, b in zip(instants, instants[1:]))
 
 
-def _same_day(day: date, year: int) -> date:
-    try:
-        return day.replace(year=year)
-    except ValueError:  # 29 February
-        return date(year, 3, 1)
+def _years_apart(a: date, b: date) -> bool:
+    """Whether `b` is a whole number of years after `a`, to within a week and a day
+    (a 53-week year ends a week after the 52-week year before it)."""
+    days = (b - a).days
+    years = round(days / 365.25)
+    return years >= 1 and abs(days - years * 365.25) <= 8

@@ -67,9 +67,10 @@ def test_a_header_repeated_below_the_rows_starts_a_table_of_its_own():
     assert row(both[1], "Total").cells[3].text == "$179,000"
 
 
-def test_a_year_ending_in_january_is_named_by_its_dates_not_by_a_bare_year():
+def test_a_year_ending_in_january_is_named_by_its_dates_and_the_newest_by_a_bare_year():
     table = table_from_rows(TABLES["89cf13a2"])
     assert columns_for(table, "2019") == columns_for(table, "FY2020") == []
+    assert columns_for(table, "2020") == [0]
     assert columns_for(table, "January 31, 2020") == [0]
     assert columns_for(table, "year ended February 1, 2019") == [1]
 
