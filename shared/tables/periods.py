@@ -11,13 +11,16 @@ is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name
 year that ends in January or the first week of February is named either way by
 companies, so only a bare year names it (the calendar year it ends in), and only the
 newest such year of a table that does not name its fiscal years itself; "FY2019" or
-"fiscal 2019" names it never. A balance-sheet date names a year only in a table whose
-dates are year ends (a year apart, to within a week); a January 1 beside them is an
-opening balance and names none. A quarter written as
+"fiscal 2019" names it never. A header naming one fiscal year over two calendar years
+("2018/2019") is named by the fiscal year it ends in. A balance-sheet date names a
+year only in a table whose dates are year ends (a year apart, to within a week); a
+January 1 beside them is an opening balance and names none. A quarter written as
 a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
-marked fiscal ("Q3 FY2019", "FY2019-Q3") is the quarter of the fiscal year, read from
-the table's own year or year-to-date columns, and names nothing in a table that does
-not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
+marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that quarter
+("Fiscal 2019 Third Quarter"), or else the quarter of the fiscal year read from the
+table's own year or year-to-date columns, and names nothing in a table that shows
+neither. A header's year may be set in spaced digits ("2 0 1 8") or as a short fiscal
+year ("F19"). A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
 spans, a range of years ("2021-2022") or a year with words that make it something else
 ("First" over "2015") names none.
 """
@@ -68,9 +71,20 @@ _CONTEXT = regex.compile(
     rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
 _MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
+_SPACED_YEAR = regex.compile(
+    r"(?<!\d)(?<!(?:^|\s)\d\s)([12]) ([09]) (\d) (\d)(?!\d)(?!\s\d(?:\s|$))")
+"""A year set in spaced digits (`2 0 1 8`), as some reports letter their headers."""
+_SHORT_FISCAL = regex.compile(r"\bF(\d{2})\b")
+"""`F19`: fiscal 2019, as some annual reports write it."""
+_SPLIT_YEAR = regex.compile(r"(?<![\w/-])((?:19|20)\d{2})\s?/\s?((?:19|20)?\d{2})(?![\w/-])")
+"""`2018/2019`, `2018/19`: one fiscal year over two calendar years, when they follow."""
 _FISCAL_NAMED = regex.compile(r"\bFY\s?'?\d{2}|\bfiscal\s+(?:year\s+)?(?:19|20)\d{2}\b"
                               r"|\bF\d{2}\b", _F)
 """A year named as the company's own fiscal year (`Fiscal 2019`, `FY19`, `F19`)."""
+_HEADER_QUARTER = regex.compile(
+    r"\bfiscal\s+(?:year\s+)?(?<y>(?:19|20)\d{2})\s+(?<o>first|second|third|fourth|1st|2nd|3rd|4th)"
+    r"\s+quarter\b", _F)
+"""A fiscal quarter a header names year first (`Fiscal 2019 Third Quarter`)."""
 _FISCAL_QUARTER = regex.compile(
     r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
@@ -97,7 +111,7 @@ def period_of(header: str, context: str = "") -> str | None:
     than one (a change column), or names a year with words that make it something else
     ("First" over "2015": a quarter of a fiscal year the header does not say).
     `context` (from `period_context`) is what a header that is a bare year is of."""
-    text = " ".join((header or "").split())
+    text = _normal(header)
     if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
         text = f"{context} {text}"
     text = _QUARTER_ENDED.sub("three months ", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
@@ -127,6 +141,26 @@ def period_of(header: str, context: str = "") -> str | None:
             _quarter_like(span)):
         return format_scope(span)
     return None
+
+
+def _normal(text: str | None) -> str:
+    """A header with its spacing joined and short fiscal years written out (`F19`:
+    `FY2019`)."""
+    text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
+    return _SHORT_FISCAL.sub(r"FY20\1", text)
+
+
+def _split_year(header: str) -> int | None:
+    """The year a header naming one fiscal year over two calendar years (`2018/2019`,
+    `2018/19`) ends in; None for any other header. Its months are not told, so it is
+    a fiscal year asked by name, not a span of dates."""
+    text = _MARKS.sub("", _normal(header))
+    found = list(_SPLIT_YEAR.finditer(text))
+    if len(found) != 1 or _COMPARE.search(text) or _QUALIFIERS.search(text) or regex.search(
+            r"(?<!\d)(?:19|20)\d{2}(?!\d)", text[:found[0].start()] + text[found[0].end():]):
+        return None
+    first, second = int(found[0][1]), int(found[0][2][-2:])
+    return first + 1 if (first + 1) % 100 == second else None
 
 
 def _year_before(day: date) -> date:
@@ -163,16 +197,54 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     (`money`, `number`, `percent`), columns whose figures are of another kind (a
     percent column beside an amount column for the same year) are left out."""
     spans = [_scope(c.period) for c in table.columns]
-    wanted = _request(period, spans)
-    if wanted is None:
-        return []
-    company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
-        _FISCAL_NAMED.search(table.title or ""))
-    found = [i for i, span in enumerate(spans)
-             if span and _names(wanted, span, spans, company_named)]
+    if named := _header_quarters(table, period):
+        found = named
+    else:
+        wanted = _request(period, spans)
+        if wanted is None:
+            return []
+        company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
+            _FISCAL_NAMED.search(table.title or ""))
+        found = [i for i, span in enumerate(spans)
+                 if span and _names(wanted, span, spans, company_named)
+                 or not span and _split_year_names(wanted, table.columns[i].header)]
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
+
+
+def _split_year_names(wanted: Request, header: str) -> bool:
+    """Whether a fiscal year asked by name ("FY2019"), or as a question writes a year
+    over two (`2018/2019` is read as 2018-07-01..2019-06-30), is the one a header names
+    over two calendar years."""
+    end = _split_year(header)
+    if end is None:
+        return False
+    kind, value = wanted
+    return kind == "fiscal-year" and value == end or kind == "span" and value == (
+        date(end - 1, 7, 1), date(end, 6, 30))
+
+
+def _header_quarters(table: Table, period: str) -> list[int]:
+    """The columns whose headers name the fiscal quarter asked (`Fiscal 2019 Third
+    Quarter` for "Q3 FY2019"): the company's own quarter, which no dates place."""
+    asked = _fiscal_quarter_named(period)
+    if asked is None:
+        return []
+    return [i for i, c in enumerate(table.columns)
+            if not _COMPARE.search(c.header) and _fiscal_quarter_named(c.header) == asked]
+
+
+def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:
+    """(year, quarter) of the one fiscal quarter `text` names, either order; None when
+    it names none or two."""
+    text = " ".join((text or "").split())
+    named = set()
+    for m in [*_FISCAL_QUARTER.finditer(text), *_HEADER_QUARTER.finditer(text)]:
+        quarter = m.groupdict().get("q")
+        named.add((int(m["y"]) if len(m["y"]) == 4 else 2000 + int(m["y"]),
+                   int(quarter) if quarter else _ORDINALS[m["o"].lower()]))
+    return named.pop() if len(named) == 1 else None
 
 
 _COMPATIBLE = {"money": {"money", "number", None}, "number": {"money", "number", None},
@@ -231,7 +303,7 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
 
 
 def _year(text: str, year: int) -> Request:
-    return ("fiscal-year" if _FISCAL.search(text) else "year"), year
+    return ("fiscal-year" if _FISCAL.search(_normal(text)) else "year"), year
 
 
 def _fiscal_quarter(year: int, quarter: int, spans: list[DateRange | None]) -> Request | None:

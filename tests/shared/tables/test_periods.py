@@ -38,6 +38,10 @@ HEADERS = [  # header text as the reader joins it -> period
     ("Fiscal 2019 Second Quarter", None),
     ("Three months ended Six months ended March 31, 2015", None),
     ("Fiscal Yaar Ended March 31, 2019", None),
+    ("December 31 2 0 1 8", "2018-12-31"),  # a year in spaced digits
+    ("F19 53 WEEKS", "2019"),
+    ("F18 (3) 52 WEEKS", "2018"),
+    ("2018/2019", None),  # a fiscal year over two calendar years: its months are not told
 ]
 
 
@@ -137,6 +141,27 @@ def test_an_opening_balance_on_january_1_names_no_year_and_leaves_the_year_ends_
     assert [c.period for c in table.columns] == ["2019-12-31", "2018-12-31", "2018-01-01"]
     assert columns_for(table, "2018") == [1] and columns_for(table, "2019") == [0]
     assert columns_for(table, "2017") == [] and columns_for(table, "January 1, 2018") == [2]
+
+
+def test_headers_in_spaced_digits_or_short_fiscal_years_name_their_years():
+    spaced = table_from_rows(TATQA["f8ac9ddd"])  # "December 31" over "2019", "2 0 1 8"
+    assert columns_for(spaced, "2018") == [1] and columns_for(spaced, "2019") == [0]
+    short = table_from_rows(TATQA["00addb09"])  # "F19" over "53 WEEKS", "F18 (3)" over "52 WEEKS"
+    assert columns_for(short, "FY2019") == [0] and columns_for(short, "FY18") == [1]
+
+
+def test_a_fiscal_year_over_two_calendar_years_is_named_as_a_fiscal_year_only():
+    table = table_from_rows(TATQA["65cde743"])  # "2017/2018", "2018/2019"
+    assert columns_for(table, "FY2019") == [1] and columns_for(table, "fiscal 2018") == [0]
+    assert columns_for(table, "2018-07-01..2019-06-30") == [1]  # how "2018/2019" is asked
+    assert columns_for(table, "2019") == []  # the year it starts in, or ends in?
+
+
+def test_a_fiscal_quarter_a_header_names_is_its_column():
+    table = table_from_rows(TATQA["073a0021"])  # "Fiscal 2019" over "First Quarter", ...
+    assert columns_for(table, "Q3 FY2019") == [2]
+    assert columns_for(table, "fourth quarter of fiscal 2019") == [3]
+    assert columns_for(table, "Q3 FY2018") == [] and columns_for(table, "2019-Q3") == []
 
 
 def test_a_request_that_names_no_period_names_no_column():
