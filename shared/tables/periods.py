@@ -55,8 +55,9 @@ _QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
 MARK = r"(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)"
 """A footnote mark after a header or label: `(1)`, `(a)`, `[2]`, `*`, `†`, `¹`."""
 _MARKS = regex.compile(rf"\s*{MARK}(?=\s|$)", _F)
-_COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
-                         r"growth)\b", _F)
+COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
+                        r"growth)\b", _F)
+"""Words of a column comparing periods ("% Change", "2019 vs. 2018"): of no one period."""
 _QUALIFIERS = regex.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
@@ -118,7 +119,7 @@ def period_of(header: str, context: str = "") -> str | None:
     text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
     for pattern, months in _WEEKS:
         text = pattern.sub(months, text)
-    if not text or _COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
+    if not text or COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
         return None  # "Three months ended Six months ended March 31": which one is not told
     if _YEARS.search(text) and not _FISCAL.search(text):
         return None  # "2021-2022" over payments due: two years, not a fiscal year
@@ -156,7 +157,7 @@ def _split_year(header: str) -> int | None:
     a fiscal year asked by name, not a span of dates."""
     text = _MARKS.sub("", _normal(header))
     found = list(_SPLIT_YEAR.finditer(text))
-    if len(found) != 1 or _COMPARE.search(text) or _QUALIFIERS.search(text) or regex.search(
+    if len(found) != 1 or COMPARE.search(text) or _QUALIFIERS.search(text) or regex.search(
             r"(?<!\d)(?:19|20)\d{2}(?!\d)", text[:found[0].start()] + text[found[0].end():]):
         return None
     first, second = int(found[0][1]), int(found[0][2][-2:])
@@ -232,7 +233,7 @@ def _header_quarters(table: Table, period: str) -> list[int]:
     if asked is None:
         return []
     return [i for i, c in enumerate(table.columns)
-            if not _COMPARE.search(c.header) and _fiscal_quarter_named(c.header) == asked]
+            if not COMPARE.search(c.header) and _fiscal_quarter_named(c.header) == asked]
 
 
 def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:

@@ -97,3 +97,12 @@ def test_a_currency_sign_or_closing_parenthesis_in_a_cell_of_its_own_joins_its_f
     first, second = row(table, "Fixed Price").cells
     assert abs(first.quantity.amount) == Decimal("1452.4")
     assert second.quantity.amount == Decimal("1146.2")
+
+
+def test_a_change_spanning_from_above_heads_the_columns_comparing_not_the_years():
+    table = table_from_rows(TABLES["79a8ddc2"])  # "Percent Change" over "2019 Actual Constant 2018"
+    assert [c.period for c in table.columns] == [
+        "2018-06-01..2019-05-31", None, None, "2017-06-01..2018-05-31"]
+    assert [c.header for c in table.columns][1:3] == [
+        "Year Ended May 31, Percent Change Actual", "Year Ended May 31, Percent Change Constant"]
+    assert columns_for(table, "2018") == [3]
