@@ -20,7 +20,9 @@ marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that q
 ("Fiscal 2019 Third Quarter"), or else the quarter of the fiscal year read from the
 table's own year or year-to-date columns, and names nothing in a table that shows
 neither. A header's year may be set in spaced digits ("2 0 1 8") or as a short fiscal
-year ("F19"). A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
+year ("F19"). Of a period's columns, a request's other words pick those whose headers
+hold them ("December 31, 2019 Fair Value" beside "… Carrying Amount"); words that pick
+none leave them all. A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
 spans, a range of years ("2021-2022") or a year with words that make it something else
 ("First" over "2015") names none.
 """
@@ -34,6 +36,7 @@ import regex
 from shared.errors import InputError
 from shared.search.dates import DateRange, format_scope, parse_scope
 from shared.search.periods import find_periods
+from shared.search.terms import stem, stems, words
 
 from .model import Table
 
@@ -90,6 +93,11 @@ _FISCAL_QUARTER = regex.compile(
     r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
+_PERIOD_WORD = regex.compile(
+    rf"{_MONTH}|\d+|fy\d*|q[1-4]|h[12]|f\d{{2}}|fiscal|years?|months?|weeks?|quarters?|half|ended|"
+    r"ending|end|as|of|at|for|in|on|the|to|and|date|ytd|three|six|nine|twelve|first|second|"
+    r"third|fourth|1st|2nd|3rd|4th|through|period", _F)
+"""A word of a period as a request writes it: what is left names one of its columns."""
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
              "4th": 4}
 
@@ -209,9 +217,20 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
         found = [i for i, span in enumerate(spans)
                  if span and _names(wanted, span, spans, company_named)
                  or not span and _split_year_names(wanted, table.columns[i].header)]
+    found = _picked_by_words(table, found, period)
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
+
+
+def _picked_by_words(table: Table, found: list[int], period: str) -> list[int]:
+    """Of a period's columns, those whose headers hold the request's other words
+    ("December 31, 2019 Fair Value" of "Carrying Amount" and "Fair Value" under
+    "December 31, 2019"); all of them when the words pick none."""
+    asked = {stem(w) for w in words(_normal(period)) if not _PERIOD_WORD.fullmatch(w)}
+    if len(found) < 2 or not asked:
+        return found
+    return [i for i in found if asked <= stems(table.columns[i].header)] or found
 
 
 def _split_year_names(wanted: Request, header: str) -> bool:

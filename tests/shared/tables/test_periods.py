@@ -164,6 +164,17 @@ def test_a_fiscal_quarter_a_header_names_is_its_column():
     assert columns_for(table, "Q3 FY2018") == [] and columns_for(table, "2019-Q3") == []
 
 
+def test_the_words_of_a_request_beside_its_period_pick_one_of_the_periods_columns():
+    debt = table_from_rows(TATQA["b9871425"])  # "December 31, 2019" over "Carrying Amount", "Fair Value"
+    assert columns_for(debt, "December 31, 2019") == [0, 1]  # ambiguous: the caller says so
+    assert columns_for(debt, "December 31, 2019 Fair Value") == [1]
+    assert columns_for(debt, "2018 carrying amount") == [2]
+    movements = table_from_rows(TATQA["21a432eb"])  # "Financial assets" over "2019", "2018", ...
+    assert columns_for(movements, "2019") == [0, 2]
+    assert columns_for(movements, "FY2019 financial liabilities") == [2]
+    assert columns_for(movements, "2019 Fair Value") == [0, 2]  # words that pick none
+
+
 def test_a_request_that_names_no_period_names_no_column():
     table = _table("2019", "2018")
     for asked in ("", "last year", "the latest", "2019 and 2018"):
