@@ -8,15 +8,23 @@ the columns of a table a requested period names.
 
 A fiscal year is named by the year it ends in: "Years ended September 30" over "2019"
 is 2018-10-01..2019-09-30, which "FY2019", "fiscal 2019", "FY19" and "2019" name; a
-year that ends in January or the first week of February is named by no year (companies
-name it either way), only by its dates. A balance-sheet date names a year only in a
-table whose dates are year ends (a year apart, to within a week). A quarter written as
+year that ends in January or the first week of February is named either way by
+companies, so only a bare year names it (the calendar year it ends in), and only the
+newest such year of a table that does not name its fiscal years itself; "FY2019" or
+"fiscal 2019" names it never. A header naming one fiscal year over two calendar years
+("2018/2019") is named by the fiscal year it ends in. A balance-sheet date names a
+year only in a table whose dates are year ends (a year apart, to within a week); a
+January 1 beside them is an opening balance and names none. A quarter written as
 a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
-marked fiscal ("Q3 FY2019", "FY2019-Q3") is the quarter of the fiscal year, read from
-the table's own year or year-to-date columns, and names nothing in a table that does
-not show when its year starts. A header naming two periods ("2019 vs. 2018", "Change
-2019-2018"), two spans, a range of years ("2021-2022") or a year with words that make
-it something else ("First" over "2015") names none.
+marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that quarter
+("Fiscal 2019 Third Quarter"), or else the quarter of the fiscal year read from the
+table's own year or year-to-date columns, and names nothing in a table that shows
+neither. A header's year may be set in spaced digits ("2 0 1 8") or as a short fiscal
+year ("F19"). Of a period's columns, a request's other words pick those whose headers
+hold them ("December 31, 2019 Fair Value" beside "… Carrying Amount"); words that pick
+none leave them all. A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
+spans, a range of years ("2021-2022") or a year with words that make it something else
+("First" over "2015") names none.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import regex
 from shared.errors import InputError
 from shared.search.dates import DateRange, format_scope, parse_scope
 from shared.search.periods import find_periods
+from shared.search.terms import stem, stems, words
 
 from .model import Table
 
@@ -49,8 +58,9 @@ _QUARTER_ENDED = regex.compile(r"\bquarter\s+(?=ended|ending)", _F)
 MARK = r"(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|\*+|[†‡§]+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)"
 """A footnote mark after a header or label: `(1)`, `(a)`, `[2]`, `*`, `†`, `¹`."""
 _MARKS = regex.compile(rf"\s*{MARK}(?=\s|$)", _F)
-_COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
-                         r"growth)\b", _F)
+COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|variance|"
+                        r"growth)\b", _F)
+"""Words of a column comparing periods ("% Change", "2019 vs. 2018"): of no one period."""
 _QUALIFIERS = regex.compile(
     r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
@@ -65,10 +75,29 @@ _CONTEXT = regex.compile(
     rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
 _MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
+_SPACED_YEAR = regex.compile(
+    r"(?<!\d)(?<!(?:^|\s)\d\s)([12]) ([09]) (\d) (\d)(?!\d)(?!\s\d(?:\s|$))")
+"""A year set in spaced digits (`2 0 1 8`), as some reports letter their headers."""
+_SHORT_FISCAL = regex.compile(r"\bF(\d{2})\b")
+"""`F19`: fiscal 2019, as some annual reports write it."""
+_SPLIT_YEAR = regex.compile(r"(?<![\w/-])((?:19|20)\d{2})\s?/\s?((?:19|20)?\d{2})(?![\w/-])")
+"""`2018/2019`, `2018/19`: one fiscal year over two calendar years, when they follow."""
+_FISCAL_NAMED = regex.compile(r"\bFY\s?'?\d{2}|\bfiscal\s+(?:year\s+)?(?:19|20)\d{2}\b"
+                              r"|\bF\d{2}\b", _F)
+"""A year named as the company's own fiscal year (`Fiscal 2019`, `FY19`, `F19`)."""
+_HEADER_QUARTER = regex.compile(
+    r"\bfiscal\s+(?:year\s+)?(?<y>(?:19|20)\d{2})\s+(?<o>first|second|third|fourth|1st|2nd|3rd|4th)"
+    r"\s+quarter\b", _F)
+"""A fiscal quarter a header names year first (`Fiscal 2019 Third Quarter`)."""
 _FISCAL_QUARTER = regex.compile(
     r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
+_PERIOD_WORD = regex.compile(
+    rf"{_MONTH}|\d+|fy\d*|q[1-4]|h[12]|f\d{{2}}|fiscal|years?|months?|weeks?|quarters?|half|ended|"
+    r"ending|end|as|of|at|for|in|on|the|to|and|date|ytd|three|six|nine|twelve|first|second|"
+    r"third|fourth|1st|2nd|3rd|4th|through|period", _F)
+"""A word of a period as a request writes it: what is left names one of its columns."""
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
              "4th": 4}
 
@@ -91,14 +120,14 @@ def period_of(header: str, context: str = "") -> str | None:
     than one (a change column), or names a year with words that make it something else
     ("First" over "2015": a quarter of a fiscal year the header does not say).
     `context` (from `period_context`) is what a header that is a bare year is of."""
-    text = " ".join((header or "").split())
+    text = _normal(header)
     if context and not _MONTH_NAMED.search(text) and not _QUALIFIERS.search(text):
         text = f"{context} {text}"
     text = _QUARTER_ENDED.sub("three months ", _PLURAL.sub(r"\1", _MARKS.sub("", text)))
     text = regex.sub(r"\b(year|month)-(ended|ending)\b", r"\1 \2", text, flags=_F)
     for pattern, months in _WEEKS:
         text = pattern.sub(months, text)
-    if not text or _COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
+    if not text or COMPARE.search(text) or len(_SPAN_WORDS.findall(text)) > 1:
         return None  # "Three months ended Six months ended March 31": which one is not told
     if _YEARS.search(text) and not _FISCAL.search(text):
         return None  # "2021-2022" over payments due: two years, not a fiscal year
@@ -121,6 +150,26 @@ def period_of(header: str, context: str = "") -> str | None:
             _quarter_like(span)):
         return format_scope(span)
     return None
+
+
+def _normal(text: str | None) -> str:
+    """A header with its spacing joined and short fiscal years written out (`F19`:
+    `FY2019`)."""
+    text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
+    return _SHORT_FISCAL.sub(r"FY20\1", text)
+
+
+def _split_year(header: str) -> int | None:
+    """The year a header naming one fiscal year over two calendar years (`2018/2019`,
+    `2018/19`) ends in; None for any other header. Its months are not told, so it is
+    a fiscal year asked by name, not a span of dates."""
+    text = _MARKS.sub("", _normal(header))
+    found = list(_SPLIT_YEAR.finditer(text))
+    if len(found) != 1 or COMPARE.search(text) or _QUALIFIERS.search(text) or regex.search(
+            r"(?<!\d)(?:19|20)\d{2}(?!\d)", text[:found[0].start()] + text[found[0].end():]):
+        return None
+    first, second = int(found[0][1]), int(found[0][2][-2:])
+    return first + 1 if (first + 1) % 100 == second else None
 
 
 def _year_before(day: date) -> date:
@@ -157,13 +206,65 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     (`money`, `number`, `percent`), columns whose figures are of another kind (a
     percent column beside an amount column for the same year) are left out."""
     spans = [_scope(c.period) for c in table.columns]
-    wanted = _request(period, spans)
-    if wanted is None:
-        return []
-    found = [i for i, span in enumerate(spans) if span and _names(wanted, span, spans)]
+    if named := _header_quarters(table, period):
+        found = named
+    else:
+        wanted = _request(period, spans)
+        if wanted is None:
+            return []
+        company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
+            _FISCAL_NAMED.search(table.title or ""))
+        found = [i for i, span in enumerate(spans)
+                 if span and _names(wanted, span, spans, company_named)
+                 or not span and _split_year_names(wanted, table.columns[i].header)]
+    found = _picked_by_words(table, found, period)
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
+
+
+def _picked_by_words(table: Table, found: list[int], period: str) -> list[int]:
+    """Of a period's columns, those whose headers hold the request's other words
+    ("December 31, 2019 Fair Value" of "Carrying Amount" and "Fair Value" under
+    "December 31, 2019"); all of them when the words pick none."""
+    asked = {stem(w) for w in words(_normal(period)) if not _PERIOD_WORD.fullmatch(w)}
+    if len(found) < 2 or not asked:
+        return found
+    return [i for i in found if asked <= stems(table.columns[i].header)] or found
+
+
+def _split_year_names(wanted: Request, header: str) -> bool:
+    """Whether a fiscal year asked by name ("FY2019"), or as a question writes a year
+    over two (`2018/2019` is read as 2018-07-01..2019-06-30), is the one a header names
+    over two calendar years."""
+    end = _split_year(header)
+    if end is None:
+        return False
+    kind, value = wanted
+    return kind == "fiscal-year" and value == end or kind == "span" and value == (
+        date(end - 1, 7, 1), date(end, 6, 30))
+
+
+def _header_quarters(table: Table, period: str) -> list[int]:
+    """The columns whose headers name the fiscal quarter asked (`Fiscal 2019 Third
+    Quarter` for "Q3 FY2019"): the company's own quarter, which no dates place."""
+    asked = _fiscal_quarter_named(period)
+    if asked is None:
+        return []
+    return [i for i, c in enumerate(table.columns)
+            if not COMPARE.search(c.header) and _fiscal_quarter_named(c.header) == asked]
+
+
+def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:
+    """(year, quarter) of the one fiscal quarter `text` names, either order; None when
+    it names none or two."""
+    text = " ".join((text or "").split())
+    named = set()
+    for m in [*_FISCAL_QUARTER.finditer(text), *_HEADER_QUARTER.finditer(text)]:
+        quarter = m.groupdict().get("q")
+        named.add((int(m["y"]) if len(m["y"]) == 4 else 2000 + int(m["y"]),
+                   int(quarter) if quarter else _ORDINALS[m["o"].lower()]))
+    return named.pop() if len(named) == 1 else None
 
 
 _COMPATIBLE = {"money": {"money", "number", None}, "number": {"money", "number", None},
@@ -187,7 +288,8 @@ def _scope(period: str | None) -> DateRange | None:
         return None
 
 
-# A request: ("year", Y) | ("date", d) | ("span", (a, b)) | ("fiscal-quarter", (Y, q))
+# A request: ("year", Y) | ("fiscal-year", Y) (named `FY2019`, `fiscal 2019`) | ("date", d)
+# | ("span", (a, b))
 Request = tuple[str, object]
 
 
@@ -207,7 +309,7 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
         if span[0] == span[1]:
             return "date", span[0]
         if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
-            return "year", span[0].year
+            return _year(text, span[0].year)
         return "span", span
     found = period_of(text)
     if found is None:
@@ -216,8 +318,12 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
     if span[0] == span[1]:
         return "date", span[0]
     if span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31)):
-        return "year", span[0].year
+        return _year(text, span[0].year)
     return "span", span
+
+
+def _year(text: str, year: int) -> Request:
+    return ("fiscal-year" if _FISCAL.search(_normal(text)) else "year"), year
 
 
 def _fiscal_quarter(year: int, quarter: int, spans: list[DateRange | None]) -> Request | None:
@@ -244,7 +350,8 @@ def _months(span: DateRange) -> int:
     return round(((span[1] - span[0]).days + 1) / 30.44)
 
 
-def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> bool:
+def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
+           company_named: bool = False) -> bool:
     kind, value = wanted
     instant = span[0] == span[1]
     if kind == "date":
@@ -253,38 +360,54 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None]) -> b
         a, b = value
         return not instant and _near(span[0], a) and _near(span[1], b)
     year = value
+    # a bare year names a year ending in January by the calendar year it ends in, unless
+    # the table names its years itself ("Fiscal 2019" may be the year ended February 1,
+    # 2020) or shows the year ending the January after, which readers call by that year
+    # too (TAT-QA asks "2019" of the year ended January 31, 2020 beside February 1, 2019)
+    calendar = kind == "year" and not company_named and not any(
+        s and s[1].year == year + 1 and _january_end(s[1]) for s in spans)
     if instant:
-        return _year_named(span[0]) == year and _year_ends(spans)
+        return _year_named(span[0], calendar) == year and _year_ends(spans)
     if span == (date(year, 1, 1), date(year, 12, 31)):
         return True
-    return _months(span) == 12 and _year_named(span[1]) == year
+    return _months(span) == 12 and _year_named(span[1], calendar) == year
 
 
-def _year_named(end: date) -> int | None:
-    """The fiscal year a year ending on `end` is named by: the year it ends in; None for
-    a year ending in January or the first week of February, which companies name either
-    way (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to
-    others, and TAT-QA's readers call the year ended January 3, 2020 "2020")."""
-    if end.month == 1 or (end.month == 2 and end.day <= 7):
+def _year_named(end: date, calendar: bool = False) -> int | None:
+    """The fiscal year a year ending on `end` is named by: the year it ends in. A year
+    ending in January or the first week of February is named either way by companies
+    (the year ended January 31, 2020 is "fiscal 2020" to some, "fiscal 2019" to others):
+    by the calendar year it ends in when `calendar` (a bare year asked of the table's
+    newest such year: "2020" for the year ended January 3, 2020, as TAT-QA's readers
+    write it), else by none. January 1 names none: a balance on it opens the year (as
+    restated), and a 52/53-week year ending on it is all but the year before."""
+    if (end.month, end.day) == (1, 1):
         return None
+    if _january_end(end):
+        return end.year if calendar else None
     return end.year
+
+
+def _january_end(end: date) -> bool:
+    """A year ending in January or the first week of February: named either way."""
+    return end.month == 1 or (end.month == 2 and end.day <= 7)
 
 
 def _year_ends(spans: list[DateRange | None]) -> bool:
     """Whether the table's dates are year ends: the ends of its own fiscal-year columns,
     or two or more in different years a year apart (to within a week: 52/53-week years
-    end on different days)."""
-    instants = sorted({s[0] for s in spans if s and s[0] == s[1]})
+    end on different days). An opening balance on January 1 beside them is set aside."""
+    instants = sorted({s[0] for s in spans if s and s[0] == s[1]
+                       and (s[0].month, s[0].day) != (1, 1)})
     year_ends = {s[1] for s in spans if s and s[0] != s[1] and _months(s) == 12}
     if instants and all(d in year_ends for d in instants):
         return True
-    return len(instants) >= 2 and all(
-        round((b - a).days / 365.25) >= 1 and _near(_same_day(a, b.year), b)
-        for a, b in zip(instants, instants[1:]))
+    return len(instants) >= 2 and all(_years_apart(a, b) for a, b in zip(instants, instants[1:]))
 
 
-def _same_day(day: date, year: int) -> date:
-    try:
-        return day.replace(year=year)
-    except ValueError:  # 29 February
-        return date(year, 3, 1)
+def _years_apart(a: date, b: date) -> bool:
+    """Whether `b` is a whole number of years after `a`, to within a week and a day
+    (a 53-week year ends a week after the 52-week year before it)."""
+    days = (b - a).days
+    years = round(days / 365.25)
+    return years >= 1 and abs(days - years * 365.25) <= 8

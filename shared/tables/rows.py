@@ -8,8 +8,9 @@ row (separators) go. The header rows are the rows above the first that holds a f
 other than a year, the body the rows under them up to a row that starts another header
 (the table's rows for another year). A header cell that spans columns (its colspan
 lost, as in TAT-QA) covers the columns of its group: all of them when it is the row's
-only cell, equal groups when the row's cells each fall in one; a column between or
-beside header cells that could be under either, one naming a period, gets no period.
+only cell (a change only those below it that name no period), equal groups when the
+row's cells each fall in one; a column between or beside header cells that could be
+under either, one naming a period, gets no period.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import regex
 from shared.tools.quantities import parse_quantity
 
 from .assemble import Line
-from .periods import YEAR_CELL, period_of
+from .periods import COMPARE, YEAR_CELL, period_of
 from .units import scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
@@ -138,25 +139,31 @@ def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
             if _PERIOD_WORDS.search(row[0]) and scale_in(row[0]) is None:
                 prefix.append(row[0].rstrip(":"))
     last = header_rows[-1] if header_rows else None
+    periods = [bool(period_of(c)) for c in last[1:]] if last else []
     for row in header_rows:
         cells = row[1:]
         if all(scale_in(c) is not None or not c for c in cells) and not any(
                 period_of(c) for c in cells):
             notes.extend(c for c in cells if c)
             continue
-        for j, text in enumerate(_spread(cells, spanning=row is not last)):
+        for j, text in enumerate(_spread(cells, spanning=row is not last, periods=periods)):
             if text:
                 parts[j].append(text)
     headers = [None if UNSURE in p else " ".join(prefix + p) for p in parts]
     return headers, " ".join(notes)
 
 
-def _spread(cells: list[str], *, spanning: bool) -> list[str]:
-    """Each column's text from one header row; cells of an upper row span their group."""
+def _spread(cells: list[str], *, spanning: bool, periods: list[bool]) -> list[str]:
+    """Each column's text from one header row; cells of an upper row span their group.
+    `periods`: which columns' lowest header cells name a period."""
     at = [j for j, c in enumerate(cells) if c]
     if not spanning or len(at) == len(cells):
         return cells
     n, k = len(cells), len(at)
+    if k == 1 and COMPARE.search(cells[at[0]]) and any(periods) and not all(periods):
+        # "Percent Change" over "2019 | Actual | Constant | 2018": the comparison spans
+        # the columns comparing, not the years compared
+        return [cells[at[0]] if not p else "" for p in periods]
     if k == 1:
         return [cells[at[0]]] * n
     if n % k == 0 and all(p // (n // k) == i for i, p in enumerate(at)):

@@ -3,10 +3,17 @@ period names."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from shared.tables.model import Column, Table
 from shared.tables.periods import columns_for, period_context, period_of
+from shared.tables.read import table_from_rows
+
+from .conftest import DATA
+
+TATQA = {c["uid"][:8]: c["table"] for c in json.loads((DATA / "tatqa_dev_excerpt.json").read_text())}
 
 HEADERS = [  # header text as the reader joins it -> period
     ("Years Ended September 30, 2019", "2018-10-01..2019-09-30"),
@@ -31,6 +38,10 @@ HEADERS = [  # header text as the reader joins it -> period
     ("Fiscal 2019 Second Quarter", None),
     ("Three months ended Six months ended March 31, 2015", None),
     ("Fiscal Yaar Ended March 31, 2019", None),
+    ("December 31 2 0 1 8", "2018-12-31"),  # a year in spaced digits
+    ("F19 53 WEEKS", "2019"),
+    ("F18 (3) 52 WEEKS", "2018"),
+    ("2018/2019", None),  # a fiscal year over two calendar years: its months are not told
 ]
 
 
@@ -91,11 +102,77 @@ def test_52_and_53_week_year_ends_a_few_days_apart_are_year_ends():
     assert columns_for(table, "2019") == [0] and columns_for(table, "FY18") == [1]
 
 
-def test_a_year_ending_in_january_is_named_by_no_year():
-    table = _table("2019-01-04..2020-01-03", "2017-12-29..2018-12-28")
-    assert columns_for(table, "2019") == [] and columns_for(table, "2020") == []
-    assert columns_for(table, "2018") == [1]
-    assert columns_for(table, "January 3, 2020") == [0]
+def test_a_bare_year_names_a_year_ending_in_january_by_the_year_it_ends_in():
+    table = table_from_rows(TATQA["62425e9b"])  # "Year Ended" over "January 3, 2020", ...
+    assert [c.period for c in table.columns][:2] == ["2019-01-04..2020-01-03",
+                                                     "2017-12-29..2018-12-28"]
+    assert columns_for(table, "2020") == [0] and columns_for(table, "2018") == [1]
+    assert columns_for(table, "2019") == []
+    assert columns_for(table, "FY2020") == columns_for(table, "fiscal 2019") == []
+
+
+def test_a_bare_year_names_no_january_year_end_when_the_next_january_is_shown():
+    # "2019" of "January 31, 2019 | January 31, 2018" may be either: TAT-QA asks "2019"
+    # of the year ended January 31, 2020 beside the one ended February 1, 2019
+    goodwill = table_from_rows(TATQA["1b2ca134"])
+    assert columns_for(goodwill, "2019") == [0] and columns_for(goodwill, "2018") == []
+    espp = table_from_rows(TATQA["97b55a6f"])  # "For the Year Ended January 31, 2020", ...
+    assert columns_for(espp, "2020") == [0]
+    assert columns_for(espp, "2019") == columns_for(espp, "2018") == []
+
+
+def test_a_table_naming_its_own_fiscal_years_names_no_january_year_end_by_a_bare_year():
+    rows = TATQA["97b55a6f"]
+    assert columns_for(table_from_rows(rows), "2020") == [0]
+    # a title as retailers write theirs: their "fiscal 2019" ended February 1, 2020
+    named = table_from_rows(rows, title="Fiscal 2019, 2018 and 2017 revenue (in thousands)")
+    assert columns_for(named, "2020") == columns_for(named, "2019") == []
+
+
+def test_balance_sheet_dates_of_52_and_53_week_years_are_year_ends():
+    table = table_from_rows(TATQA["2f655c5a"])  # "January 3, 2020", "December 28, 2018"
+    assert [c.period for c in table.columns] == ["2020-01-03", "2018-12-28"]
+    assert columns_for(table, "2018") == [1] and columns_for(table, "2020") == [0]
+    assert columns_for(table, "December 28, 2018") == [1]
+
+
+def test_an_opening_balance_on_january_1_names_no_year_and_leaves_the_year_ends_named():
+    table = table_from_rows(TATQA["d8d5f6c9"])  # December 31, 2019 | December 31, 2018 | January 1, 2018
+    assert [c.period for c in table.columns] == ["2019-12-31", "2018-12-31", "2018-01-01"]
+    assert columns_for(table, "2018") == [1] and columns_for(table, "2019") == [0]
+    assert columns_for(table, "2017") == [] and columns_for(table, "January 1, 2018") == [2]
+
+
+def test_headers_in_spaced_digits_or_short_fiscal_years_name_their_years():
+    spaced = table_from_rows(TATQA["f8ac9ddd"])  # "December 31" over "2019", "2 0 1 8"
+    assert columns_for(spaced, "2018") == [1] and columns_for(spaced, "2019") == [0]
+    short = table_from_rows(TATQA["00addb09"])  # "F19" over "53 WEEKS", "F18 (3)" over "52 WEEKS"
+    assert columns_for(short, "FY2019") == [0] and columns_for(short, "FY18") == [1]
+
+
+def test_a_fiscal_year_over_two_calendar_years_is_named_as_a_fiscal_year_only():
+    table = table_from_rows(TATQA["65cde743"])  # "2017/2018", "2018/2019"
+    assert columns_for(table, "FY2019") == [1] and columns_for(table, "fiscal 2018") == [0]
+    assert columns_for(table, "2018-07-01..2019-06-30") == [1]  # how "2018/2019" is asked
+    assert columns_for(table, "2019") == []  # the year it starts in, or ends in?
+
+
+def test_a_fiscal_quarter_a_header_names_is_its_column():
+    table = table_from_rows(TATQA["073a0021"])  # "Fiscal 2019" over "First Quarter", ...
+    assert columns_for(table, "Q3 FY2019") == [2]
+    assert columns_for(table, "fourth quarter of fiscal 2019") == [3]
+    assert columns_for(table, "Q3 FY2018") == [] and columns_for(table, "2019-Q3") == []
+
+
+def test_the_words_of_a_request_beside_its_period_pick_one_of_the_periods_columns():
+    debt = table_from_rows(TATQA["b9871425"])  # "December 31, 2019" over "Carrying Amount", "Fair Value"
+    assert columns_for(debt, "December 31, 2019") == [0, 1]  # ambiguous: the caller says so
+    assert columns_for(debt, "December 31, 2019 Fair Value") == [1]
+    assert columns_for(debt, "2018 carrying amount") == [2]
+    movements = table_from_rows(TATQA["21a432eb"])  # "Financial assets" over "2019", "2018", ...
+    assert columns_for(movements, "2019") == [0, 2]
+    assert columns_for(movements, "FY2019 financial liabilities") == [2]
+    assert columns_for(movements, "2019 Fair Value") == [0, 2]  # words that pick none
 
 
 def test_a_request_that_names_no_period_names_no_column():

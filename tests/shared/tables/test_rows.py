@@ -67,9 +67,10 @@ def test_a_header_repeated_below_the_rows_starts_a_table_of_its_own():
     assert row(both[1], "Total").cells[3].text == "$179,000"
 
 
-def test_a_year_ending_in_january_is_named_by_its_dates_not_by_a_bare_year():
+def test_a_year_ending_in_january_is_named_by_its_dates_and_the_newest_by_a_bare_year():
     table = table_from_rows(TABLES["89cf13a2"])
     assert columns_for(table, "2019") == columns_for(table, "FY2020") == []
+    assert columns_for(table, "2020") == [0]
     assert columns_for(table, "January 31, 2020") == [0]
     assert columns_for(table, "year ended February 1, 2019") == [1]
 
@@ -118,3 +119,12 @@ def test_a_column_of_amounts_with_a_percent_line_stays_in_amounts():
                              ["Gross margin", "40%", "41%"], ["Units", "300", "280"],
                              ["Growth", "9%", "4%"]])
     assert table.rows[2].cells[0].quantity.kind != "percent"  # "$" elsewhere in the column
+
+
+def test_a_change_spanning_from_above_heads_the_columns_comparing_not_the_years():
+    table = table_from_rows(TABLES["79a8ddc2"])  # "Percent Change" over "2019 Actual Constant 2018"
+    assert [c.period for c in table.columns] == [
+        "2018-06-01..2019-05-31", None, None, "2017-06-01..2018-05-31"]
+    assert [c.header for c in table.columns][1:3] == [
+        "Year Ended May 31, Percent Change Actual", "Year Ended May 31, Percent Change Constant"]
+    assert columns_for(table, "2018") == [3]
