@@ -10,7 +10,12 @@ The row matches by words (shared/tools/rows.py) — the step's own, and the name
 domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
 is also `purchases of property, plant and equipment`) — the column by `period`
 (shared/tables/periods.py `columns_for`; without one, the column headed "Total" of a
-table by period, else the table's newest column, or its one column of figures). The
+table by period, else the table's newest column, or its one column of figures). In a
+table whose columns name no period, a row whose label (else heading) names one is read
+for that period without its period's words (`Outstanding at September 30, 2018` as
+`outstanding` for 2018; the rows under `As at 31 December 2019`), in its columns of
+figures whose headers share a word with the row asked (else all of them); a row naming
+another period is not read. The
 first document whose tables hold the row for that period answers. Among the rows that fit, the best way of fitting wins: the label is the name,
 then it is the name under its heading, then the name qualified after a comma, then
 a label whose words are all the name's with the rest said by its heading, its table's

@@ -13,8 +13,8 @@ import regex
 from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
-from shared.tables.model import Cell, Row, Table
-from shared.tables.periods import columns_for
+from shared.tables.model import Cell, Column, Row, Table
+from shared.tables.periods import columns_for, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
@@ -28,6 +28,11 @@ _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
 _TOTAL = regex.compile(r"^\s*total\b[^\w]*(?:\([^()]*\)[^\w]*)?$", regex.IGNORECASE)
 """A label that is `Total` and nothing else but what it says in parentheses."""
 _LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATED = regex.compile(
+    rf"\b(?:(?:as\s+)?(?:at|of|on)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+)?"
+    r"(?:19|20)\d{2}\b", regex.IGNORECASE)
+"""The date or year a row's label or heading names its period by (`at September 30, 2018`)."""
 
 
 def backend_tables(backend, step: ExtractStep) -> TablesOf:
@@ -99,10 +104,14 @@ def _options(request: Request, evidence: Evidence,
     per_share = bool(PER_SHARE.search(request.row))
     for table in tables:
         title = set(label_words(table.title).words) if table.title else set()
-        for row in table.rows:
-            label, section = _label(row)
+        dated = _rows_of_period(request, table)
+        for n, row in enumerate(table.rows):
+            if dated.get(n) is False:
+                continue  # its label or heading names another period
+            label, section = _label(_undated(row) if dated.get(n) else row)
             heading = title | set(section.words if section else ())
-            columns = _columns(request, table, row)
+            columns = (_figures_asked(request, table, row) if dated.get(n)
+                       else _columns(request, table, row))
             found = _fit(request, label, section, row)
             if found is None:
                 found, columns = _fit_in_context(request, label, row, table, heading, columns)
@@ -137,6 +146,45 @@ def _options(request: Request, evidence: Evidence,
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
     return options, why
+
+
+def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
+    """In a table whose columns name no period, the rows whose label (else heading)
+    names one, each with whether it is the period asked (`Outstanding at September 30,
+    2018` of a share-option table, the rows under `As at 31 December 2019`): such a row
+    is read without its period's words, in its columns of figures. Empty when a column
+    names a period (the column's wins), no period is asked, or no row names one."""
+    if not request.period or any(c.period for c in table.columns):
+        return {}
+    named = []
+    for n, row in enumerate(table.rows):
+        text = row.label if period_of(row.label) else row.section or ""
+        if period := period_of(text):
+            named.append((n, text, period))
+    if not named:
+        return {}
+    asked = set(columns_for(Table(columns=[Column(header=text, period=p)
+                                           for _, text, p in named], rows=[]),
+                            request.period))
+    return {n: j in asked for j, (n, _, _) in enumerate(named)}
+
+
+def _undated(row: Row) -> Row:
+    """The row without the date or year its label and heading name its period by."""
+    return row.model_copy(update={"label": _DATED.sub(" ", row.label),
+                                  "section": row.section and _DATED.sub(" ", row.section)})
+
+
+def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
+    """The columns of figures of a row whose label or heading names its period: those
+    whose header shares a word with the row asked, not counting a figure per share
+    unless it is one (`Number of Shares` of `shares outstanding`, not `Weighted-Average
+    Exercise Price Per Share`), else all of them."""
+    figures = [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
+    per_share = bool(PER_SHARE.search(request.row))
+    named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
+             and per_share == bool(PER_SHARE.search(table.columns[i].header))]
+    return named or figures
 
 
 def counts_shares(row: Row, column: int) -> bool:

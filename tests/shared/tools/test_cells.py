@@ -292,3 +292,54 @@ def test_context_supplies_words_but_never_replaces_one():
     assert e.code == "NOT_FOUND"
     e = refused("revenue from Appliances", "2019", [doc("tatqa-1")])
     assert e.code == "NOT_FOUND"
+
+
+# TAT-QA dev tables (bench/data/tatqa/build) whose periods are written in the rows: a
+# share-option table dating each balance in its label, and a table of valuations under
+# a heading row for each year
+OPTIONS = table_from_rows([
+    ["", "Number of Shares", "Weighted-Average Exercise Price Per Share",
+     "Weighted-Average Remaining Contractual Term (in Years)"],
+    ["Outstanding at September 30, 2016", "3,015,374", "$3.95", "6.4"],
+    ["Granted", "147,800", "$7.06", ""],
+    ["Exercised", "(235,514)", "$2.92", ""],
+    ["Outstanding at September 30, 2017", "2,845,866", "$4.21", "5.4"],
+    ["Granted", "299,397", "$8.60", ""],
+    ["Outstanding at September 30, 2018", "2,806,364", "$4.75", "4.6"]])
+VALUATIONS = table_from_rows([
+    ["", "External valuation %", "Internal valuation %"],
+    ["Year ended 30 June 2019", "", ""],
+    ["Leasehold", "23%", "77%"],
+    ["Freehold", "38%", "62%"],
+    ["Year ended 30 June 2018", "", ""],
+    ["Leasehold", "60%", "40%"],
+    ["Freehold", "27%", "73%"]])
+DATED_ROWS = {"options": [OPTIONS], "valuations": [VALUATIONS]}
+
+
+def test_a_period_the_row_label_names_picks_the_row_when_no_column_names_one():
+    options = [doc("options")]
+    for period in ("2018-09-30", "2018", "FY2018"):
+        read = cell("shares outstanding", period, options, tables=DATED_ROWS)
+        assert read.value == "2,806,364"  # the count, not the price per share beside it
+    assert cell("shares outstanding", "2016", options, tables=DATED_ROWS).value == "3,015,374"
+    # a row whose label names no period is still not read for one
+    assert refused("granted", "2018", options, tables=DATED_ROWS).code == "NOT_FOUND"
+    assert refused("shares outstanding", "2019", options, tables=DATED_ROWS).code == "NOT_FOUND"
+
+
+def test_a_period_a_heading_row_names_picks_the_rows_under_it():
+    valuations = [doc("valuations")]
+    assert cell("leasehold external valuation %", "2018", valuations,
+                tables=DATED_ROWS).value == "60%"
+    assert cell("freehold internal valuation", "FY2019", valuations,
+                tables=DATED_ROWS).value == "62%"
+    assert refused("leasehold", "2018", valuations, tables=DATED_ROWS).code == "AMBIGUOUS"
+
+
+def test_a_column_that_names_a_period_wins_over_a_date_in_a_row_label():
+    table = table_from_rows([["", "2019", "2018"],
+                             ["Balance at December 31, 2018", "5", "7"],
+                             ["Balance at December 31, 2019", "9", "5"]])
+    read = cell("Balance at December 31, 2019", "2018", [doc("t")], tables={"t": [table]})
+    assert read.value == "5"
