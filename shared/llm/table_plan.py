@@ -212,10 +212,12 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
 def _rows_read(out: ToolOutput, tables: list[Table], columns_for,
                term: Term) -> list[tuple[Table, Row, int]]:
     """The rows (with their table and column) EXTRACT may have read `out` from: those
-    its quote names that hold its value in a column of the period."""
+    its quote names that hold its value in a column of the period (in any column of a
+    table whose rows, not columns, name the periods)."""
     found = []
     for table in tables:
-        columns = columns_for(table, term.when.text) if term.when else range(len(table.columns))
+        columns = (columns_for(table, term.when.text) if term.when and any(
+            c.period for c in table.columns) else range(len(table.columns)))  # rows dated
         for row in table.rows:
             if row.label not in (out.quote or ""):
                 continue

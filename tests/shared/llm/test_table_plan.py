@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (six TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (seven TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -145,3 +145,10 @@ def test_a_figure_per_share_is_never_read_from_a_count_of_shares(reports):
     plan = heuristic_plan("What is the value of the total diluted earnings per share (cents "
                           "per share) in 2018, according to Sopifab's annual report?", reports)
     assert run(plan, reports).value == "132.3"  # not the 1,303.9 million diluted shares
+
+
+def test_a_period_a_row_label_names_is_read_from_that_row(reports):
+    # a share-option table: one column of counts, the balance dated in each row's label
+    plan = heuristic_plan("What is the number of shares outstanding as of September 30, "
+                          "2018, according to Namopos's annual report?", reports)
+    assert run(plan, reports).value == "2,806,364"
