@@ -28,13 +28,13 @@ import regex
 
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
+from shared.plan.step_checks import has_words
 from shared.search import Document, SearchBackend
 from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
 from shared.tables.model import Row, Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import read_cell
-from shared.tools.rows import hints, label_words
 
 from .metric import Metric, Term, When
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
@@ -172,12 +172,12 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
     # under its heading is named by the question's own words instead
-    names = [picked] if picked and label_words(hints(picked)[0]).words else []
+    names = [picked] if picked and has_words(picked) else []
     own = _without_title(term.item, title)
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way
     if own and own not in names and term.when is not None \
-            and label_words(hints(own)[0]).words:
+            and has_words(own):
         names.append(own)
     reads, why = [], []
     for row in names:

@@ -4,8 +4,9 @@ findings — `bad_scope`, `bad_pattern`, `capture_groups`, `number_group`,
 steps.
 
 An EXTRACT by row needs a row of words (a line item, not a regex, without the period
-in it) and, with `period`, one a table column can be of (`FY2018`, `2018`, `fiscal
-2018`, `2019-Q3`, `Q3 FY2019`, `December 31, 2018`); its `quantity` is a figure's kind.
+in it; a bare total's words in parentheses count: `Total (loan)`) and, with `period`,
+one a table column can be of (`FY2018`, `2018`, `fiscal 2018`, `2019-Q3`, `Q3 FY2019`,
+`December 31, 2018`); its `quantity` is a figure's kind.
 
 Patterns are vetted as the tools compile them (shared/tools/pattern_vetting.py: the
 static size limits, then a compile in a child process bounded in time and memory, with
@@ -36,7 +37,7 @@ from shared.tools.capture_shape import capture_shape
 from shared.tools.compute import parse_expression
 from shared.tools.extract import FLAGS
 from shared.tools.pattern_vetting import vet
-from shared.tools.rows import hints, label_words
+from shared.tools.rows import aside_words, hints, label_words
 
 _REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
 """What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
@@ -135,7 +136,7 @@ def _row(step: ExtractStep) -> list[tuple[str, str]]:
         found.append(("bad_field", f"step {step.id}'s row is written as a regular expression; "
                       "write the line item's words as the table writes them (\"purchases of "
                       "property and equipment\"), or use `pattern` to read a sentence"))
-    elif not label_words(item).words:
+    elif not has_words(step.row):
         found.append(("bad_field", f"step {step.id}'s row has no words to match a table row "
                       "by; name the line item as the table writes it (\"Purchases of property "
                       "and equipment\") or as analysts do (\"capital expenditure\")"))
@@ -150,6 +151,14 @@ def _row(step: ExtractStep) -> list[tuple[str, str]]:
         found.append(("bad_field", f"step {step.id} reads a table cell, a figure: give "
                       "quantity money, number, percent or date, or leave it out"))
     return found
+
+
+def has_words(row: str) -> bool:
+    """Whether a requested row has words to match a table row by: its line item's, or
+    those a bare total says in parentheses (`Total (loan)`); `Total` alone, or with a
+    footnote mark, has none."""
+    item = hints(row)[0]
+    return bool(label_words(item).words or aside_words(item))
 
 
 def _readable(period: str) -> bool:

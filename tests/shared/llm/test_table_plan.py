@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (seven TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (nine TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -49,6 +49,13 @@ def test_a_line_item_for_a_year_is_a_get_and_an_extract_by_row_and_period(report
     assert plan.planner == "heuristic" and get.source == "Cududic annual report 2019"
     assert (extract.row, extract.period, extract.pattern) == ("Total sales", "2019", None)
     assert run(plan, reports).value == "$1,496.5"
+
+
+def test_a_bare_total_named_by_its_words_in_parentheses_is_read_by_them(reports):
+    plan = heuristic_plan("What was the change in Total (loan) in 2019 from 2018, according "
+                          "to Vugikit's annual report?", reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == ["Total (loan)"] * 2
+    assert Decimal(run(plan, reports).value) == Decimal("-56.5")
 
 
 def test_a_report_answers_the_earlier_years_its_tables_show(reports):

@@ -251,10 +251,17 @@ def test_an_extract_by_row_with_a_period_a_column_can_be_of_passes(period):
     assert validate_plan(plan(GET, {**ROW, "period": None}, COMPUTE)) == []
 
 
+def test_a_bare_total_named_by_its_words_in_parentheses_is_a_row_of_words():
+    # a TAT-QA dev table's row beside "Total (value)"
+    assert validate_plan(plan(GET, {**ROW, "row": "Total (loan)"}, COMPUTE)) == []
+
+
 @pytest.mark.parametrize("fields, code, words", [
     ({"period": "last year"}, "bad_period", "FY2018, 2018, fiscal 2018"),
     ({"row": r"capital expenditures?\s+(\d+)"}, "bad_field", "regular expression"),
     ({"row": "of the"}, "bad_field", "no words"),
+    ({"row": "Total"}, "bad_field", "no words"),
+    ({"row": "Total (1)"}, "bad_field", "no words"),
     ({"row": "capital expenditure FY2018", "period": None}, "bad_field", "put the period in"),
     ({"quantity": "article"}, "bad_field", "money, number, percent or date"),
 ])
