@@ -101,51 +101,53 @@ def _options(request: Request, evidence: Evidence,
     each fitting row gave none."""
     options: list[Option] = []
     why: list[tuple[str, str]] = []
-    per_share = bool(PER_SHARE.search(request.row))
     for table in tables:
-        title = set(label_words(table.title).words) if table.title else set()
         dated = _rows_of_period(request, table)
         for n, row in enumerate(table.rows):
-            if dated.get(n) is False:
-                continue  # its label or heading names another period
-            label, section = _label(_undated(row) if dated.get(n) else row)
-            heading = title | set(section.words if section else ())
-            columns = (_figures_asked(request, table, row) if dated.get(n)
-                       else _columns(request, table, row))
-            found = _fit(request, label, section, row)
-            if found is None:
-                found, columns = _fit_in_context(request, label, row, table, heading, columns)
-            if found is None:
-                continue
-            how, own = found
-            aside = len(aside_words(row.label) - request.words)
-            key = [how.rank, not own, -len(request.context & heading), how.extra + aside,
-                   not row.total]
-            if not columns:
-                why.append(("column", f"{where(row, table)} has no column for "
-                            f"{request.period} (its columns: {columns_named(table)})"
-                            if request.period else f"{where(row, table)} has no figure in a "
-                            "column with a period"))
-                continue
-            for i in columns:
-                cell = row.cells[i]
-                if per_share and counts_shares(row, i):
-                    why.append(("value", f"{where(row, table)} counts shares under "
-                                f"{column_name(table, i)!r}, not a figure per share"))
-                    continue
-                quantity = _typed(request, table, cell)
-                if quantity is None:
-                    shown = repr(cell.text) if cell else "nothing"
-                    why.append(("value", f"{where(row, table)} holds {shown} under "
-                                f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
-                    continue
-                options.append(Option(evidence, table, row, i, quantity, tuple(key), own))
+            if dated.get(n) is not False:  # False: its label or heading names another period
+                _row_options(request, evidence, table, row, bool(dated.get(n)), options, why)
     if not regex.search(r"\btotal\b", request.row, regex.IGNORECASE):
         options = _parts_over_their_totals(options)
     if options:
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
     return options, why
+
+
+def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, dated: bool,
+                 options: list[Option], why: list[tuple[str, str]]) -> None:
+    """Add to `options` the cells of `row` in the columns asked, if the row fits the
+    request, and to `why` what each of its columns lacks; `dated`: the row names the
+    period asked in its label or heading (`_rows_of_period`)."""
+    label, section = _label(_undated(row) if dated else row)
+    title = set(label_words(table.title).words) if table.title else set()
+    heading = title | set(section.words if section else ())
+    columns = _figures_asked(request, table, row) if dated else _columns(request, table, row)
+    found = _fit(request, label, section, row)
+    if found is None:
+        found, columns = _fit_in_context(request, label, row, table, heading, columns)
+    if found is None:
+        return
+    how, own = found
+    aside = len(aside_words(row.label) - request.words)
+    key = (how.rank, not own, -len(request.context & heading), how.extra + aside, not row.total)
+    if not columns:
+        why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
+                    f"columns: {columns_named(table)})" if request.period else
+                    f"{where(row, table)} has no figure in a column with a period"))
+        return
+    per_share = bool(PER_SHARE.search(request.row))
+    for i in columns:
+        cell = row.cells[i]
+        if per_share and counts_shares(row, i):
+            why.append(("value", f"{where(row, table)} counts shares under "
+                        f"{column_name(table, i)!r}, not a figure per share"))
+        elif (quantity := _typed(request, table, cell)) is None:
+            shown = repr(cell.text) if cell else "nothing"
+            why.append(("value", f"{where(row, table)} holds {shown} under "
+                        f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
+        else:
+            options.append(Option(evidence, table, row, i, quantity, key, own))
 
 
 def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
