@@ -4,7 +4,7 @@ that reads each cell with an EXTRACT by row and period and, for arithmetic, a CO
 with the unit asked — or NoAnswer naming the nearest rows and documents.
 
 Each EXTRACT is run on the document's tables while planning, exactly as the plan will
-run it (shared/tools/cells.py), so a plan never asks for a cell EXTRACT would not
+run it (shared/tools/cells/), so a plan never asks for a cell EXTRACT would not
 read. Two ways to name a row are tried: the label the question's words pick in the
 tables (shared/llm/rows.py) and the question's own words for the item (which EXTRACT
 also knows by the domain library's names); when both read a cell it must be the same.
@@ -32,9 +32,9 @@ from shared.plan.step_checks import has_words
 from shared.search import Document, SearchBackend
 from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
-from shared.tables.model import Row, Table
+from shared.tables.model import Table
 from shared.tools.base import ToolOutput
-from shared.tools.cells import read_cell
+from shared.tools.cells import Option, read_cells
 
 from .metric import Metric, Term, When
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
@@ -43,9 +43,9 @@ from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, s
 NEAREST = 4
 CHANGES = ("change", "decrease", "percent_change", "difference")
 SIGNED = CHANGES + ("average", "sum")
+"""Metrics whose sign depends on how the figures are signed."""
 NEUTRAL = frozenset({"total"})
 """Words a row may lack and still be the one asked for (`Total revenues` is revenues)."""
-"""Metrics whose sign depends on how the figures are signed."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
                            period=term.when.text if term.when else None, output_var=f"$T{n}")
         try:
-            out = read_cell(step, [doc.evidence()], lambda _id: tables)
+            out, cells = read_cells(step, [doc.evidence()], lambda _id: tables)
         except ToolError as e:
             why.append(f"row {row!r}: {e.code}")
             continue
@@ -192,12 +192,11 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue
-        rows = _rows_read(out, tables, columns_for, term)
-        if out.confidence == "table_row" and (left := _unsaid(item, rows)):
+        if out.confidence == "table_row" and (left := _unsaid(item, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue
-        reads.append((step, out, rows[0][1].label if rows else row))
+        reads.append((step, out, cells[0].row.label))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
@@ -209,33 +208,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     return _Found(doc, *reads[0])
 
 
-def _rows_read(out: ToolOutput, tables: list[Table], columns_for,
-               term: Term) -> list[tuple[Table, Row, int]]:
-    """The rows (with their table and column) EXTRACT may have read `out` from: those
-    its quote names that hold its value in a column of the period (in any column of a
-    table whose rows, not columns, name the periods)."""
-    found = []
-    for table in tables:
-        columns = (columns_for(table, term.when.text) if term.when and any(
-            c.period for c in table.columns) else range(len(table.columns)))  # rows dated
-        for row in table.rows:
-            if row.label not in (out.quote or ""):
-                continue
-            for c in columns:
-                cell = row.cells[c] if c < len(row.cells) else None
-                if cell is not None and cell.text == out.value:
-                    found.append((table, row, c))
-    return found
-
-
-def _unsaid(item: frozenset[str], rows: list[tuple[Table, Row, int]]) -> frozenset[str]:
-    """The item's words that neither the row EXTRACT read nor the words around it say
+def _unsaid(item: frozenset[str], cells: list[Option]) -> frozenset[str]:
+    """The item's words that neither a row EXTRACT read nor the words around it say
     (its heading, its table's title and totals, its column's header): a row must say all
     the question asks about ("basic earnings per share (cents per share)" is not the
     share count labelled "Basic earnings per share")."""
     left = None
-    for table, row, c in rows:
-        unsaid = frozenset(item - context_words(table, row, [c]) - FILLERS - NEUTRAL)
+    for cell in cells:
+        unsaid = frozenset(item - context_words(cell.table, cell.row, [cell.column]) - FILLERS
+                           - NEUTRAL)
         left = unsaid if left is None or len(unsaid) < len(left) else left
     return item - FILLERS if left is None else left
 

@@ -45,6 +45,6 @@ no document), SEARCH_FAILED and SEARCH_UNAVAILABLE (the tables cannot be read).
 """
 
 from .messages import TablesOf, nearest_rows
-from .read import backend_tables, read_cell
+from .read import Option, backend_tables, read_cell, read_cells
 
-__all__ = ["TablesOf", "backend_tables", "nearest_rows", "read_cell"]
+__all__ = ["Option", "TablesOf", "backend_tables", "nearest_rows", "read_cell", "read_cells"]

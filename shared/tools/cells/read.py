@@ -65,6 +65,13 @@ class Option:
 def read_cell(step: ExtractStep, documents: list[Evidence | None],
               tables_of: TablesOf) -> ToolOutput:
     """The cell `step.row` and `step.period` name in the tables of `documents`."""
+    return read_cells(step, documents, tables_of)[0]
+
+
+def read_cells(step: ExtractStep, documents: list[Evidence | None],
+               tables_of: TablesOf) -> tuple[ToolOutput, list[Option]]:
+    """`read_cell`'s output, and every cell that fit best and states its figure (none
+    for a fallback)."""
     request = request_of(step)
     seen: set[str] = set()
     misses: list[tuple[str, str]] = []
@@ -80,7 +87,8 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
             continue
         options, why = _options(request, evidence, tables)
         if options:
-            return _answer(step, request, options)
+            out = _answer(step, request, options)
+            return out, [o for o in options if o.row.cells[o.column].text == out.value]
         misses += why
         nearest += rows_near(request, evidence, tables)
     if not seen:
@@ -91,7 +99,7 @@ def read_cell(step: ExtractStep, documents: list[Evidence | None],
     if step.fallback is not None:
         return ToolOutput(value=step.fallback, confidence="fallback",
                           note=f"no cell ({error.code}: {error.message}); used the step's "
-                               "fallback")
+                               "fallback"), []
     raise error
 
 
