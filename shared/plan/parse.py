@@ -130,7 +130,8 @@ def _stand_in(index: int, raw: object) -> GetStep:
     step_id = step_id if re.fullmatch(STEP_ID_RE, step_id) else f"invalid-step-{index}"
     return GetStep(  # a source of its own, so that repair never merges two stand-ins
         id=step_id, operation="GET", source=f"stand-in for steps[{index}]",
-        output_var=var if isinstance(var, str) and re.fullmatch(r"\$?[A-Za-z_]\w*", var) else None)
+        output_var=var if isinstance(var, str) and re.fullmatch(r"\$?[A-Za-z_][A-Za-z0-9_]*", var)
+        else None)
 
 
 def _no_steps(draft: Draft) -> PlanProblem:

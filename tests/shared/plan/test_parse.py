@@ -215,3 +215,10 @@ def test_no_problem_quotes_the_text_the_plan_gave(source):
     assert len(problems) >= 2
     for problem in problems:
         assert MARK not in problem.message, problem
+
+
+def test_a_step_that_does_not_parse_with_a_variable_named_in_non_ascii_digits_is_a_plan_error():
+    # `\w` would take `¹` for a digit; the model's own rule refuses it
+    with pytest.raises(PlanError) as info:
+        parse_plan({"steps": [{"id": "E1", "operation": "FETCH", "output_var": "A¹"}]})
+    assert info.value.problems
