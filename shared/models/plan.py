@@ -19,6 +19,8 @@ VAR_RE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 """A variable reference: `$R1` or `${R1}`."""
 
 STEP_ID_RE = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+OUTPUT_VAR_RE = r"\$?[A-Za-z_][A-Za-z0-9_]*"
+"""An `output_var` as a step may give it (`$R1` or `R1`; ASCII only)."""
 DOMAINS = ("generic", "finance", "legal", "medical")
 """Domains with an answer template of their own (shared/templates); any other renders as
 generic, so a plan may name one, but the LLM is asked for one of these."""
@@ -39,7 +41,7 @@ class _Step(BaseModel):
     def _dollar_name(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        if not re.fullmatch(r"\$?[A-Za-z_][A-Za-z0-9_]*", v):
+        if not re.fullmatch(OUTPUT_VAR_RE, v):
             raise ValueError("output_var must look like $NAME (letters, digits, _)")
         return v if v.startswith("$") else f"${v}"
 

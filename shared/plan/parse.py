@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from shared.errors import InputError, PlanError
 from shared.models import OPERATIONS, ComputeStep, GetStep, Plan, PlanProblem, Step
-from shared.models.plan import STEP_ID_RE
+from shared.models.plan import OUTPUT_VAR_RE, STEP_ID_RE
 from shared.plan.draft import Draft
 from shared.plan.json_plan import EXAMPLE
 from shared.plan.limits import (MAX_PLAN_CHARS, MAX_STEPS, check_size, check_step_count,
@@ -130,8 +130,7 @@ def _stand_in(index: int, raw: object) -> GetStep:
     step_id = step_id if re.fullmatch(STEP_ID_RE, step_id) else f"invalid-step-{index}"
     return GetStep(  # a source of its own, so that repair never merges two stand-ins
         id=step_id, operation="GET", source=f"stand-in for steps[{index}]",
-        output_var=var if isinstance(var, str) and re.fullmatch(r"\$?[A-Za-z_][A-Za-z0-9_]*", var)
-        else None)
+        output_var=var if isinstance(var, str) and re.fullmatch(OUTPUT_VAR_RE, var) else None)
 
 
 def _no_steps(draft: Draft) -> PlanProblem:
