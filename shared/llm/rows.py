@@ -13,7 +13,11 @@ wins, then the one whose section adds the fewest words not asked about; rows tha
 different figures are ambiguous, and so is a label the tables repeat with different
 figures (EXTRACT, which reads the cell by label, could not tell them apart). The
 column is the one the period names (`columns_for`); without a period, the row's one
-figure. Nothing is guessed: a tie, a missing column or an empty cell is a Miss.
+figure. Where several columns hold one, the one whose header alone says a word of the
+item ("deferred revenue as reported" under `As of February 28, 2019 As reported`, beside
+`ASC 606 Adjustments`) is chosen, and the choice is `by_header`: the question's own words,
+not the row's label, must then name the cell to EXTRACT. Nothing is guessed: a tie, a
+missing column or an empty cell is a Miss.
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ class Choice:
     """What EXTRACT's `period` gets; None for a table with one column of figures."""
     cell: Cell
     page: int | None
+    by_header: bool = False
+    """The column is the one whose header says a word of the item no other says."""
 
 
 @dataclass(frozen=True)
@@ -93,11 +99,14 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             cells = [(c, row.cells[c]) for c in columns
                      if c < len(row.cells) and row.cells[c] is not None
                      and row.cells[c].quantity is not None]
+            by_header = len(cells) > 1
+            if by_header:
+                cells = _named_by_header(item - label, table, cells)
             if len(cells) != 1:
                 continue
             column, cell = cells[0]
             choice = Choice(t, r, column, row.label, when.text if when else None, cell,
-                            table.page)
+                            table.page, by_header)
             # "Software delivery … revenue": under "Revenue" before under "Cost of revenue"
             scored.append(((len(label & item), -len(item - label),
                             -len(section - item - FILLERS)), choice))
@@ -122,6 +131,20 @@ def _columns(table: Table, when: When | None, columns_for) -> list[int]:
     if when is not None:
         return list(columns_for(table, when.text, "money") or columns_for(table, when.text))
     return list(range(len(table.columns)))
+
+
+def _named_by_header(words: frozenset[str], table: Table,
+                     cells: list[tuple[int, Cell]]) -> list[tuple[int, Cell]]:
+    """Of `cells` (column, cell), the one whose column header says the most of `words`
+    (the item's words the row's label does not, fillers such as `reported` included)
+    that not every header says; all of them when none does or several tie."""
+    headers = {c: item_words(table.columns[c].header or "") for c, _ in cells
+               if c < len(table.columns)}
+    shared = frozenset.intersection(*headers.values()) if headers else frozenset()
+    said = {c: len(words & (headers.get(c, frozenset()) - shared)) for c, _ in cells}
+    most = max(said.values())
+    named = [(c, cell) for c, cell in cells if said[c] == most]
+    return named if most and len(named) == 1 else cells
 
 
 def context_words(table: Table, row: Row, columns) -> frozenset[str]:

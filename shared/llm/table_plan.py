@@ -166,17 +166,22 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
 
 def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -> _Found | str:
     """The EXTRACT of `term` from `doc`, read as the plan will run it; else why not."""
-    title = all_words(doc.title)
+    # the document's title words name the document, not the item ("Rokilor annual
+    # report"), unless a column header says them ("As reported")
+    headers = all_words(" ".join(c.header for t in tables for c in t.columns))
+    title = all_words(doc.title) - headers
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
     # under its heading is named by the question's own words instead
-    names = [picked] if picked and has_words(picked) else []
+    by_header = isinstance(chosen, Choice) and chosen.by_header
+    names = [picked] if picked and has_words(picked) and not by_header else []
     own = _without_title(term.item, title)
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
-    # which the question's words pick, is read that way
-    if own and own not in names and term.when is not None \
+    # which the question's words pick, is read that way; a column a header's own words
+    # chose is named by the question's words (EXTRACT reads the header too)
+    if own and own not in names and (term.when is not None or by_header) \
             and has_words(own):
         names.append(own)
     reads, why = [], []

@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (nine TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (ten TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -159,3 +159,26 @@ def test_a_period_a_row_label_names_is_read_from_that_row(reports):
     plan = heuristic_plan("What is the number of shares outstanding as of September 30, "
                           "2018, according to Namopos's annual report?", reports)
     assert run(plan, reports).value == "2,806,364"
+
+
+@pytest.mark.parametrize("question, row, value", [
+    ("What was the Deferred income tax assets as reported, according to Rokilor's annual "
+     "report?", "Deferred income tax assets as reported", "22,626"),
+    ("What was the Deferred income tax assets without the adoption of ASC 606, according "
+     "to Rokilor's annual report?", "Deferred income tax assets without the adoption of "
+     "ASC 606", "22,094"),
+])
+def test_a_column_named_by_its_header_words_is_read_by_the_questions_words(
+        reports, question, row, value):
+    # three columns of one date: "As reported", "ASC 606 Adjustments", "Without ASC 606
+    # Adoption"; the words only one header says pick it, even "reported", a word the
+    # document's title ("annual report") also says
+    plan = heuristic_plan(question, reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == [row]
+    assert run(plan, reports).value == value
+
+
+def test_a_row_whose_columns_no_header_word_tells_apart_is_not_read(reports):
+    with pytest.raises(NoAnswer, match="Deferred income tax assets"):
+        heuristic_plan("What was the Deferred income tax assets, according to Rokilor's "
+                       "annual report?", reports)
