@@ -192,6 +192,11 @@ class Settings(BaseSettings):
     default covers annual reports published in the following spring."""
     get_cache_s: int = Field(1800, ge=0)
     """GET results are cached in Redis in buckets of this many seconds (0 turns it off)."""
+    text_cache_s: int = Field(3600, ge=0)
+    """Seconds the one shared cached copy of a document version's text lives in Redis
+    (`chordal:text:*`), written when a step first reads that version; it lets a query
+    finish on the version it started with after the document is re-indexed. 0: no copy
+    (a step whose document changed under it fails with DOCUMENT_CHANGED)."""
     api_token: SecretStr | None = None
     """Bearer token the HTTP API requires (`Authorization: Bearer …`): a random string of
     at least 32 characters (`chordal api` refuses a shorter one), e.g. from

@@ -4,6 +4,8 @@ Renaming a module never orphans queued messages because tasks are registered und
 these explicit names, and every key the run store writes starts with `KEY_PREFIX`.
 """
 
+import hashlib
+
 QUEUE_PLAN = "plan"
 QUEUE_EXECUTE = "execute"
 QUEUE_FINALIZE = "finalize"
@@ -88,6 +90,13 @@ def deadlines_key() -> str:
 def deliveries_key(action_id: str) -> str:
     """Counter of deliveries of one task, for the redelivery cap."""
     return f"{KEY_PREFIX}:deliveries:{action_id}"
+
+
+def text_key(doc_id: str, version: str) -> str:
+    """The shared cached copy of one version of a document's text (shared/texts.py); the
+    id is hashed, so any id makes a well-formed key."""
+    digest = hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{KEY_PREFIX}:text:{digest}:{version}"
 
 
 def llm_calls_key(query_id: str) -> str:

@@ -111,7 +111,8 @@ WORKERS = (
          "+hexists +lrange +llen +rpush +lrem +zadd +zrem +zrange +zrangebyscore +zcard "
          "+zcount +zscore +zremrangebyscore",
          "the run store, step results, dispatch graphs, heartbeats, in-flight and held "
-         "tasks, ReAct leases, LLM slots and GET cache: every `chordal:` key"),
+         "tasks, ReAct leases, LLM slots, GET cache and the shared copies of document texts "
+         "(`chordal:text:*`): every `chordal:` key"),
     SCRIPTS,
     TRANSACTIONS,
 )

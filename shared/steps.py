@@ -5,7 +5,8 @@ Celery's soft time limit, which the task records as TIME_LIMIT): a tool that fai
 input that is missing and an unexpected crash all become a StepResult with
 `status="error"` and an error code, so the join always reaches the finalizer. A step
 that already has a stored result (a redelivered task) returns that result unchanged,
-which keeps what the task returns deterministic. A step nothing waits for any more (its
+which keeps what the task returns deterministic. The texts a step reads by reference
+(a GET's documents) are read back before its tool runs (shared/texts.py). A step nothing waits for any more (its
 query is terminal, or the final plan left it out after a rejected reply sent it) is
 skipped before it starts: nothing is run or stored.
 
@@ -27,6 +28,7 @@ from shared.errors import ToolError, ToolFailure, TransientToolError
 from shared.models import StepResult, StepTask
 from shared.search import SearchBackend
 from shared.store import RunStore
+from shared.texts import TextReader
 from shared.tools.base import ToolOutput
 from shared.tools.registry import TOLERATES_FAILED_INPUTS, run_tool
 
@@ -36,7 +38,7 @@ TRANSIENT_RETRIES = 2
 """Extra attempts for a TransientToolError, with exponential backoff."""
 
 
-def _inputs(store: RunStore, task: StepTask) -> dict[str, StepResult]:
+def _inputs(store: RunStore, task: StepTask, backend: SearchBackend) -> dict[str, StepResult]:
     results = {}
     tolerant = task.step.operation in TOLERATES_FAILED_INPUTS
     for var, step_id in task.inputs.items():
@@ -47,6 +49,8 @@ def _inputs(store: RunStore, task: StepTask) -> dict[str, StepResult]:
         if result.status != "ok" and not tolerant:
             raise ToolError("INPUT_FAILED", f"${var} is unavailable because step {step_id} "
                             f"failed ({result.error_code}: {result.error_message})")
+        if result.status == "ok" and result.texts:
+            result = TextReader(backend, store.r, store.text_cache_s).resolve(result, task.step.id)
         results[var] = result
     return results
 
@@ -104,7 +108,7 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
     started = time.perf_counter()
     for retry in range(TRANSIENT_RETRIES + 1):
         try:
-            return tool_result(base, run_tool(task.step, _inputs(store, task), backend), started)
+            return tool_result(base, run_tool(task.step, _inputs(store, task, backend), backend), started)
         except SoftTimeLimitExceeded:
             raise
         except TransientToolError as exc:

@@ -4,7 +4,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
 
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
                                  answer, error, usage, terminal
-    chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins)
+    chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
+                                 texts by reference and quote (shared/texts.py)
     chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
@@ -28,6 +29,7 @@ import redis
 from shared import queues
 from shared.errors import StoreError
 from shared.graph_store import DispatchGraph, step_order
+from shared.texts import by_reference
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
 
@@ -58,16 +60,19 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 
 
 class RunStore(DispatchGraph):
-    def __init__(self, client: redis.Redis, ttl_s: int):
+    def __init__(self, client: redis.Redis, ttl_s: int, text_cache_s: int = 3600):
         self.r = client
         self.ttl_s = ttl_s
+        self.text_cache_s = text_cache_s
+        """How long a shared cached copy of a document text lives (shared/texts.py)."""
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._status_script = client.register_script(STATUS_LUA)
         self._graph_scripts()
 
     @classmethod
-    def from_url(cls, url: str, ttl_s: int) -> "RunStore":
-        return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=10), ttl_s)
+    def from_url(cls, url: str, ttl_s: int, text_cache_s: int = 3600) -> "RunStore":
+        return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=10), ttl_s,
+                   text_cache_s)
 
     def ping(self) -> None:
         try:
@@ -140,10 +145,11 @@ class RunStore(DispatchGraph):
                 for first, holder in zip(replies[::2], replies[1::2])]
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
-        """Store a step result unless one exists; return the stored one (idempotent)."""
+        """Store a step result unless one exists; return the stored one (idempotent). Its
+        document texts are stored by reference (shared/texts.py)."""
         key = queues.steps_key(query_id)
         with self.r.pipeline() as p:
-            p.hsetnx(key, result.step_id, result.model_dump_json())
+            p.hsetnx(key, result.step_id, by_reference(result).model_dump_json())
             p.hget(key, result.step_id)
             p.expire(key, self.ttl_s)
             _, stored, _ = p.execute()

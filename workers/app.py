@@ -53,7 +53,8 @@ def _bounded_lines(logger: logging.Logger, **_) -> None:
 
 @functools.cache
 def run_store() -> RunStore:
-    return RunStore.from_url(settings().effective_redis_url, settings().run_ttl_s)
+    return RunStore.from_url(settings().effective_redis_url, settings().run_ttl_s,
+                             settings().text_cache_s)
 
 
 @functools.cache

@@ -49,6 +49,27 @@ class Candidate(Evidence):
     """Why it was chosen, passed over, or refused ("title names 2024-Q2")."""
 
 
+class TextRef(BaseModel):
+    """A document text a step read, by reference: which document, which version of its
+    content, and the passage the value came from. The run store keeps these, never the
+    text itself (shared/texts.py reads the text back)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str
+    version: str
+    """sha256 of the document's content (16 hex digits): a re-indexed document with other
+    content is another version."""
+    chars: int
+    """Characters in the document's text."""
+    pages: list[int] = []
+    """The pages the text spans, when the document has pages."""
+    item: int | None = None
+    """The index of this text in a list value (GET with top_k), None for a single text."""
+    quote: str = ""
+    """The start of the text (at most 300 characters): what show and the pages print."""
+
+
 class StepResult(BaseModel):
     """The full record of one step, stored in the run store under its action_id."""
 
@@ -75,6 +96,9 @@ class StepResult(BaseModel):
     (EXTRACT; cut to about 300 characters around the value), or the table row."""
     quantity: Quantity | None = None
     """The value typed (EXTRACT, COMPUTE): kind, amount, unit and scale; None for text."""
+    texts: list[TextRef] = []
+    """The document texts of `value`, by reference (GET, FILTER and MERGE over GETs): the
+    stored `value` holds each text's quote in its place, never the text."""
     candidates: list[Candidate] = []
     """The documents a GET considered, chosen first (see shared/search/matching.py)."""
     inputs: list[str] = []

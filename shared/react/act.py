@@ -22,6 +22,7 @@ from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
 from shared.steps import failure_result, running_task, tool_result
+from shared.texts import TextReader
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -51,9 +52,10 @@ def call_with_timeout(fn: Callable[[], ToolOutput], timeout_s: float, what: str)
 
 def run_action(tool: str, value: Any, *, query_id: str, n: int,
                results: dict[str, StepResult], backend: SearchBackend | None,
-               timeout_s: float) -> StepResult:
+               timeout_s: float, reader: TextReader | None = None) -> StepResult:
     """Run tool `tool` on the model's input; never raises (failures are error results).
-    `results` are the earlier results by step id (R1…, and ReWOO steps in auto mode)."""
+    `results` are the earlier results by step id (R1…, and ReWOO steps in auto mode);
+    `reader` reads back the document texts they hold by reference."""
     step_id = f"R{n}"
     base = dict(action_id=queues.action_id(query_id, step_id), step_id=step_id,
                 started_at=time.time(), **running_task())
@@ -75,7 +77,9 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
             known = ", ".join(f"${k}" for k in results) or "none yet"
             raise ToolError("BAD_INPUT", f"{', '.join(missing)} is no earlier result "
                             f"(results so far: {known})")
-        inputs = {r: results[r] for r in step.references()}
+        inputs = {r: reader.resolve(results[r], step_id)
+                  if reader is not None and results[r].status == "ok" else results[r]
+                  for r in step.references()}
         out = call_with_timeout(lambda: registry.run_tool(step, inputs, backend), timeout_s, tool)
         return tool_result({**base, "operation": operation}, out, started)
     except Exception as exc:  # a failed tool, transient or not, or a tool bug: an observation

@@ -30,6 +30,7 @@ from shared.errors import LLMError
 from shared.models import TERMINAL, Query, ReactIteration, StepResult
 from shared.search import SearchBackend
 from shared.store import RunStore, step_order
+from shared.texts import TextReader
 
 from .act import run_action
 from .actions import parse_action
@@ -133,7 +134,8 @@ def _act(query: Query, n: int, reply: str, previous: list[ReactIteration],
                                         lambda docs: document_texts(backend, docs)))
         return it
     result = run_action(action.tool, action.input, query_id=query.id, n=n, results=results,
-                        backend=backend, timeout_s=settings.react_tool_timeout_s)
+                        backend=backend, timeout_s=settings.react_tool_timeout_s,
+                        reader=TextReader(backend, store.r, store.text_cache_s))
     stored = store.put_step(query.id, result)
     it.action_id = stored.action_id
     it.observation = observe(stored, settings.react_observation_chars)

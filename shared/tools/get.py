@@ -1,5 +1,7 @@
 """The GET tool: consumes a GetStep and a search backend, produces a ToolOutput whose
-value is the text of the document the step names (or raises ToolError).
+value is the text of the document the step names, a DocumentText that knows its
+document and version, so the run store keeps a reference (shared/texts.py), or raises
+ToolError.
 
 Which document is the backend's `best`, i.e. the rules of `shared.search.matching`:
 the title (or URL) names it, the period the source names is its period, a
@@ -22,6 +24,7 @@ from __future__ import annotations
 from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import GetStep
 from shared.search import SearchBackend, parse_scope
+from shared.texts import document_text
 
 from .base import ToolOutput
 
@@ -49,9 +52,10 @@ def run_get(step: GetStep, backend: SearchBackend) -> ToolOutput:
     evidence = [f.document.evidence(f.confidence) for f in found]
     first = found[0]
     if step.top_k == 1:
-        return ToolOutput(value=first.document.content, confidence=first.confidence,
+        return ToolOutput(value=document_text(first.document), confidence=first.confidence,
                           document=evidence[0], note=match.reason, candidates=match.candidates)
-    return ToolOutput(value=[f.document.content for f in found], confidence=first.confidence,
+    return ToolOutput(value=[document_text(f.document, i) for i, f in enumerate(found)],
+                      confidence=first.confidence,
                       document=evidence[0], documents=evidence, note=match.reason,
                       candidates=match.candidates)
 

@@ -9,7 +9,9 @@ receive failed inputs too and skip them; every other runner gets only ok inputs 
 caller guarantees it; run_tool refuses otherwise with INPUT_FAILED).
 
 EXTRACT with `row` reads a cell from the tables of its source's documents, which the
-backend keeps (cells.py); with `pattern`, their text (extract.py).
+backend keeps (cells.py), and refuses with DOCUMENT_CHANGED when the store holds another
+version of a document than the one its source read; with `pattern`, their text
+(extract.py).
 
 Add or replace a runner with `register("MY_OP", fn)`, where
 `fn(step, inputs, backend) -> ToolOutput` raises ToolError on failure.
@@ -22,6 +24,7 @@ from typing import Any, Callable
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
+from shared.texts import DocumentText, changed
 
 from .arbitrate import run_arbitrate
 from .base import ToolOutput
@@ -55,6 +58,10 @@ def _get(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOut
 def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
     source = lookup(inputs, step.source, step.id)
     if step.row is not None:  # a table's cell, from the tables of the source's documents
+        texts = source.value if isinstance(source.value, list) else [source.value]
+        for text in texts:  # the store's tables are those of its current version only
+            if isinstance(text, DocumentText) and not text.current:
+                raise changed(text.ref, step.id, "was re-indexed with other tables")
         out = read_cell(step, [source.document, *source.documents], backend_tables(backend, step))
         out.inputs = [source.action_id]
         return out

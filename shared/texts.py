@@ -1,0 +1,125 @@
+"""Document texts by reference: consumes Documents (from a search backend) and the
+TextRefs of stored StepResults, produces texts that carry their reference
+(`DocumentText`), the stored form of a result (`by_reference`) and the result with its
+texts read back (`TextReader.resolve`).
+
+A GET's value is a `DocumentText`: a `str`, so every tool reads it as text, that knows
+which document and version it is. The run store keeps only the reference and a quote
+(shared/store.py calls `by_reference`); a step that reads the value (EXTRACT, FILTER, a
+top_k GET item) gets the text back from the search store when it still holds that
+version, else from the one shared cached copy of the version in Redis:
+
+    chordal:text:{sha256(doc_id)[:16]}:{version}   string, SET NX EX CHORDAL_TEXT_CACHE_S
+
+written the first time a step reads the version from the search store, and shared by
+every query reading it. A document re-indexed with other content whose old version has
+no cached copy makes the step fail with DOCUMENT_CHANGED; no other text is ever read in
+its place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import redis
+
+from shared import queues
+from shared.errors import ToolError
+from shared.models import StepResult, TextRef
+from shared.search.document import PAGE_BREAK, Document
+
+QUOTE_CHARS = 300
+"""The longest quote a reference keeps."""
+
+
+class DocumentText(str):
+    """A document's text that knows its reference (`ref`), and whether the search store
+    holds this version now (`current`: False for a cached copy of an older one)."""
+
+    ref: TextRef
+    current: bool
+
+    def __new__(cls, text: str, ref: TextRef, current: bool = True) -> "DocumentText":
+        made = super().__new__(cls, text)
+        made.ref, made.current = ref, current
+        return made
+
+
+def version_of(text: str) -> str:
+    """The version of a document's content: 16 hex digits of its sha256."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def quote_of(text: str) -> str:
+    """The start of `text`, spaces collapsed, at most QUOTE_CHARS characters."""
+    return " ".join(text[: QUOTE_CHARS * 4].split())[:QUOTE_CHARS]
+
+
+def document_text(doc: Document, item: int | None = None) -> DocumentText:
+    """`doc`'s content as a DocumentText (`item`: its index in a list value)."""
+    text = doc.content
+    pages = list(range(1, text.count(PAGE_BREAK) + 2)) if PAGE_BREAK in text else []
+    return DocumentText(text, TextRef(doc_id=doc.id, version=version_of(text), chars=len(text),
+                                      pages=pages, item=item, quote=quote_of(text)))
+
+
+def changed(ref: TextRef, step_id: str, what: str) -> ToolError:
+    """DOCUMENT_CHANGED: the version `ref` names is gone (`what` it was re-indexed as)."""
+    where = f"step {step_id}: " if step_id else ""
+    return ToolError("DOCUMENT_CHANGED", f"{where}document {ref.doc_id!r} {what} since version "
+                     f"{ref.version} was read; ask the question again to read the current "
+                     "version (CHORDAL_TEXT_CACHE_S sets how long a read version's text stays "
+                     "cached)")
+
+
+def by_reference(result: StepResult) -> StepResult:
+    """`result` as the run store keeps it: each DocumentText in its value replaced by its
+    quote, its reference in `texts` (the item set to its place in a list value)."""
+    value = result.value
+    if isinstance(value, DocumentText):
+        ref = value.ref.model_copy(update={"item": None})
+        return result.model_copy(update={"value": ref.quote, "texts": [ref]})
+    if isinstance(value, list) and any(isinstance(v, DocumentText) for v in value):
+        refs = [v.ref.model_copy(update={"item": i}) for i, v in enumerate(value)
+                if isinstance(v, DocumentText)]
+        stored = [v.ref.quote if isinstance(v, DocumentText) else v for v in value]
+        return result.model_copy(update={"value": stored, "texts": refs})
+    return result
+
+
+class TextReader:
+    """Reads the texts of references back: from the search backend when it holds the
+    version, else from the shared cached copy; `cache_s` 0 writes no copy."""
+
+    def __init__(self, backend, client: redis.Redis | None, cache_s: int = 3600):
+        self.backend = backend
+        self.r = client
+        self.cache_s = cache_s
+
+    def text(self, ref: TextRef, step_id: str = "", keep: bool = True) -> DocumentText:
+        """The text `ref` names; DOCUMENT_CHANGED when neither the search store nor the
+        cache holds its version. `keep`: write the shared cached copy when it is read
+        from the search store (a reader that only shows text passes False)."""
+        doc = self.backend.documents([ref.doc_id]).get(ref.doc_id) if self.backend else None
+        if doc is not None and version_of(doc.content) == ref.version:
+            if keep and self.r is not None and self.cache_s > 0:
+                self.r.set(queues.text_key(ref.doc_id, ref.version), doc.content,
+                           nx=True, ex=self.cache_s)
+            return DocumentText(doc.content, ref)
+        cached = self.r.get(queues.text_key(ref.doc_id, ref.version)) if self.r else None
+        if cached is not None:
+            return DocumentText(cached, ref, current=False)
+        raise changed(ref, step_id, "was re-indexed with other content, and no cached copy "
+                      "is left," if doc is not None else "is no longer indexed")
+
+    def resolve(self, result: StepResult, step_id: str = "") -> StepResult:
+        """`result` with each referenced text read back into its value."""
+        if not result.texts:
+            return result
+        if not isinstance(result.value, list):
+            return result.model_copy(update={"value": self.text(result.texts[0], step_id)})
+        value = list(result.value)
+        for ref in result.texts:
+            if ref.item is not None and ref.item < len(value):
+                value[ref.item] = self.text(ref, step_id)
+        return result.model_copy(update={"value": value})

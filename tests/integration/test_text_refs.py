@@ -1,0 +1,134 @@
+"""Documents by reference, through the real stack: a GET stores which document and
+version it read and a quote, never the text; the steps that read it get the text back,
+from the search store or the shared cached copy of that version."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from shared import queues
+from shared.models import GetStep, ExtractStep, Query, StepTask
+from shared.search import open_backend
+from shared.steps import run_step
+from shared.texts import version_of
+
+pytestmark = pytest.mark.integration
+
+FILLER = "The company discussed its operations, its markets and its risks at length. " * 2800
+
+
+def filing(doc_id: str, title: str, revenue: str) -> dict:
+    """A document of real-filing size (about 200 KB) whose figure sits near its end."""
+    return {"id": doc_id, "title": title, "date": "2024-05-01",
+            "content": f"{title}\n{FILLER}\nTotal revenue of ${revenue} million for the quarter."}
+
+
+def index(pipeline, tmp_path, *docs: dict) -> None:
+    path = tmp_path / f"docs-{time.monotonic_ns()}.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    result = pipeline.cli("index", str(path))
+    assert result.returncode == 0, result.stderr
+
+
+def plan(title: str) -> dict:
+    return {"steps": [
+        {"id": "E1", "operation": "GET", "source": title, "output_var": "$D"},
+        {"id": "E2", "operation": "EXTRACT", "source": "$D",
+         "pattern": r"Total revenue of \$(\d+(?:\.\d+)?) million", "output_var": "$R"}],
+        "answer": "Revenue was ${{ R }} million."}
+
+
+def test_a_get_stores_a_reference_and_a_quote_and_extract_reads_the_whole_text(pipeline, tmp_path):
+    doc = filing("refs-orchard-q1", "Orchard Mills Q1 2024 Quarterly Report", "512.5")
+    index(pipeline, tmp_path, doc)
+    record = pipeline.ask("orchard revenue", plan(doc["title"]))
+    assert record.status == "done", record.error
+    get, extract = record.steps
+    (ref,) = get.texts
+    assert (ref.doc_id, ref.version, ref.chars) == (doc["id"], version_of(doc["content"]),
+                                                   len(doc["content"]))
+    assert get.value == ref.quote and ref.quote.startswith("Orchard Mills Q1 2024")
+    assert len(doc["content"]) > 200_000 and get.result_length == len(doc["content"])
+    stored = pipeline.store.r.hget(queues.steps_key(record.query_id), "E1")
+    assert len(stored) < 4096  # the step hash holds the reference, not 200 KB of text
+    assert extract.value == "512.5"  # read from the end of the text the GET only names
+
+
+def test_top_k_items_are_stored_as_references_and_filter_reads_their_texts(pipeline, tmp_path):
+    docs = [filing(f"refs-lake-{q}", f"Lakeside Foods Q{q} 2024 Quarterly Report", f"{q}00")
+            for q in (1, 2)]
+    index(pipeline, tmp_path, *docs)
+    record = pipeline.ask("lakeside", {"steps": [
+        {"id": "E1", "operation": "GET", "source": "Lakeside Foods Quarterly Report",
+         "top_k": 2, "temporal_scope": "2024", "output_var": "$D"},
+        {"id": "E2", "operation": "FILTER", "source": "$D", "pattern": r"revenue of \$200 ",
+         "output_var": "$F"},
+        {"id": "E3", "operation": "EXTRACT", "source": "$F",
+         "pattern": r"Total revenue of \$(\d+) million", "output_var": "$R"}]})
+    get, kept, extract = record.steps
+    assert {r.doc_id for r in get.texts} == {d["id"] for d in docs}
+    assert [r.item for r in get.texts] == [0, 1]
+    assert all(len(v) <= 300 for v in get.value)
+    assert [r.doc_id for r in kept.texts] == ["refs-lake-2"], kept.error_message
+    assert extract.value == "200"
+
+
+def test_a_reindexed_document_is_a_new_version_and_the_old_run_keeps_its_passage(pipeline, tmp_path):
+    old = filing("refs-birch-q2", "Birch Tools Q2 2024 Quarterly Report", "100")
+    index(pipeline, tmp_path, old)
+    first = pipeline.ask("birch", plan(old["title"]))
+    assert first.steps[1].value == "100"
+    new = {**old, "content": "Restated. " + old["content"].replace("$100 million", "$250 million")}
+    index(pipeline, tmp_path, new)
+    second = pipeline.ask("birch again", plan(old["title"]))
+    assert second.steps[1].value == "250"  # a new query reads the new version
+    assert second.steps[0].texts[0].version == version_of(new["content"])
+    kept = pipeline.store.record(first.query_id).steps[0]
+    assert kept.texts[0].version == version_of(old["content"])  # still what it read
+    assert kept.texts[0].quote.startswith("Birch Tools Q2 2024") and kept.value == kept.texts[0].quote
+
+
+def test_a_step_whose_document_version_is_gone_fails_with_document_changed(pipeline, tmp_path):
+    """The GET read version 1; the document is re-indexed and the shared copy of version 1
+    has expired before the EXTRACT runs: the EXTRACT refuses, never reading version 2."""
+    old = filing("refs-cedar-q3", "Cedar Paper Q3 2024 Quarterly Report", "300")
+    index(pipeline, tmp_path, old)
+    query = Query(question="cedar", created_at=time.time())  # run here, never sent
+    store, backend = pipeline.store, open_backend(pipeline.settings)
+    get = GetStep(id="E1", operation="GET", source=old["title"], output_var="$D")
+    extract = ExtractStep(id="E2", operation="EXTRACT", source="$D", pattern=r"Total revenue of \$(\d+) million",
+                          output_var="$R")
+    read = run_step(StepTask(query_id=query.id, step=get), store, backend)
+    index(pipeline, tmp_path, {**old, "content": old["content"].replace("$300", "$999")})
+    store.r.delete(queues.text_key(old["id"], read.texts[0].version))
+    result = run_step(StepTask(query_id=query.id, step=extract, inputs={"D": "E1"}), store, backend)
+    assert (result.status, result.error_code) == ("error", "DOCUMENT_CHANGED")
+    assert "re-indexed" in result.error_message and "CHORDAL_TEXT_CACHE_S" in result.error_message
+    backend.close()
+
+
+def test_a_cached_copy_lets_a_step_finish_on_the_version_it_started_with(pipeline, tmp_path):
+    old = filing("refs-dune-q4", "Dune Glass Q4 2024 Quarterly Report", "400")
+    index(pipeline, tmp_path, old)
+    first = pipeline.ask("dune", plan(old["title"]))
+    assert first.steps[1].value == "400"  # reading version 1 left its shared copy
+    ref = first.steps[0].texts[0]
+    assert pipeline.store.r.ttl(queues.text_key(ref.doc_id, ref.version)) > 0
+    query = Query(question="dune later", created_at=time.time())  # run here, never sent
+    store, backend = pipeline.store, open_backend(pipeline.settings)
+    get = GetStep(id="E1", operation="GET", source=old["title"], output_var="$D")
+    run_step(StepTask(query_id=query.id, step=get), store, backend)
+    index(pipeline, tmp_path, {**old, "content": old["content"].replace("$400", "$777")})
+    extract = ExtractStep(id="E2", operation="EXTRACT", source="$D", pattern=r"Total revenue of \$(\d+) million",
+                          output_var="$R")
+    result = run_step(StepTask(query_id=query.id, step=extract, inputs={"D": "E1"}), store, backend)
+    assert (result.status, result.value) == ("ok", "400")
+    by_row = ExtractStep(id="E3", operation="EXTRACT", source="$D", row="Total revenue",
+                         output_var="$T")
+    cell = run_step(StepTask(query_id=query.id, step=by_row, inputs={"D": "E1"}), store, backend)
+    assert (cell.status, cell.error_code) == ("error", "DOCUMENT_CHANGED")  # not today's tables
+    assert "other tables" in cell.error_message
+    backend.close()
