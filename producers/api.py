@@ -6,6 +6,7 @@ and JSON requests; produces what `create_app` serves:
     POST /queries               one QueryIn or a list -> 202 {"queries": [{id, submitted}]}
     GET  /queries/{id}          the RunRecord, or 404
     GET  /queries/{id}/events   server-sent events until the query is terminal (api_events.py)
+    GET  /batches/{name}        the batch's status from its counters (BatchOut), or 404
     GET  /health                Redis reachable, workers per queue (api_health.py); no auth
     GET  /openapi.json, /docs   the schema; no auth
     GET  /ui/…                  pages for a browser: batches, one query, workers (pages.py)
@@ -19,7 +20,7 @@ route answers 503 naming the (password-masked) URL.
 Queries go in through `producers.submit.submit` (recorded `queued`, then `chordal.plan`
 sent with `ignore_result`); nothing waits on a Celery result. A request's queries are all
 checked (fields, plans) before any is enqueued: a 422 means nothing was submitted. Every
-`/queries` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
+`/queries` and `/batches` route needs `Authorization: Bearer <CHORDAL_API_TOKEN>` or the session cookie
 of a browser that logged in to the pages (api_auth.py), and a client that sent too many
 wrong tokens gets 429 (api_failures.py). Without a token (of at least 32 characters) the
 app is built only when asked to be insecure, `serve` allows that on loopback only, and
@@ -52,11 +53,13 @@ from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
 from producers.api_body import BodyLimits, StrictJsonRoute
 from producers.api_failures import AuthFailures
 from producers.api_health import check_health
-from producers.api_models import (Health, QueryBatch, Refusal, SubmitReply, Submitted,
-                                  Unprocessable)
+from producers.api_models import (BatchOut, Health, QueryBatch, Refusal, SubmitReply,
+                                  Submitted, Unprocessable)
+from producers.batch_follow import batch_status
 from producers.api_requests import to_queries, unprocessable
 from producers.pages import install_pages
 from producers.submit import submit
+from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ConfigError, StoreError
@@ -96,6 +99,7 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
     requests for a loopback name or `host`. `sweep_s=None` turns the deadline sweeper off."""
     token = api_token(settings, insecure)
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
+    batches = BatchStore(store.r, settings.run_ttl_s)
     celery = make_celery(settings)
 
     @contextlib.asynccontextmanager
@@ -156,6 +160,16 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    @app.get("/batches/{name}", response_model=BatchOut, dependencies=auth,
+             responses={**REFUSALS, 404: {"model": Refusal, "description": "No such batch"}})
+    def get_batch(name: str) -> BatchOut:
+        """A batch's counts per state, answers/s, p50/p95 latency, oldest unfinished query
+        (from its counters: the same cost for 100,000 queries as for 10)."""
+        if not batches.exists(name):
+            raise _no_batch(name)
+        s = batch_status(batches, name)
+        return BatchOut(**s.__dict__, unfinished=s.unfinished)
+
     @app.get("/health", response_model=Health, responses={503: {"model": Health}})
     def health(response: Response) -> Health:
         """Whether Redis answers (503 when not) and how many workers consume each queue."""
@@ -194,6 +208,12 @@ def _unavailable(settings: Settings):
 def _not_found(query_id: str) -> HTTPException:
     return HTTPException(404, f"no query {query_id!r} in the run store: check the id (POST "
                               "/queries returns it), or it expired after CHORDAL_RUN_TTL_S")
+
+
+def _no_batch(name: str) -> HTTPException:
+    return HTTPException(404, f"no batch {name!r} in the run store: check the name "
+                              "(`chordal status` lists them), or it expired after "
+                              "CHORDAL_RUN_TTL_S")
 
 
 async def _sweep(store: RunStore, every_s: float) -> None:

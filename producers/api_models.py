@@ -3,6 +3,7 @@
 Consumes nothing; produces the pydantic models that `producers/api.py` validates request
 bodies with and documents in `/openapi.json`: `QueryIn` (one query to submit, mirroring
 `Query`), `QueryBatch` (one `QueryIn` or a list), `Submitted`/`SubmitReply`, `Health`,
+`BatchOut` (`GET /batches/{name}`),
 `StreamEnd` (the last server-sent event of `GET /queries/{id}/events`), and the error
 bodies: `Unprocessable` (422, with one `BadField` per problem) and `Refusal` (400, 401,
 404, 503).
@@ -136,3 +137,23 @@ class Refusal(BaseModel):
     """The body of a 400, 401, 404 or 503: what happened and what to do."""
 
     detail: str
+
+
+class BatchOut(BaseModel):
+    """One batch's status (`chordal status --json`), read from its counters."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    batch: str
+    total: int
+    """Queries in the batch."""
+    counts: dict[str, int]
+    """Queries per state; `missing`: records that expired before they were counted."""
+    unfinished: int
+    answers_per_s: float | None
+    answers_per_s_last_minute: float | None
+    p50_s: float | None
+    """Latency queued→done (upper bound of a 10%-wide bucket)."""
+    p95_s: float | None
+    oldest_unfinished: dict | None
+    """`{"id", "status", "age_s"}` of the unfinished query queued first."""

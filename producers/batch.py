@@ -30,6 +30,7 @@ from producers.batch_follow import (STATES, BatchStatus, batch_status, queue_dep
                                     wait_batches)
 from producers.batch_send import enqueue as send_batch
 from producers.output import fail
+from shared.batch_counts import recount as redo_counts
 from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
@@ -133,10 +134,20 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
 
 
 def status(batch: Optional[str] = typer.Option(None, "--batch", help="One batch (default: every batch)."),
-           as_json: bool = typer.Option(False, "--json", help="One JSON object per batch.")):
+           as_json: bool = typer.Option(False, "--json", help="One JSON object per batch."),
+           recount: Optional[str] = typer.Option(None, "--recount", metavar="NAME", help="Rebuild the counters of batch NAME from its records first (a repair; reads every record).")):
     """Counts per state, answers per second, p50/p95 latency and the oldest unfinished query."""
     settings = Settings()
     batches, runs = stores(settings)
+    if recount is not None:
+        batch_names(batches, recount, settings)
+        if batch not in (None, recount):
+            fail(f"--recount {recount!r} and --batch {batch!r} name two batches: give one")
+        started = time.perf_counter()
+        redo_counts(batches.r, recount, settings.run_ttl_s)
+        err.print(f"recounted batch {recount} from its {batches.size(recount)} records in "
+                  f"{time.perf_counter() - started:.2f}s")
+        batch = recount
     for name in batch_names(batches, batch, settings):
         s = batch_status(batches, name)
         if as_json:

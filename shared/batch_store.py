@@ -9,7 +9,8 @@ run-store fields. Keys (names in shared/queues.py), besides the run store's own:
 
 Both live `ttl_s` after the last enqueue, like the queries' records. A query created
 here carries `batch` (the batch that created it) and, once its `chordal.plan` message
-is out, `sent` (unix time) in its `chordal:run:{qid}` hash.
+is out, `sent` (unix time) in its `chordal:run:{qid}` hash; its batch's counters
+(shared/batch_counts.py) count it `queued` in the same script.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterable, Iterator
 import redis
 
 from shared import queues
+from shared.batch_counts import COUNT_LUA
 from shared.models import Query
 
 CHUNK = 1000
@@ -27,11 +29,12 @@ CHUNK = 1000
 
 # One query: join the batch, and create the record unless its id exists (then say
 # what it is). Atomic per query, so no reader sees a record without its status.
-CREATE_LUA = """
+CREATE_LUA = COUNT_LUA + """
 redis.call('ZADD', KEYS[3], 'NX', ARGV[7], ARGV[5])
 if redis.call('HSETNX', KEYS[1], 'query', ARGV[1]) == 1 then
   redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2], 'batch', ARGV[6])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
+  count(KEYS[1], 'queued', ARGV[4])
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
   return 'new'
 end

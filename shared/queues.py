@@ -183,6 +183,29 @@ def batches_key() -> str:
     return f"{KEY_PREFIX}:batches"
 
 
+def batch_counts_key(name: str) -> str:
+    """Hash of one batch's counters: status -> queries in it, `first_queued`,
+    `last_finished` (shared/batch_counts.py)."""
+    return f"{KEY_PREFIX}:batch-counts:{name}"
+
+
+def batch_open_key(name: str) -> str:
+    """Sorted set of the batch's unfinished query ids scored by when each was queued."""
+    return f"{KEY_PREFIX}:batch-open:{name}"
+
+
+def batch_latency_key(name: str) -> str:
+    """Hash of one batch's answered queries: `b{k}` -> answers whose queued-to-done
+    latency falls in bucket k, `s{second % 60}` -> `second:answers` of the last minute."""
+    return f"{KEY_PREFIX}:batch-latency:{name}"
+
+
+def batch_failures_key(name: str) -> str:
+    """Hash of one batch's failed queries by group: `n:{group}` -> how many,
+    `e:{group}` -> the first one's error (shared/batch_counts.py)."""
+    return f"{KEY_PREFIX}:batch-failures:{name}"
+
+
 def session_key(digest: str) -> str:
     """Hash of one browser session of the pages (`csrf`, `token`): `digest` is the SHA-256
     of the session cookie, so the key does not give the cookie away

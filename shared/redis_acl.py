@@ -136,6 +136,11 @@ PRODUCERS = (
          "write query records (queued, withdrawn, failed past the deadline), wait for "
          "answers (BLPOP), batches, the API's sessions and its count of wrong tokens per "
          "client; `chordal index` bumps the GET cache's generation"),
+    Rule(_keys(queues.batch_counts_key("*"), queues.batch_open_key("*"),
+               queues.batch_latency_key("*"), queues.batch_failures_key("*"))
+         + " +hset +hincrby +del +expire +zadd +zrem",
+         "batch counters, moved in the scripts that create a batch's queries and fail "
+         "them past their deadline; `chordal status --recount` rebuilds them"),
     BINDINGS,
     Rule(f"&/{DB}.celeryev/task.sent +publish",
          "the `task-sent` event of each query sent, so Flower sees it queued: the only "

@@ -16,7 +16,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
 Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
 last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered or
-failed exactly once, however often a task is redelivered.
+failed exactly once, however often a task is redelivered. The scripts that change a
+status also move the counters of the query's batch (shared/batch_counts.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import time
 import redis
 
 from shared import queues
+from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
 from shared.graph_store import DispatchGraph, step_order
 from shared.texts import by_reference
@@ -34,18 +36,20 @@ from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactItera
                            RunRecord, StepResult)
 
 
-TERMINATE_LUA = """
+TERMINATE_LUA = COUNT_LUA + """
 if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+count(KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 """
-STATUS_LUA = """
+STATUS_LUA = COUNT_LUA + """
 if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
+count(KEYS[1], ARGV[1], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return 1
 """
@@ -184,6 +188,7 @@ class RunStore(DispatchGraph):
         fields = {"error": error}
         if problems:
             fields["problems"] = json.dumps([p.model_dump() for p in problems])
+        fields["failure"] = failure_group(error, fields.get("problems"))
         return self._terminate(query_id, "failed", fields)
 
     def sweep_expired(self, now: float | None = None) -> list[str]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
 from producers.batch_file import LineDefaults, parse_line
 from shared import queues
+from shared.batch_store import BatchStore
+from shared.models import Query
 
 from ..conftest import DATA
 
@@ -136,8 +139,6 @@ def test_wait_exits_1_when_a_query_of_the_batch_failed_and_results_say_why(pipel
 
 def test_queries_an_interrupted_enqueue_created_but_never_sent_are_sent_by_the_next(
         pipeline, tmp_path):
-    from shared.batch_store import BatchStore
-
     lines = [{"question": f"After a crash: {q}"} for q in QUESTIONS]
     path = write(tmp_path / "crashed.jsonl", lines)
     defaults = LineDefaults(batch="it-crashed")
@@ -149,3 +150,24 @@ def test_queries_an_interrupted_enqueue_created_but_never_sent_are_sent_by_the_n
     assert "submitted 5 queries (3 created by an interrupted run)" in result.stdout
     assert pipeline.cli("wait", "--batch", "it-crashed", "--timeout", "60").returncode == 0
     assert all(pipeline.store.record(q.id).finalizer_runs == 1 for q in queries)
+
+
+def test_the_counters_the_workers_keep_equal_a_recount_of_the_records(pipeline, tmp_path):
+    lines = [{"question": f"{q} (counted)", "id": f"it-counted-{i}"} for i, q in enumerate(QUESTIONS)]
+    lines += [{"question": "Think step by step: " + QUESTIONS[1], "id": "it-counted-react",
+               "mode": "react"}]  # fails: no LLM
+    assert pipeline.cli("enqueue", write(tmp_path / "c.jsonl", lines), "--batch",
+                        "it-counted").returncode == 0
+    late = Query(id="it-counted-late", question=QUESTIONS[2], created_at=time.time() - 10,
+                 deadline_s=1)  # recorded, never sent: it expires while queued
+    BatchStore(pipeline.store.r, pipeline.settings.run_ttl_s).create("it-counted", [(7, late)])
+    assert pipeline.cli("wait", "--batch", "it-counted", "--timeout", "60").returncode == 1
+    pipeline.store.set_status("it-counted-0", "finalizing")  # a late, redelivered task
+    kept = json.loads(pipeline.cli("status", "--batch", "it-counted", "--json").stdout)
+    assert kept["counts"]["done"] == len(QUESTIONS) and kept["counts"]["failed"] == 2
+    assert pipeline.store.record("it-counted-late").error.startswith("deadline exceeded")
+    redone = pipeline.cli("status", "--recount", "it-counted", "--json")
+    assert redone.returncode == 0 and "recounted batch it-counted from its 7 records" in redone.stderr
+    again = json.loads(redone.stdout)
+    same = ("counts", "total", "unfinished", "p50_s", "p95_s", "oldest_unfinished")
+    assert {k: again[k] for k in same} == {k: kept[k] for k in same}

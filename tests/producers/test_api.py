@@ -74,7 +74,7 @@ def test_a_list_is_submitted_in_order_and_a_repeated_id_is_not_enqueued_again(ap
 
 
 @pytest.mark.parametrize("method, path", [("POST", "/queries"), ("GET", "/queries/x"),
-                                          ("GET", "/queries/x/events")])
+                                          ("GET", "/queries/x/events"), ("GET", "/batches/x")])
 def test_requests_without_the_right_bearer_token_are_refused_with_401(api, method, path):
     body = {"question": "q"} if method == "POST" else None
     status, headers, reply = api.request(method, path, body, auth=False)
@@ -184,6 +184,18 @@ def test_an_unknown_query_is_404_naming_the_id(api):
     for path in ("/queries/no-such-query", "/queries/no-such-query/events"):
         status, _, reply = api.request("GET", path)
         assert status == 404 and "'no-such-query'" in reply["detail"]
+
+
+def test_a_batch_status_is_read_from_its_counters_and_an_unknown_batch_is_404(api, tmp_path):
+    path = tmp_path / "api-batch.jsonl"
+    path.write_text(json.dumps({"question": "What was the battery yield rate in Q3 2023?",
+                                "id": "api-batch-1"}) + "\n")
+    assert api.pipeline.cli("enqueue", str(path), "--batch", "api-b").returncode == 0
+    wait_done(api, "api-batch-1")
+    status, _, batch = api.request("GET", "/batches/api-b")
+    assert status == 200 and (batch["total"], batch["counts"]["done"], batch["unfinished"]) == (1, 1, 0)
+    status, _, reply = api.request("GET", "/batches/no-such-batch")
+    assert status == 404 and "'no-such-batch'" in reply["detail"]
 
 
 def test_health_needs_no_token_and_sees_redis_and_a_worker_on_every_queue(api):
