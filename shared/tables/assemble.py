@@ -7,7 +7,9 @@ A body line with no cells is a section heading ("Cash flows from investing
 activities:"), or, where labels can wrap (text laid out in columns, PDF words), the
 first part of the next line's label when that one reads as its continuation ("Purchase
 of property and" / "equipment  (1,234)"). A row is a total when its label says so
-("Total current liabilities", "Net cash provided by …"). Per-share rows are in units
+("Total current liabilities", "Net cash provided by …"), or when its figures are, in
+every column, the sum of the rows above it back to the last total or heading, two or
+more of them ("Swiss", "Non-Swiss", then "Income before taxes"). Per-share rows are in units
 whatever the table's scale ("in thousands, except per share data"); share counts are
 numbers, not money; a row or column about percentages holds percents, and so does a
 column whose first and last figures carry "%" and none a currency (a rate
@@ -17,6 +19,7 @@ reconciliation writes the sign on those lines only).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 import regex
 
@@ -95,7 +98,50 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     if not rows:
         return None
     return Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
-                 rows=_percent_columns(rows))
+                 rows=_sums(_percent_columns(rows)))
+
+
+def _sums(rows: list[Row]) -> list[Row]:
+    """`rows`, with those whose label does not say total marked totals when they add up
+    the rows above them (`_adds_up`)."""
+    out: list[Row] = []
+    start = 0
+    for row in rows:
+        if out and row.section != out[-1].section:
+            start = len(out)
+        if not row.total and row.label and _adds_up(out[start:], row):
+            row = row.model_copy(update={"total": True})
+        out.append(row)
+        if row.total:
+            start = len(out)
+    return out
+
+
+def _adds_up(parts: list[Row], row: Row) -> bool:
+    """Whether each figure of `row` is the sum of `parts`' figures in its column (to the
+    total's last digit), with two or more parts and some column adding two non-zero
+    figures. Money and numbers only, in one scale."""
+    if len(parts) < 2:
+        return False
+    checked = added = 0
+    for i, cell in enumerate(row.cells):
+        q = cell.quantity if cell is not None else None
+        if q is None or q.kind not in ("money", "number"):
+            continue
+        figures = []
+        for part in parts:
+            c = part.cells[i] if i < len(part.cells) else None
+            if c is None or c.quantity is None:
+                continue
+            if c.quantity.kind != q.kind or c.quantity.scale != q.scale:
+                return False
+            figures.append(c.quantity.amount)
+        step = Decimal(1).scaleb(q.amount.as_tuple().exponent)
+        if abs(sum(figures, Decimal(0)) - q.amount) > step:
+            return False
+        checked += 1
+        added += sum(1 for f in figures if f) >= 2
+    return checked > 0 and added > 0
 
 
 def _percent_columns(rows: list[Row]) -> list[Row]:

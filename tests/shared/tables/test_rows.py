@@ -128,3 +128,21 @@ def test_a_change_spanning_from_above_heads_the_columns_comparing_not_the_years(
     assert [c.header for c in table.columns][1:3] == [
         "Year Ended May 31, Percent Change Actual", "Year Ended May 31, Percent Change Constant"]
     assert columns_for(table, "2018") == [3]
+
+
+def test_a_row_adding_up_the_rows_above_it_is_a_total_whatever_its_label_says():
+    # Ripufup's (TAT-QA dev) income before taxes by jurisdiction
+    table = table_from_rows([["", "2019", "2018", "2017"],
+                             ["Swiss", "$212,986", "$177,935", "$161,544"],
+                             ["Non-Swiss", "58,147", "54,330", "53,445"],
+                             ["Income before taxes", "$271,133", "$232,265", "$214,989"],
+                             ["Income tax expense", "41,298", "37,156", "32,004"]])
+    assert [r.total for r in table.rows] == [False, False, True, False]
+
+
+def test_a_row_that_adds_up_in_one_column_only_is_not_a_total():
+    table = table_from_rows([["", "2019", "2018"],
+                             ["Product", "100", "70"],
+                             ["Services", "50", "30"],
+                             ["Gross margin", "150", "90"]])
+    assert not any(r.total for r in table.rows)
