@@ -84,7 +84,7 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
             batch: Optional[str] = typer.Option(None, "--batch", help="Batch name (default: the file's name without extension)."),
             max_in_flight: int = typer.Option(DEFAULT_MAX_IN_FLIGHT, "--max-in-flight", help="Hold back while this many queries of the batch are sent and unfinished (0: no limit)."),
             mode: str = typer.Option("rewoo", "--mode", help="Mode of lines without one: rewoo, react or auto."),
-            deadline: Optional[float] = typer.Option(None, "--deadline", help="Seconds from sending until a query fails, for lines without one (default CHORDAL_QUERY_TIMEOUT_S).")):
+            deadline: Optional[float] = typer.Option(None, "--deadline", help="Seconds a query may run once a planner takes it, for lines without one (default CHORDAL_QUERY_TIMEOUT_S; the wait in the queue is CHORDAL_BATCH_QUEUE_WAIT_S).")):
     """Submit one query per line of FILE as a batch; lines submitted before are skipped."""
     settings = Settings()
     batch = batch or file.stem
@@ -113,6 +113,7 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
         with progress_bar(f"enqueue {batch}", check.queries) as advance:
             report = send_batch(read_queries(file, defaults, check.duplicates), batch,
                                 batches, runs, app, max_in_flight=max_in_flight,
+                                queue_wait_s=settings.batch_queue_wait_s,
                                 on_chunk=lambda n: advance(n))
     except KeyboardInterrupt:
         err.print(f"interrupted: run the same command again to submit the rest of batch "

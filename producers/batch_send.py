@@ -96,9 +96,12 @@ def send_plans(app: Celery, queries: list[Query]) -> None:
 
 def enqueue(rows: Iterable[tuple[int, Query]], batch: str, batches: BatchStore,
             runs: RunStore, app: Celery, *, max_in_flight: int = 0,
+            queue_wait_s: float | None = None,
             on_chunk: Callable[[int], None] = lambda n: None) -> EnqueueReport:
     """Create and send every query of `rows` not submitted before; `max_in_flight` 0
-    means no limit. `on_chunk` gets the number of rows handled after each chunk."""
+    means no limit. `queue_wait_s`: each query's queue-wait budget (its run deadline
+    then starts when it is planned); None keeps one deadline from enqueue. `on_chunk`
+    gets the number of rows handled after each chunk."""
     report, started = EnqueueReport(), time.perf_counter()
     # Chunks of a quarter of the limit keep the queue fed while the first ones finish.
     size = min(CHUNK, max(1, max_in_flight // 4)) if max_in_flight else CHUNK
@@ -107,7 +110,8 @@ def enqueue(rows: Iterable[tuple[int, Query]], batch: str, batches: BatchStore,
         if max_in_flight:
             report.waited_s += inflight.room_for(len(chunk), max_in_flight)
         now = time.time()
-        chunk = [(line, q.model_copy(update={"created_at": now})) for line, q in chunk]
+        stamp = {"created_at": now, "queue_wait_s": queue_wait_s}
+        chunk = [(line, q.model_copy(update=stamp)) for line, q in chunk]
         outcomes = batches.create(batch, chunk)
         send = [q for (_, q), o in zip(chunk, outcomes) if o in ("new", "resend")]
         if send:

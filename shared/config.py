@@ -73,7 +73,13 @@ class Settings(BaseSettings):
     """A task delivered more often than this is reported as failed, not run again."""
 
     query_timeout_s: float = Field(60.0, gt=0)
-    """Default deadline of one query, from enqueue to answer."""
+    """Default deadline of one query: from enqueue to answer for a single question, from
+    the moment a planner takes it to answer for a batch query."""
+
+    batch_queue_wait_s: float = Field(21600.0, gt=0, allow_inf_nan=False)
+    """Seconds a batch query (`chordal enqueue`) may wait in the `plan` queue before a
+    planner takes it; past it, it fails saying so. Its run deadline starts when it is
+    planned."""
 
     max_steps: int = Field(MAX_STEPS, ge=1, le=500)
     """Plans with more steps than this, as written or once repaired, are rejected before

@@ -3,7 +3,7 @@
 Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/queues.py):
 
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
-                                 answer, error, usage, terminal
+                                 answer, error, usage, terminal, planned_at
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
                                  texts by reference and quote (shared/texts.py)
     chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
@@ -12,6 +12,10 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
     chordal:graph:{qid}    hash  the dispatch graph, and chordal:dispatched:{qid} when
                                  each of its steps was sent (shared/graph_store.py)
+
+A query's deadline is `deadline_s` from enqueue; a batch query's (`queue_wait_s` set)
+is `queue_wait_s` from enqueue until a worker takes it from the queue, then
+`deadline_s` from that moment (`leave_queue`).
 
 Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
 last change.
@@ -48,11 +52,43 @@ return 1
 """
 STATUS_LUA = COUNT_LUA + """
 if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 0 end
+local planned = ARGV[3]
+if ARGV[5] then
+  local was = redis.call('HMGET', KEYS[1], 'status', 'planned_at')
+  if was[1] == 'queued' then
+    local due = redis.call('ZSCORE', KEYS[2], ARGV[6])
+    if due and tonumber(due) < tonumber(ARGV[3]) then return -1 end
+    redis.call('HSET', KEYS[1], 'planned_at', ARGV[3])
+    redis.call('ZADD', KEYS[2], 'XX', tonumber(ARGV[3]) + tonumber(ARGV[5]), ARGV[6])
+  elseif was[2] then
+    planned = was[2]
+  end
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
 count(KEYS[1], ARGV[1], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-return 1
+return planned
 """
+"""A status change; with ARGV[5] (a run deadline, seconds) and ARGV[6] (the query id),
+the query's first move out of `queued` also records `planned_at` and re-scores its
+deadline to `planned_at` + ARGV[5], unless it waited past its queue-wait deadline (-1,
+nothing changed). Returns 0 for a terminal query, else `planned_at` (now, when none is
+recorded)."""
+
+
+def _expired_reason(status: str, raw_query: str | None) -> str:
+    """Why a query past its deadline failed: which budget ran out."""
+    try:
+        wait = json.loads(raw_query or "{}").get("queue_wait_s")
+    except ValueError:
+        wait = None
+    if status == "queued" and wait is not None:
+        return (f"deadline exceeded while queued: waited in the queue longer than "
+                f"CHORDAL_BATCH_QUEUE_WAIT_S={wait:g}s before a planner took it (are the "
+                "workers running? raise it, or enqueue with --max-in-flight)")
+    ran = " ran longer than its deadline:" if status != "queued" else ""
+    return (f"deadline exceeded while {status}:{ran} the query did not finish in time "
+            "(are the workers running?)")
 
 
 _COUNT_ONCE = """
@@ -102,7 +138,7 @@ class RunStore(DispatchGraph):
         with self.r.pipeline() as p:
             p.hset(key, mapping={"status": "queued", "t_queued": now})
             p.expire(key, self.ttl_s)
-            p.zadd(queues.deadlines_key(), {query.id: now + query.deadline_s})
+            p.zadd(queues.deadlines_key(), {query.id: now + query.first_deadline_s})
             p.execute()
         return True
 
@@ -127,6 +163,22 @@ class RunStore(DispatchGraph):
         """Move a query on (`planning`, `executing`, …) unless it is already terminal."""
         self._status_script(keys=[queues.run_key(query_id)],
                             args=[status, f"t_{status}", time.time(), self.ttl_s])
+
+    def leave_queue(self, query: Query, status: str) -> Query | None:
+        """Move `query` on to `status` as a worker takes it from the queue; `query` with
+        its `planned_at`. A query with a queue-wait budget leaves `queued` once: its
+        deadline becomes `planned_at` + `deadline_s`, in the same script; taken past its
+        queue-wait deadline it is failed saying so instead, and None returned."""
+        if query.queue_wait_s is None:
+            self.set_status(query.id, status)
+            return query
+        planned = self._status_script(
+            keys=[queues.run_key(query.id), queues.deadlines_key()],
+            args=[status, f"t_{status}", time.time(), self.ttl_s, query.deadline_s, query.id])
+        if planned == -1:
+            self.fail(query.id, _expired_reason("queued", query.model_dump_json()))
+            return None
+        return query.model_copy(update={"planned_at": float(planned)}) if planned else query
 
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
         self._hset(query_id, {"plan": plan.model_dump_json(),
@@ -196,9 +248,8 @@ class RunStore(DispatchGraph):
         now = time.time() if now is None else now
         swept = []
         for qid in self.r.zrangebyscore(queues.deadlines_key(), "-inf", now):
-            status = self.r.hget(queues.run_key(qid), "status") or "expired"
-            if self.fail(qid, f"deadline exceeded while {status}: the query did not finish "
-                              "in time (are the workers running?)"):
+            status, raw = self.r.hmget(queues.run_key(qid), ["status", "query"])
+            if self.fail(qid, _expired_reason(status or "expired", raw)):
                 swept.append(qid)
             else:
                 self.r.zrem(queues.deadlines_key(), qid)

@@ -44,7 +44,9 @@ def plan(self, query: dict) -> None:
                                 settings().max_steps)
         if dispatch.resume():
             return  # an earlier delivery closed the plan; its steps are out
-        store.set_status(q.id, "planning")
+        q = store.leave_queue(q, "planning")  # a batch query's run deadline starts here
+        if q is None:
+            return  # it waited in the queue past its budget: failed saying so
         llm, calls = llm_client(), []
 
         def on_call(call) -> None:

@@ -50,9 +50,10 @@ def start_loop(query: Query) -> bool:
     with leases().held(query.id, 0, "start"):
         if not run_store().claim(query.id, queues.react_claim(1)):
             return False
-        run_store().set_status(query.id, "executing")
-        send(query, 1)
-        return True
+        started = run_store().leave_queue(query, "executing")
+        if started is not None:  # else it waited in the queue past its budget: failed
+            send(started, 1)
+        return started is not None
 
 
 # No shadow name (see workers/executor.py): the ReactTask payload leads with its

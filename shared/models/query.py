@@ -38,12 +38,28 @@ class Query(BaseModel):
     loop; `auto`: ReWOO, continued by ReAct when the answer is incomplete."""
     deadline_s: float = Field(60.0, gt=0)
     """Seconds from enqueue until the query counts as failed (finite: JSON stores `inf`
-    as null, which no worker could read back)."""
+    as null, which no worker could read back); with `queue_wait_s`, seconds from the
+    moment a planner takes it from the queue."""
+    queue_wait_s: float | None = Field(None, gt=0, allow_inf_nan=False)
+    """Seconds the query may wait in the queue before a planner takes it (a batch's
+    queries: CHORDAL_BATCH_QUEUE_WAIT_S); its run deadline then counts from that moment.
+    None: one deadline, `deadline_s` from enqueue (a single question)."""
     created_at: float = 0.0
     """Unix time the producer enqueued it."""
+    planned_at: float = 0.0
+    """Unix time a planner took it from the queue, set by the planner on a query with
+    `queue_wait_s` (the run store's `planned_at`)."""
 
     @property
     def deadline_at(self) -> float | None:
         """Unix time the query counts as failed (the run store's deadline); None for a
         query no producer has stamped with `created_at`."""
+        if self.queue_wait_s is not None and self.planned_at:
+            return self.planned_at + self.deadline_s
         return self.created_at + self.deadline_s if self.created_at else None
+
+    @property
+    def first_deadline_s(self) -> float:
+        """Seconds from enqueue to the deadline the query gets when it is created: the
+        queue-wait budget, or the whole deadline of a single question."""
+        return self.deadline_s if self.queue_wait_s is None else self.queue_wait_s

@@ -193,3 +193,43 @@ def test_a_redelivered_planner_sends_what_the_killed_one_added_and_nothing_twice
     again.begin()
     final = again.close(plan, [], "streamed")
     assert [s.id for s in final.steps] == ["A", "B"] and [t.step.id for t in sent] == ["A"]
+
+
+def test_a_batch_query_past_its_queue_wait_budget_fails_naming_the_setting(bare_store):
+    from shared.batch_store import BatchStore
+    store, now = bare_store, time.time()
+    query = Query(question="waited too long", queue_wait_s=2, deadline_s=600, created_at=now - 5)
+    assert BatchStore(store.r, 3600).create("b-wait", [(1, query)]) == ["new"]
+    assert store.sweep_expired(now) == [query.id]
+    error = store.record(query.id).error
+    assert "waited in the queue longer than CHORDAL_BATCH_QUEUE_WAIT_S=2s" in error
+
+
+def test_a_batch_query_taken_from_the_queue_gets_its_run_deadline_from_then_once(bare_store):
+    store, now = bare_store, time.time()
+    query = Query(question="planned late", queue_wait_s=3600, deadline_s=60, created_at=now - 100)
+    assert store.create(query)
+    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(now - 100 + 3600)
+    planned = store.leave_queue(query, "planning")
+    assert planned.planned_at >= now and planned.deadline_at == planned.planned_at + 60
+    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
+    again = store.leave_queue(query, "planning")  # a redelivered plan message
+    assert again.planned_at == planned.planned_at
+    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
+
+
+def test_a_batch_query_taken_past_its_queue_wait_budget_is_failed_not_planned(bare_store):
+    query = Query(question="too late", queue_wait_s=1, deadline_s=60, created_at=time.time() - 5)
+    assert bare_store.create(query)
+    assert bare_store.leave_queue(query, "planning") is None
+    record = bare_store.record(query.id)
+    assert record.status == "failed" and "planning" not in record.timings
+    assert "waited in the queue longer than CHORDAL_BATCH_QUEUE_WAIT_S=1s" in record.error
+
+
+def test_a_single_question_keeps_one_deadline_from_when_it_was_asked(bare_store):
+    query = Query(question="asked", deadline_s=60, created_at=time.time() - 100)
+    assert bare_store.create(query)
+    assert bare_store.leave_queue(query, "planning").deadline_at == query.created_at + 60
+    assert query.id in bare_store.sweep_expired()
+    assert "deadline exceeded while planning" in bare_store.record(query.id).error
