@@ -6,6 +6,9 @@ and JSON requests; produces what `create_app` serves:
     POST /queries               one QueryIn or a list -> 202 {"queries": [{id, submitted}]}
     GET  /queries/{id}          the RunRecord, or 404
     GET  /queries/{id}/events   server-sent events until the query is terminal (api_events.py)
+    GET  /queries/{id}/steps/{step}/text?item=&offset=&limit=
+                                a page of the document text a step read (its record and
+                                events hold references and quotes only), 404, or 410
     GET  /batches/{name}        the batch's status from its counters (BatchOut), or 404
     GET  /health                Redis reachable, workers per queue (api_health.py); no auth
     GET  /openapi.json, /docs   the schema; no auth
@@ -43,6 +46,7 @@ import anyio.to_thread
 import redis
 import uvicorn
 from fastapi import Body, Depends, FastAPI, HTTPException, Request, Response
+from fastapi import Query as QueryParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from kombu.exceptions import OperationalError
@@ -62,9 +66,11 @@ from producers.submit import submit
 from shared.batch_store import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
-from shared.errors import ConfigError, StoreError
-from shared.models import RunRecord
+from shared.errors import ConfigError, StoreError, ToolError
+from shared.models import RunRecord, TextPage
+from shared.search import open_backend
 from shared.store import RunStore
+from shared.texts import MAX_PAGE_CHARS, PAGE_CHARS, text_page
 
 log = logging.getLogger("chordal.api")
 EVENTS = ("`event: status` {status, at} for every status entered; `event: step` a StepResult "
@@ -80,6 +86,12 @@ REFUSALS = {
 }
 """Responses every `/queries` route may give besides its own."""
 NOT_FOUND = {404: {"model": Refusal, "description": "No such query in the run store"}}
+TEXT_REFUSALS = {
+    404: {"model": Refusal, "description": "No such query, step, or text of the step"},
+    410: {"model": Refusal, "description": (
+        "The document was re-indexed with other content and the version the step read "
+        "is no longer cached (DOCUMENT_CHANGED)")},
+}
 BODY_REFUSALS = {
     400: {"model": Refusal, "description": (
         "The body could not be received (the connection broke off)")},
@@ -146,6 +158,23 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
         if record is None:
             raise _not_found(query_id)
         return record
+
+    @app.get("/queries/{query_id}/steps/{step_id}/text", response_model=TextPage,
+             dependencies=auth, responses={**REFUSALS, **TEXT_REFUSALS})
+    def get_step_text(query_id: str, step_id: str, item: int = QueryParam(0, ge=0),
+                      offset: int = QueryParam(0, ge=0),
+                      limit: int = QueryParam(PAGE_CHARS, ge=1, le=MAX_PAGE_CHARS)) -> TextPage:
+        """A page of the document text a step read (its record holds only a reference
+        and a quote): characters `offset` to `offset + limit` of text `item`."""
+        backend = open_backend(settings)
+        try:
+            return text_page(store, backend, query_id, step_id, item, offset, limit)
+        except LookupError as exc:
+            raise HTTPException(404, str(exc)) from None
+        except ToolError as exc:
+            raise HTTPException(410, exc.message) from None
+        finally:
+            backend.close()
 
     @app.get("/queries/{query_id}/events", dependencies=auth, response_class=StreamingResponse,
              responses={200: {"description": EVENTS,

@@ -27,7 +27,7 @@ from shared import queues
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.debug import explain
-from shared.errors import ChordalError, InputError
+from shared.errors import ChordalError, InputError, ToolError
 from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import open_backend
@@ -36,6 +36,7 @@ from shared.queues import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor
 from shared.store import RunStore
+from shared.texts import PAGE_CHARS, text_page
 from shared.urls import mask_url
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
@@ -117,8 +118,14 @@ def exit_code(record) -> int:
 
 
 @cli.command()
-def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
-    """Print the record of a query: plan, steps with action_ids and timings, answer."""
+def show(query_id: str, as_json: bool = typer.Option(False, "--json"),
+         text: Optional[str] = typer.Option(None, "--text", metavar="STEP",
+                                            help="print the document text step STEP read"),
+         item: int = typer.Option(0, "--item", help="with --text: which text of a top_k GET"),
+         offset: int = typer.Option(0, "--offset", help="with --text: first character"),
+         limit: int = typer.Option(PAGE_CHARS, "--limit", help="with --text: characters")):
+    """Print the record of a query: plan, steps with action_ids and timings, answer; or,
+    with --text STEP, a page of the document text that step read."""
     settings = Settings()
     store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
     try:
@@ -126,6 +133,9 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
     except ChordalError as exc:  # Redis down, or the password in the URL refused
         fail(f"{str(exc).rstrip('.')}; start the stack with `chordal up`, or check "
              "CHORDAL_REDIS_URL (host, port, password)", 1)
+    if text is not None:
+        _show_text(settings, store, query_id, text, item, offset, limit, as_json)
+        return
     record = store.record(query_id)
     if record is None:
         fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}", 1)
@@ -133,6 +143,29 @@ def show(query_id: str, as_json: bool = typer.Option(False, "--json")):
         print(record.model_dump_json(indent=2))
     else:
         print_record(out, record, details=True)
+
+
+def _show_text(settings: Settings, store: RunStore, query_id: str, step_id: str, item: int,
+               offset: int, limit: int, as_json: bool) -> None:
+    backend = open_backend(settings)
+    try:
+        page = text_page(store, backend, query_id, step_id, item, offset, limit)
+    except InputError as exc:
+        fail(f"--offset/--limit: {exc}", 2)
+    except LookupError as exc:
+        fail(str(exc), 1)
+    except ToolError as exc:
+        fail(exc.message, 1)
+    finally:
+        backend.close()
+    if as_json:
+        print(page.model_dump_json(indent=2))
+        return
+    sys.stdout.write(page.text + "\n")
+    more = (f"; next: --offset {page.next_offset}" if page.next_offset is not None
+            else " (the end)")
+    print(f"[{page.doc_id} version {page.version}: characters {page.offset:,} to "
+          f"{page.offset + len(page.text):,} of {page.chars:,}{more}]", file=sys.stderr)
 
 
 @cli.command()

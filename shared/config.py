@@ -203,6 +203,12 @@ class Settings(BaseSettings):
     (`chordal:text:*`), written when a step first reads that version; it lets a query
     finish on the version it started with after the document is re-indexed. 0: no copy
     (a step whose document changed under it fails with DOCUMENT_CHANGED)."""
+    max_step_bytes: int = Field(64 * 1024, ge=4096)
+    """The most one step result may store in the run store (its JSON, texts by reference);
+    a larger one is stored as the step error STEP_TOO_LARGE."""
+    max_query_bytes: int = Field(256 * 1024, ge=4096)
+    """The most all step results of one query may store; the step that would pass it is
+    stored as the step error QUERY_TOO_LARGE."""
     api_token: SecretStr | None = None
     """Bearer token the HTTP API requires (`Authorization: Bearer …`): a random string of
     at least 32 characters (`chordal api` refuses a shorter one), e.g. from

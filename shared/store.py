@@ -3,7 +3,9 @@
 Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/queues.py):
 
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
-                                 answer, error, usage, terminal, planned_at
+                                 answer, error, usage, terminal, planned_at,
+                                 stored_bytes (the bytes of its step results, held to
+                                 max_query_bytes)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
                                  texts by reference and quote (shared/texts.py)
     chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
@@ -99,20 +101,55 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
+PUT_STEP_LUA = """
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if stored then return stored end
+local payload = ARGV[2]
+if #payload > tonumber(ARGV[4]) then
+  payload = ARGV[6]
+elseif tonumber(redis.call('HGET', KEYS[2], 'stored_bytes') or '0') + #payload
+       > tonumber(ARGV[5]) then
+  payload = ARGV[7]
+end
+redis.call('HSET', KEYS[1], ARGV[1], payload)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return payload
+"""
+
+
+def too_large(result: StepResult, code: str, message: str) -> str:
+    """The JSON of the error result stored in place of `result` when it is over a cap."""
+    return StepResult(action_id=result.action_id, step_id=result.step_id,
+                      operation=result.operation, status="error", error_code=code,
+                      error_message=message, inputs=result.inputs,
+                      duration_ms=result.duration_ms, attempt=result.attempt,
+                      started_at=result.started_at, finished_at=result.finished_at,
+                      worker=result.worker, task_id=result.task_id).model_dump_json()
+
+
 class RunStore(DispatchGraph):
-    def __init__(self, client: redis.Redis, ttl_s: int, text_cache_s: int = 3600):
+    def __init__(self, client: redis.Redis, ttl_s: int, text_cache_s: int = 3600,
+                 max_step_bytes: int = 64 * 1024, max_query_bytes: int = 256 * 1024):
         self.r = client
         self.ttl_s = ttl_s
         self.text_cache_s = text_cache_s
         """How long a shared cached copy of a document text lives (shared/texts.py)."""
+        self.max_step_bytes = max_step_bytes
+        self.max_query_bytes = max_query_bytes
+        """The most one step result, and all of a query's step results, may store."""
+        self._put_step_script = client.register_script(PUT_STEP_LUA)
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._status_script = client.register_script(STATUS_LUA)
         self._graph_scripts()
 
     @classmethod
-    def from_url(cls, url: str, ttl_s: int, text_cache_s: int = 3600) -> "RunStore":
+    def from_url(cls, url: str, ttl_s: int, text_cache_s: int = 3600,
+                 max_step_bytes: int = 64 * 1024,
+                 max_query_bytes: int = 256 * 1024) -> "RunStore":
         return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=10), ttl_s,
-                   text_cache_s)
+                   text_cache_s, max_step_bytes, max_query_bytes)
 
     def ping(self) -> None:
         try:
@@ -202,14 +239,26 @@ class RunStore(DispatchGraph):
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent). Its
-        document texts are stored by reference (shared/texts.py)."""
-        key = queues.steps_key(query_id)
-        with self.r.pipeline() as p:
-            p.hsetnx(key, result.step_id, by_reference(result).model_dump_json())
-            p.hget(key, result.step_id)
-            p.expire(key, self.ttl_s)
-            _, stored, _ = p.execute()
-        return StepResult.model_validate_json(stored)
+        document texts are stored by reference (shared/texts.py). A result larger than
+        `max_step_bytes`, or one that would take the query's stored step results past
+        `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
+        instead, in the same script that checks it (so two steps cannot both fit)."""
+        stored = by_reference(result)
+        payload = stored.model_dump_json()
+        size = len(payload.encode())
+        step_error = too_large(stored, "STEP_TOO_LARGE", (
+            f"step {result.step_id}'s result is {size:,} bytes, over CHORDAL_MAX_STEP_BYTES "
+            f"({self.max_step_bytes:,}); ask for less (a smaller top_k, a narrower SEARCH), "
+            "or raise CHORDAL_MAX_STEP_BYTES"))
+        query_error = too_large(stored, "QUERY_TOO_LARGE", (
+            f"step {result.step_id}'s result ({size:,} bytes) would take the query's stored "
+            f"results past CHORDAL_MAX_QUERY_BYTES ({self.max_query_bytes:,}); plan fewer or "
+            "smaller steps, or raise CHORDAL_MAX_QUERY_BYTES"))
+        raw = self._put_step_script(
+            keys=[queues.steps_key(query_id), queues.run_key(query_id)],
+            args=[result.step_id, payload, self.ttl_s, self.max_step_bytes,
+                  self.max_query_bytes, step_error, query_error])
+        return StepResult.model_validate_json(raw)
 
     def count_delivery(self, action_id: str) -> int:
         """Count one more delivery of the task behind `action_id`."""

@@ -24,12 +24,16 @@ import hashlib
 import redis
 
 from shared import queues
-from shared.errors import ToolError
-from shared.models import StepResult, TextRef
+from shared.errors import InputError, ToolError
+from shared.models import StepResult, TextPage, TextRef
 from shared.search.document import PAGE_BREAK, Document
 
 QUOTE_CHARS = 300
 """The longest quote a reference keeps."""
+PAGE_CHARS = 20_000
+"""Characters of a text page when the reader names no limit."""
+MAX_PAGE_CHARS = 200_000
+"""The most characters one text page may ask for."""
 
 
 class DocumentText(str):
@@ -123,3 +127,31 @@ class TextReader:
             if ref.item is not None and ref.item < len(value):
                 value[ref.item] = self.text(ref, step_id)
         return result.model_copy(update={"value": value})
+
+
+def text_page(store, backend, query_id: str, step_id: str, item: int = 0, offset: int = 0,
+              limit: int = PAGE_CHARS) -> TextPage:
+    """Characters `offset` to `offset + limit` of text `item` that step `step_id` of
+    the query read. LookupError when the query, the step or that text does not exist;
+    InputError for an offset or limit out of range; ToolError DOCUMENT_CHANGED when its
+    version is gone. Reading never writes the shared cached copy."""
+    if offset < 0 or not 1 <= limit <= MAX_PAGE_CHARS:
+        raise InputError(f"offset must be 0 or more and limit 1 to {MAX_PAGE_CHARS:,} "
+                         f"(got offset {offset}, limit {limit})")
+    result = store.step(query_id, step_id)
+    if result is None:
+        if store.status(query_id) is None:
+            raise LookupError(f"no query {query_id!r}")
+        raise LookupError(f"query {query_id} has no result for step {step_id!r} (yet)")
+    refs = [r for r in result.texts if (r.item or 0) == item]
+    if not refs:
+        held = (f"texts 0 to {len(result.texts) - 1}" if result.texts else "no document text "
+                "(only GET, and FILTER or MERGE over GET, read whole texts)")
+        raise LookupError(f"step {step_id} of query {query_id} has no text {item}: it holds "
+                          f"{held}")
+    text = TextReader(backend, store.r, 0).text(refs[0], step_id, keep=False)
+    end = offset + limit
+    return TextPage(query_id=query_id, step_id=step_id, item=item, texts=len(result.texts),
+                    doc_id=refs[0].doc_id, version=refs[0].version, chars=len(text),
+                    offset=offset, text=text[offset:end],
+                    next_offset=end if end < len(text) else None)

@@ -53,8 +53,9 @@ def _bounded_lines(logger: logging.Logger, **_) -> None:
 
 @functools.cache
 def run_store() -> RunStore:
-    return RunStore.from_url(settings().effective_redis_url, settings().run_ttl_s,
-                             settings().text_cache_s)
+    s = settings()
+    return RunStore.from_url(s.effective_redis_url, s.run_ttl_s, s.text_cache_s,
+                             s.max_step_bytes, s.max_query_bytes)
 
 
 @functools.cache

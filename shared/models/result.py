@@ -70,6 +70,28 @@ class TextRef(BaseModel):
     """The start of the text (at most 300 characters): what show and the pages print."""
 
 
+class TextPage(BaseModel):
+    """One page of the text a step read (`chordal show --text`, the API's text route)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query_id: str
+    step_id: str
+    item: int
+    """Which text of the step's value (0 for a single one; a top_k GET has several)."""
+    texts: int
+    """How many texts the step read."""
+    doc_id: str
+    version: str
+    chars: int
+    """Characters in the whole text."""
+    offset: int
+    text: str
+    """Characters `offset` to `offset + limit` of the text."""
+    next_offset: int | None = None
+    """Where the next page starts; None after the last."""
+
+
 class StepResult(BaseModel):
     """The full record of one step, stored in the run store under its action_id."""
 

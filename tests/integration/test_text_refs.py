@@ -8,9 +8,12 @@ import json
 import time
 
 import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
+from producers.api import create_app
 from shared import queues
-from shared.models import GetStep, ExtractStep, Query, StepTask
+from shared.models import ExtractStep, GetStep, Query, StepTask
 from shared.search import open_backend
 from shared.steps import run_step
 from shared.texts import version_of
@@ -132,3 +135,41 @@ def test_a_cached_copy_lets_a_step_finish_on_the_version_it_started_with(pipelin
     assert (cell.status, cell.error_code) == ("error", "DOCUMENT_CHANGED")  # not today's tables
     assert "other tables" in cell.error_message
     backend.close()
+
+
+def test_show_text_pages_through_what_a_get_read(pipeline, tmp_path):
+    doc = filing("refs-elm-q1", "Elm Textiles Q1 2024 Quarterly Report", "61")
+    index(pipeline, tmp_path, doc)
+    record = pipeline.ask("elm", plan(doc["title"]))
+    first = pipeline.cli("show", record.query_id, "--text", "E1", "--limit", "1000")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == doc["content"][:1000] + "\n"
+    assert "next: --offset 1000" in first.stderr
+    last = pipeline.cli("show", record.query_id, "--text", "E1", "--json",
+                        "--offset", str(len(doc["content"]) - 40))
+    page = json.loads(last.stdout)
+    assert page["text"] == doc["content"][-40:] and page["next_offset"] is None
+    assert (page["doc_id"], page["chars"]) == (doc["id"], len(doc["content"]))
+    shown = pipeline.cli("show", record.query_id, "--json")
+    assert len(shown.stdout) < 64 * 1024 and "refs-elm-q1" in shown.stdout
+    none = pipeline.cli("show", record.query_id, "--text", "E2")  # an EXTRACT holds no text
+    assert none.returncode == 1 and "no text 0" in none.stderr
+
+
+def test_the_api_serves_a_step_text_in_pages_and_a_record_without_it(pipeline, tmp_path):
+    doc = filing("refs-fir-q2", "Fir Analytics Q2 2024 Quarterly Report", "72")
+    index(pipeline, tmp_path, doc)
+    record = pipeline.ask("fir", plan(doc["title"]))
+    token = "t" * 40
+    app = create_app(pipeline.settings.model_copy(update={"api_token": SecretStr(token)}), sweep_s=None)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        auth = {"Authorization": f"Bearer {token}"}
+        whole = c.get(f"/queries/{record.query_id}", headers=auth)
+        assert whole.status_code == 200 and len(whole.content) < 16 * 1024
+        assert whole.json()["steps"][0]["texts"][0]["doc_id"] == doc["id"]
+        page = c.get(f"/queries/{record.query_id}/steps/E1/text?offset=5&limit=50",
+                     headers=auth).json()
+        assert page["text"] == doc["content"][5:55] and page["next_offset"] == 55
+        assert c.get(f"/queries/{record.query_id}/steps/E9/text", headers=auth).status_code == 404
+        assert c.get(f"/queries/{record.query_id}/steps/E1/text?limit=0",
+                     headers=auth).status_code == 422
