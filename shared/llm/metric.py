@@ -132,6 +132,9 @@ _SHARE = regex.compile(
 _RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
                        r"(?P<y>.+)$", regex.I)
 _BETWEEN = regex.compile(r"^(?:the\s+)?difference\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
+_BETWEEN_IN = regex.compile(r"^(?:the\s+)?difference\s+in\s+(?:the\s+)?(?P<m>.+?)\s+between\s+"
+                            r"(?:the\s+)?(?P<x>.+?)\s+and\s+(?:the\s+)?(?P<y>.+)$", regex.I)
+""""the difference in net sales between APAC and EMEA": APAC's net sales less EMEA's."""
 _UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
                          r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
 """Arithmetic named in words that mean different formulas to different readers."""
@@ -248,6 +251,12 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
     if op in ("change", "increase", "decrease", "difference") and len(used) < 2:
         if op == "difference" and (m := _BETWEEN.match(core)):
             return _two_items("difference", m["x"], m["y"], used, whens, asked)
+        if op == "difference" and (m := _BETWEEN_IN.match(core)):
+            if regex.search(r"\band\b", m["y"], regex.I):
+                return Refusal("it compares two things joined by more than one 'and': which "
+                               "of them is one line item it does not say")
+            return _two_items("difference", f"{m['x']} {m['m']}", f"{m['y']} {m['m']}", used,
+                              whens, asked)
         if op == "percent_change":
             return Refusal("it asks for a percentage change but names fewer than two periods")
         op = None  # "the change in fair value in 2019": a line item that says so itself

@@ -175,3 +175,18 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
 ])
 def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
     assert Question.read(question).not_figure is None
+
+
+def test_a_difference_in_a_measure_between_two_things_reads_the_measure_of_each():
+    m = read_metric("What was the difference in the net sales in 2019 between APAC and EMEA, "
+                    "according to Siralab's annual report?")
+    assert [(t.item, t.when.text) for t in m.terms] == [("APAC net sales", "2019"),
+                                                         ("EMEA net sales", "2019")]
+    assert (m.kind, m.expression) == ("difference", "$T1 - $T2")
+
+
+def test_a_difference_between_things_joined_by_several_ands_is_refused():
+    m = read_metric("What was the difference in the fair value amount between purchased "
+                    "technology and trademarks and tradenames, according to Rerutas's annual "
+                    "report?")
+    assert isinstance(m, Refusal) and "more than one 'and'" in m.why
