@@ -61,6 +61,25 @@ def used(r: redis.Redis) -> int:
     return int(r.info("memory")["used_memory"])
 
 
+def dataset(r: redis.Redis) -> int:
+    """Redis's own count of the bytes its keys and values take (MEMORY STATS
+    `dataset.bytes`: used_memory without client buffers, AOF buffer and scripts)."""
+    return int(r.memory_stats()["dataset.bytes"])
+
+
+def by_kind(r: redis.Redis) -> dict[str, int]:
+    """MEMORY USAGE of every key in Redis, summed by kind (`run`, `steps`, `text`, …)."""
+    sizes: dict[str, int] = defaultdict(int)
+    for key in r.scan_iter(count=1000):
+        sizes[key_kind(key)] += r.memory_usage(key) or 0
+    return dict(sizes)
+
+
+def grown_by_kind(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after.get(k, 0) - before.get(k, 0)
+            for k in sorted(set(before) | set(after)) if after.get(k, 0) != before.get(k, 0)}
+
+
 def text_cache_bytes(r: redis.Redis) -> int:
     return sum(r.memory_usage(k) or 0 for k in r.scan_iter("chordal:text:*", count=1000))
 
@@ -79,8 +98,9 @@ def breakdown(r: redis.Redis, qid: str) -> dict[str, int]:
 
 
 def settle(r: redis.Redis) -> None:
-    """Let Redis's lazy frees and the workers' last writes land before a reading."""
-    time.sleep(1.0)
+    """Let the workers' last writes land and Redis shrink idle clients' buffers (its
+    cron does that after 2 s) before a reading."""
+    time.sleep(3.0)
 
 
 def run(n: int) -> dict:
@@ -99,7 +119,7 @@ def run(n: int) -> dict:
         sender.ask("warm up", {"steps": [{"id": "E1", "operation": "COMPUTE",
                                           "expression": "1 + 1", "output_var": "$X"}]})
         settle(r)
-        before = used(r)
+        before, keys_before, data_before = used(r), by_kind(r), dataset(r)
         records = []
         for i in range(n):
             doc = real[i % len(real)]
@@ -111,6 +131,8 @@ def run(n: int) -> dict:
             records.append(sender.ask(f"revenue {i}", plan))
         settle(r)
         grown = used(r) - before
+        data_grown = dataset(r) - data_before
+        keys_grown = grown_by_kind(keys_before, by_kind(r))
         cached = text_cache_bytes(r)
         answered = [rec for rec in records if rec.status == "done"]
         sample = answered[-1] if answered else records[-1]
@@ -121,6 +143,11 @@ def run(n: int) -> dict:
             "text_cache_bytes": cached,
             "bytes_per_answered_query_without_text_cache":
                 round((grown - cached) / max(1, len(answered))),
+            "dataset_bytes_per_answered_query_without_text_cache":
+                round((data_grown - cached) / max(1, len(answered))),
+            "keys_growth_by_kind": keys_grown,
+            "key_bytes_per_answered_query": round(
+                sum(v for k, v in keys_grown.items() if k != "text") / max(1, len(answered))),
             "one_query_keys": breakdown(r, sample.query_id),
             "show_json_bytes": len(sample.model_dump_json(indent=2)),
         }

@@ -93,8 +93,9 @@ def _stored(event: str, new: dict[str, str], model: type[StepResult] | type[Reac
             seen: set[str]) -> list[tuple[float, int, bytes]]:
     """(finished_at, 1, frame) for each newly stored step or iteration, now marked seen."""
     seen.update(new)
-    return [(model.model_validate_json(raw).finished_at, 1, frame(event, raw))
-            for raw in new.values()]
+    read = [model.model_validate_json(raw) for raw in new.values()]
+    # re-written whole: the run store leaves out fields at their defaults
+    return [(m.finished_at, 1, frame(event, m.model_dump_json())) for m in read]
 
 
 def _end(query_id: str, status: str, head: dict) -> StreamEnd:

@@ -74,6 +74,9 @@ class StepView:
     attempt: int | None = None
     """Deliveries the step took (None until it reported)."""
     flower: str | None = None
+    text: str | None = None
+    """The API route of the document text the step read, when it read one (its value is
+    the passage it starts with)."""
 
 
 @dataclass
@@ -159,6 +162,9 @@ def step_views(record: RunRecord, results: dict[str, StepResult], flower_url: st
             row.error = f"{r.error_code}: {r.error_message}" if r.status == "error" else ""
             row.confidence, row.worker, row.attempt = r.confidence or "", r.worker or "", r.attempt
             row.document = mask(r.document.title) if r.document else ""
+            if r.texts and r.status == "ok":
+                row.text = (f"/queries/{quote(record.query_id, safe='')}/steps/"
+                            f"{quote(sid, safe='')}/text")
         rows.append(row)
     return rows
 

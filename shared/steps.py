@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 
 TRANSIENT_RETRIES = 2
 """Extra attempts for a TransientToolError, with exponential backoff."""
+KEPT_CANDIDATES = 8
+"""The most documents a GET's result keeps of those it considered (chosen and fitting
+first, then the refused ones nearest): the rest would make a query's record grow with
+the corpus."""
 
 
 def _inputs(store: RunStore, task: StepTask, backend: SearchBackend) -> dict[str, StepResult]:
@@ -76,7 +80,8 @@ def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
     text = "" if out.value is None else str(out.value)
     return StepResult(**base, status="ok", value=out.value, confidence=out.confidence,
                       document=out.document, documents=out.documents, note=out.note,
-                      inputs=out.inputs, candidates=out.candidates, quote=out.quote,
+                      inputs=out.inputs, candidates=out.candidates[:KEPT_CANDIDATES],
+                      quote=out.quote,
                       quantity=out.quantity,
                       duration_ms=(time.perf_counter() - started) * 1000,
                       result_length=len(text), finished_at=time.time())
@@ -88,7 +93,7 @@ def error_result(base: dict, code: str, message: str, started: float | None = No
     (none: the step never ran, its duration is 0)."""
     duration_ms = 0.0 if started is None else (time.perf_counter() - started) * 1000
     return StepResult(**base, status="error", error_code=code, error_message=message,
-                      candidates=candidates or [], duration_ms=duration_ms,
+                      candidates=(candidates or [])[:KEPT_CANDIDATES], duration_ms=duration_ms,
                       finished_at=time.time())
 
 

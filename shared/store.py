@@ -37,7 +37,7 @@ from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
 from shared.graph_store import DispatchGraph, step_order
-from shared.texts import by_reference
+from shared.texts import by_reference, stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
 
@@ -244,7 +244,7 @@ class RunStore(DispatchGraph):
         `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
         instead, in the same script that checks it (so two steps cannot both fit)."""
         stored = by_reference(result)
-        payload = stored.model_dump_json()
+        payload = stored_json(result)
         size = len(payload.encode())
         step_error = too_large(stored, "STEP_TOO_LARGE", (
             f"step {result.step_id}'s result is {size:,} bytes, over CHORDAL_MAX_STEP_BYTES "

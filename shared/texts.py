@@ -76,6 +76,16 @@ def changed(ref: TextRef, step_id: str, what: str) -> ToolError:
                      "cached)")
 
 
+def stored_json(result: StepResult) -> str:
+    """The JSON the run store keeps of `result`: its texts by reference, each quote once
+    (in `value`; StepResult refills the reference's on reading), no field at its default."""
+    kept = by_reference(result)
+    if kept.texts:
+        kept = kept.model_copy(update={"texts": [r.model_copy(update={"quote": ""})
+                                                 for r in kept.texts]})
+    return kept.model_dump_json(exclude_defaults=True)
+
+
 def by_reference(result: StepResult) -> StepResult:
     """`result` as the run store keeps it: each DocumentText in its value replaced by its
     quote, its reference in `texts` (the item set to its place in a list value)."""

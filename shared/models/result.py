@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from .quantity import Quantity
 
@@ -139,6 +139,17 @@ class StepResult(BaseModel):
     """The Celery node name of the worker that ran the step (`executor-1a2b3c4d@host`)."""
     task_id: str | None = None
     """The Celery task id of the step's task (Flower's `/task/<id>`)."""
+
+    @model_validator(mode="after")
+    def _quotes(self) -> StepResult:
+        # The run store keeps a text's quote once, in `value` (shared/texts.py `stored`).
+        for ref in self.texts:
+            if not ref.quote:
+                quoted = self.value if ref.item is None else (
+                    self.value[ref.item] if isinstance(self.value, list)
+                    and ref.item < len(self.value) else None)
+                ref.quote = quoted if isinstance(quoted, str) else ""
+        return self
 
     def reference(self) -> dict:
         """The small deterministic value a step task returns (Flower shows it)."""

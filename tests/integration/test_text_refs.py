@@ -171,5 +171,8 @@ def test_the_api_serves_a_step_text_in_pages_and_a_record_without_it(pipeline, t
                      headers=auth).json()
         assert page["text"] == doc["content"][5:55] and page["next_offset"] == 55
         assert c.get(f"/queries/{record.query_id}/steps/E9/text", headers=auth).status_code == 404
+        shown = c.get(f"/ui/queries/{record.query_id}/live", headers=auth).text
+        assert f'href="/queries/{record.query_id}/steps/E1/text">full text</a>' in shown
+        assert "Fir Analytics Q2 2024" in shown  # the passage the text starts with
         assert c.get(f"/queries/{record.query_id}/steps/E1/text?limit=0",
                      headers=auth).status_code == 422
