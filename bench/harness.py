@@ -19,7 +19,7 @@ from pathlib import Path
 
 from shared.broker import make_celery
 from shared.config import Settings
-from shared.models import Plan, Query, RunRecord
+from shared.models import TERMINAL, Plan, Query, RunRecord
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.workers import WorkerProcess
 from shared.store import RunStore
@@ -75,7 +75,7 @@ class Sender:
 
     def wait(self, query: Query, timeout: float = 300) -> RunRecord:
         record = self.store.wait(query.id, timeout)
-        if record is None or record.status not in ("done", "failed"):
+        if record is None or record.status not in TERMINAL:
             raise RuntimeError(f"query {query.id} stuck in "
                                f"{record.status if record else 'nowhere'}")
         return record

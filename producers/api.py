@@ -10,6 +10,7 @@ and JSON requests; produces what `create_app` serves:
                                 a page of the document text a step read (its record and
                                 events hold references and quotes only), 404, or 410
     GET  /batches/{name}        the batch's status from its counters (BatchOut), or 404
+    DELETE /queries/{id}, /batches/{name}   cancel what is unfinished (CancelReply), or 404
     GET  /health                Redis reachable, workers per queue (api_health.py); no auth
     GET  /openapi.json, /docs   the schema; no auth
     GET  /ui/…                  pages for a browser: batches, one query, workers (pages.py)
@@ -57,9 +58,10 @@ from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
 from producers.api_body import BodyLimits, StrictJsonRoute
 from producers.api_failures import AuthFailures
 from producers.api_health import check_health
-from producers.api_models import (BatchOut, Health, QueryBatch, Refusal, SubmitReply,
-                                  Submitted, Unprocessable)
+from producers.api_models import (BatchOut, CancelReply, Health, QueryBatch, Refusal,
+                                  SubmitReply, Submitted, Unprocessable)
 from producers.batch_follow import batch_status
+from producers.cancel import cancel_batch, cancel_queries
 from producers.api_requests import to_queries, unprocessable
 from producers.pages import install_pages
 from producers.submit import submit
@@ -188,6 +190,26 @@ def create_app(settings: Settings, *, insecure: bool = False, host: str = "127.0
                                                    stopping=app.state.stopping),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.delete("/queries/{query_id}", response_model=CancelReply, dependencies=auth,
+                responses={**REFUSALS, **NOT_FOUND})
+    def delete_query(query_id: str) -> CancelReply:
+        """Cancel the query unless it has finished (then nothing changes): `cancelled` 1
+        or `finished` 1. Cancelling twice is a no-op."""
+        done = cancel_queries(store, [query_id], f"cancelled over the API (DELETE /queries/{query_id})")
+        if done.missing:
+            raise _not_found(query_id)
+        return CancelReply(cancelled=done.cancelled, finished=done.finished)
+
+    @app.delete("/batches/{name}", response_model=CancelReply, dependencies=auth,
+                responses={**REFUSALS, 404: {"model": Refusal, "description": "No such batch"}})
+    def delete_batch(name: str) -> CancelReply:
+        """Cancel every unfinished query of the batch; answered ones are untouched."""
+        if not batches.exists(name):
+            raise _no_batch(name)
+        done = cancel_batch(batches, store, name, f"cancelled over the API (DELETE /batches/{name})")
+        return CancelReply(cancelled=done.cancelled, finished=done.finished,
+                           missing=done.missing)
 
     @app.get("/batches/{name}", response_model=BatchOut, dependencies=auth,
              responses={**REFUSALS, 404: {"model": Refusal, "description": "No such batch"}})

@@ -3,7 +3,7 @@
 Consumes nothing; produces the pydantic models that `producers/api.py` validates request
 bodies with and documents in `/openapi.json`: `QueryIn` (one query to submit, mirroring
 `Query`), `QueryBatch` (one `QueryIn` or a list), `Submitted`/`SubmitReply`, `Health`,
-`BatchOut` (`GET /batches/{name}`),
+`BatchOut` (`GET /batches/{name}`), `CancelReply` (the DELETE routes),
 `StreamEnd` (the last server-sent event of `GET /queries/{id}/events`), and the error
 bodies: `Unprocessable` (422, with one `BadField` per problem) and `Refusal` (400, 401,
 404, 503).
@@ -137,6 +137,18 @@ class Refusal(BaseModel):
     """The body of a 400, 401, 404 or 503: what happened and what to do."""
 
     detail: str
+
+
+class CancelReply(BaseModel):
+    """What a DELETE did: queries ended `cancelled`, and those left as they were."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    cancelled: int
+    finished: int
+    """Already done, failed or cancelled: untouched."""
+    missing: int = 0
+    """Queries of the batch whose records expired."""
 
 
 class BatchOut(BaseModel):

@@ -188,16 +188,17 @@ def print_status(s: BatchStatus) -> None:
 
 
 def wait(batch: Optional[str] = typer.Option(None, "--batch", help="One batch (default: every batch)."),
-         timeout: Optional[float] = typer.Option(None, "--timeout", help="Give up after this many seconds (default: until every query is done or failed).")):
-    """Wait until every query of the batch is done or failed; exit 1 if any failed or on timeout."""
+         timeout: Optional[float] = typer.Option(None, "--timeout", help="Give up after this many seconds (default: until every query is done, failed or cancelled).")):
+    """Wait until every query of the batch is done, failed or cancelled; exit 1 if any failed or was cancelled, or on timeout."""
     settings = Settings()
     batches, runs = stores(settings)
     names = batch_names(batches, batch, settings)
     label = f"batch {batch}" if batch else "every batch"
     with progress_bar(f"wait for {label}", None) as update:
         result = wait_batches(batches, runs, names, timeout, on_progress=lambda r: update(
-            total=r.total, completed=r.done + r.failed))
-    line = (f"{label}: {result.done} done, {result.failed} failed, "
+            total=r.total, completed=r.done + r.failed + r.cancelled))
+    cancelled = f", {result.cancelled} cancelled" if result.cancelled else ""
+    line = (f"{label}: {result.done} done, {result.failed} failed{cancelled}, "
             f"{result.unfinished} unfinished of {result.total}")
     if result.unfinished:
         out.print(f"{line}: --timeout {timeout:g}s passed first")

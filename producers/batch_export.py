@@ -5,7 +5,8 @@
      "error", "latency_s"}
 
 `answer` is the answer text (null until the query is done), `footnotes` the evidence
-behind it (`number`, `title`, `date`, `url`, `variables`), `error` why it failed.
+behind it (`number`, `title`, `date`, `url`, `variables`), `error` why it failed or who
+cancelled it (status `cancelled`).
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from typing import TextIO
 
 from shared.batch_store import BatchStore
 
-FIELDS = ("query", "status", "answer", "error", "t_queued", "t_done", "t_failed")
+FIELDS = ("query", "status", "answer", "error", "t_queued", "t_done", "t_failed", "t_cancelled")
 
 
 def result_line(qid: str, line: int, row: list[str | None]) -> dict:
     """The exported object of one query from its run-store fields (`FIELDS`)."""
-    query, status, answer, error, queued, done, failed = row
+    query, status, answer, error, queued, done, failed, cancelled = row
     parsed = json.loads(answer) if answer else {}
-    end = done or failed
+    end = done or failed or cancelled
     return {
         "id": qid,
         "line": line,

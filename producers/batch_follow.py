@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from shared import queues
 from shared.batch_counts import BatchCounts, read_counts
 from shared.batch_store import BatchStore
-from shared.models import STATUSES
+from shared.models import STATUSES, TERMINAL
 from shared.store import RunStore
 
 STATES = (*STATUSES, "missing")
-FIELDS = ("status", "t_queued", "t_done", "t_failed")
+FIELDS = ("status", "t_queued", *(f"t_{s}" for s in TERMINAL))
 WAIT_POLL_S = 0.5
 RECENT_S = 60.0
 """The window of `answers_per_s_last_minute`."""
@@ -58,7 +58,7 @@ class BatchStatus:
 
     @property
     def finished(self) -> int:
-        return self.counts["done"] + self.counts["failed"] + self.counts["missing"]
+        return sum(self.counts[s] for s in TERMINAL) + self.counts["missing"]
 
     @property
     def unfinished(self) -> int:
@@ -79,7 +79,7 @@ class Tally:
         self.oldest: tuple[float, str, str] | None = None
 
     def add(self, qid: str, row: list[str | None]) -> None:
-        status, queued, done, failed = row
+        status, queued, done, failed, *ends = row
         self.status.total += 1
         if status is None:
             self.status.counts["missing"] += 1
@@ -90,7 +90,7 @@ class Tally:
         queued_at = float(queued) if queued else None
         if queued_at is not None:
             self.first_queued = min(self.first_queued, queued_at)
-        finished = done or failed
+        finished = done or failed or next((t for t in ends if t), None)
         if finished:
             self.last_finished = max(self.last_finished, float(finished))
             if done:
@@ -170,14 +170,11 @@ class WaitResult:
     done: int = 0
     failed: int = 0
     """Failed, or whose record expired."""
-
-    @property
-    def finished(self) -> int:
-        return self.counts["done"] + self.counts["failed"] + self.counts["missing"]
+    cancelled: int = 0
 
     @property
     def unfinished(self) -> int:
-        return self.total - self.done - self.failed
+        return self.total - self.done - self.failed - self.cancelled
 
 
 def wait_batches(batches: BatchStore, runs: RunStore, names: list[str],
@@ -200,6 +197,8 @@ def wait_batches(batches: BatchStore, runs: RunStore, names: list[str],
         for qid, (terminal, status) in zip(pending, rows):
             if terminal == "done":
                 result.done += 1
+            elif terminal == "cancelled":
+                result.cancelled += 1
             elif terminal or status is None:
                 result.failed += 1
             else:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from producers import api_cli, batch, config_cli, index_cli, local_llm_cli, ops, redis_auth_cli
+from producers import api_cli, batch, cancel, config_cli, index_cli, local_llm_cli, ops, redis_auth_cli
 from producers.output import fail, print_error, print_record
 from producers.submit import submit
 from shared import queues
@@ -308,6 +308,7 @@ cli.command("enqueue")(batch.enqueue)
 cli.command("status")(batch.status)
 cli.command("wait")(batch.wait)
 cli.command("results")(batch.results)
+cli.command("cancel")(cancel.cancel)
 cli.command("api")(api_cli.api)
 cli.command("config")(config_cli.config)
 cli.command("flower")(ops.flower)

@@ -14,10 +14,13 @@ producers/static/:
                                            evidence, plan graph, timeline, LLM calls,
                                            ReAct iterations; live while it runs (SSE)
     GET /ui/queries/{id}/live              the part of that page that changes
+    POST /ui/batches/{name}/cancel         cancel its unfinished queries (the page's button)
+    POST /ui/queries/{id}/cancel           cancel the query, back to its page
     GET /ui/workers                        live workers per queue, tasks held, silent ones
     GET/POST /ui/login, POST /ui/logout    producers/pages_auth.py
 
 A page needs the bearer token or a session; a browser without one goes to the login form.
+A cancel form carries the session's CSRF token (403 without it), as the log-out form does.
 The numbers are those of `chordal status` (page_batches.py, page_workers.py).
 """
 
@@ -28,15 +31,17 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from producers.api_auth import Access, LoginRequired
-from producers.api_sessions import Session
+from producers.api_sessions import Session, same
+from producers.cancel import cancel_batch, cancel_queries
 from producers.batch_follow import STATES
 from producers.page_batches import SHOWN_IDS, batch_view, failed_in_group
 from producers.page_query import query_view
 from producers.page_templates import PREFIX, STATIC, PageHeaders, render
 from producers.page_workers import workers_view
-from producers.pages_auth import HOME, FormTooLarge, auth_routes
+from producers.pages_auth import HOME, FormTooLarge, auth_routes, read_form
 from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.store import RunStore
@@ -126,6 +131,46 @@ def page_routes(settings: Settings, store: RunStore, access: Access) -> APIRoute
         if record is None:
             return missing(session, f"No query {query_id!r} in the run store.")
         return show("query_live.html", session, view=query_view(record, settings.flower_url))
+
+    async def may_change(request: Request, session: Session | None) -> bool:
+        """A form that changes something carries the session's CSRF token; without a
+        session (a bearer token, or open access on loopback) it must come from a page of
+        this site (a browser sends no bearer token a page did not set)."""
+        form = await read_form(request)
+        if session is not None:
+            return same(form.get("csrf"), session.csrf)
+        if request.headers.get("authorization"):
+            return True
+        return (request.headers.get("sec-fetch-site") == "same-origin"
+                or request.headers.get("origin") == f"{request.url.scheme}://{request.url.netloc}")
+
+    def refused(session: Session | None) -> Response:
+        return show("message.html", session, 403, title="Nothing cancelled",
+                    message="The form did not carry this session's CSRF token: cancel from "
+                            "a page of this site (reload it first if you logged in again).")
+
+    @router.post(f"{PREFIX}/batches/{{name}}/cancel")
+    async def cancel_a_batch(name: str, request: Request,
+                             session: Session | None = Depends(page)) -> Response:
+        if not await may_change(request, session):
+            return refused(session)
+        if not await run_in_threadpool(batches.exists, name):
+            return missing(session, f"No batch {name!r} in the run store (or it expired).")
+        done = await run_in_threadpool(cancel_batch, batches, store, name,
+                                       "cancelled from the batch page")
+        return show("message.html", session, title=f"Batch {name}",
+                    message=done.line(f"batch {name}"))
+
+    @router.post(f"{PREFIX}/queries/{{query_id}}/cancel")
+    async def cancel_a_query(query_id: str, request: Request,
+                             session: Session | None = Depends(page)) -> Response:
+        if not await may_change(request, session):
+            return refused(session)
+        done = await run_in_threadpool(cancel_queries, store, [query_id],
+                                       "cancelled from the query page")
+        if done.missing:
+            return missing(session, f"No query {query_id!r} in the run store.")
+        return RedirectResponse(f"{PREFIX}/queries/{quote(query_id, safe='')}", 303)
 
     @router.get(f"{PREFIX}/workers")
     def workers(session: Session | None = Depends(page)) -> Response:

@@ -131,8 +131,11 @@ def failure_group(error: str | None, problems: str | None) -> str:
 
 
 _MARK = """
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'counted', ARGV[1]) end
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('HSET', KEYS[i], 'counted', ARGV[i]) end
+end
 """
+"""Each record (KEYS) counted under its status (ARGV), unless it expired meanwhile."""
 
 
 @dataclass
@@ -221,36 +224,37 @@ def recount(r: redis.Redis, batch: str, ttl_s: int) -> BatchCounts:
                 p.hmget(queues.run_key(qid), ["status", "error", "problems", "t_queued",
                                               *(f"t_{s}" for s in TERMINAL)])
             rows = p.execute()
-        with r.pipeline(transaction=False) as p:
-            for qid, (status, error, problems, queued, *ends) in zip(ids, rows):
-                if status is None:
-                    continue
-                counts[status] += 1
-                mark(keys=[queues.run_key(qid)], args=[status], client=p)
-                queued_at = float(queued) if queued else None
+        marks: dict[str, str] = {}
+        for qid, (status, error, problems, queued, *ends) in zip(ids, rows):
+            if status is None:
+                continue
+            counts[status] += 1
+            marks[queues.run_key(qid)] = status
+            queued_at = float(queued) if queued else None
+            if queued_at is not None:
+                first = min(first, queued_at)
+            end = dict(zip(TERMINAL, ends)).get(status)
+            if status not in TERMINAL:
                 if queued_at is not None:
-                    first = min(first, queued_at)
-                end = dict(zip(TERMINAL, ends)).get(status)
-                if status not in TERMINAL:
-                    if queued_at is not None:
-                        opened[qid] = queued_at
-                    continue
-                if end:
-                    last = max(last, float(end))
-                if status == "failed":
-                    group = failure_group(error, problems)
-                    fails[f"n:{group}"] = fails.get(f"n:{group}", 0) + 1
-                    fails.setdefault(f"e:{group}", error or "")
-                if status == "done" and end and queued_at is not None:
-                    ms = max(1.0, (float(end) - queued_at) * 1000)
-                    buckets[math.floor(math.log(ms) / math.log(BASE))] += 1
-                    sec = math.floor(float(end))
-                    slot = recent.get(sec % RECENT_S)
-                    if slot is None or slot[0] < sec:
-                        recent[sec % RECENT_S] = (sec, 1)
-                    elif slot[0] == sec:
-                        recent[sec % RECENT_S] = (sec, slot[1] + 1)
-            p.execute()
+                    opened[qid] = queued_at
+                continue
+            if end:
+                last = max(last, float(end))
+            if status == "failed":
+                group = failure_group(error, problems)
+                fails[f"n:{group}"] = fails.get(f"n:{group}", 0) + 1
+                fails.setdefault(f"e:{group}", error or "")
+            if status == "done" and end and queued_at is not None:
+                ms = max(1.0, (float(end) - queued_at) * 1000)
+                buckets[math.floor(math.log(ms) / math.log(BASE))] += 1
+                sec = math.floor(float(end))
+                slot = recent.get(sec % RECENT_S)
+                if slot is None or slot[0] < sec:
+                    recent[sec % RECENT_S] = (sec, 1)
+                elif slot[0] == sec:
+                    recent[sec % RECENT_S] = (sec, slot[1] + 1)
+        if marks:
+            mark(keys=list(marks), args=list(marks.values()))
     fields = {k: v for k, v in counts.items()}
     if first < math.inf:
         fields["first_queued"] = first

@@ -43,7 +43,7 @@ if f[1] == 'queued' and not f[2] and f[3] == ARGV[6] then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
   return 'resend'
 end
-if f[1] == 'done' or f[1] == 'failed' then return 'finished' end
+if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 'finished' end
 return 'running'
 """
 """Outcomes: `new` (created: send it), `resend` (created by an earlier run of this batch

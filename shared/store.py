@@ -21,8 +21,8 @@ is `queue_wait_s` from enqueue until a worker takes it from the queue, then
 
 Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
 last change.
-Terminal transitions are guarded by HSETNX on `terminal`: a query is answered or
-failed exactly once, however often a task is redelivered. The scripts that change a
+Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
+or cancelled exactly once, however often a task is redelivered or a cancel repeated. The scripts that change a
 status also move the counters of the query's batch (shared/batch_counts.py).
 """
 
@@ -42,7 +42,7 @@ from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactItera
                            RunRecord, StepResult)
 
 
-TERMINATE_LUA = COUNT_LUA + """
+_TERMINATE = """
 if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 count(KEYS[1], ARGV[1], ARGV[2])
@@ -52,6 +52,21 @@ redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 """
+TERMINATE_LUA = COUNT_LUA + _TERMINATE
+CANCEL_LUA = COUNT_LUA + "local function terminate(KEYS, ARGV)" + _TERMINATE + """end
+local out = {}
+for j = 1, (#KEYS - 1) / 2 do
+  local run, done = KEYS[2 * j], KEYS[2 * j + 1]
+  if redis.call('EXISTS', run) == 0 then out[j] = -1 else
+    out[j] = terminate({run, done, KEYS[1]}, {'cancelled', ARGV[1], ARGV[3 + j], 'status',
+                       'cancelled', 't_cancelled', ARGV[2], 'error', ARGV[3]})
+  end
+end
+return out
+"""
+"""TERMINATE of many queries as `cancelled` (KEYS: the deadlines, then each query's run
+and done keys; ARGV: ttl, time, reason, then the ids): per query 1, 0 when it was
+terminal, -1 when its record is gone (nothing is written)."""
 STATUS_LUA = COUNT_LUA + """
 if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 0 end
 local planned = ARGV[3]
@@ -129,6 +144,10 @@ def too_large(result: StepResult, code: str, message: str) -> str:
                       worker=result.worker, task_id=result.task_id).model_dump_json()
 
 
+CHUNK = 1000
+"""Queries per script call of `cancel` (each call holds Redis a few milliseconds)."""
+
+
 class RunStore(DispatchGraph):
     def __init__(self, client: redis.Redis, ttl_s: int, text_cache_s: int = 3600,
                  max_step_bytes: int = 64 * 1024, max_query_bytes: int = 256 * 1024):
@@ -141,6 +160,7 @@ class RunStore(DispatchGraph):
         """The most one step result, and all of a query's step results, may store."""
         self._put_step_script = client.register_script(PUT_STEP_LUA)
         self._terminate_script = client.register_script(TERMINATE_LUA)
+        self._cancel_script = client.register_script(CANCEL_LUA)
         self._status_script = client.register_script(STATUS_LUA)
         self._graph_scripts()
 
@@ -291,6 +311,21 @@ class RunStore(DispatchGraph):
             fields["problems"] = json.dumps([p.model_dump() for p in problems])
         fields["failure"] = failure_group(error, fields.get("problems"))
         return self._terminate(query_id, "failed", fields)
+
+    def cancel(self, query_ids: list[str], reason: str) -> list[str]:
+        """End each unfinished query of `query_ids` as `cancelled` (error: `reason`),
+        through the terminal guard, `CHUNK` in one script call; one outcome per id:
+        `cancelled`, `finished` (it was terminal: untouched) or `missing` (no record)."""
+        outcomes = {1: "cancelled", 0: "finished", -1: "missing"}
+        out: list[str] = []
+        for i in range(0, len(query_ids), CHUNK):
+            ids = query_ids[i:i + CHUNK]
+            keys = [queues.deadlines_key()]
+            for qid in ids:
+                keys += [queues.run_key(qid), queues.done_key(qid)]
+            replies = self._cancel_script(keys=keys, args=[self.ttl_s, time.time(), reason, *ids])
+            out.extend(outcomes[int(n)] for n in replies)
+        return out
 
     def sweep_expired(self, now: float | None = None) -> list[str]:
         """Fail every query past its deadline; return their ids."""

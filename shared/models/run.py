@@ -11,8 +11,9 @@ from .llm import LLMCall, ReactIteration
 from .plan import Plan
 from .result import StepResult
 
-Terminal = Literal["done", "failed"]
-"""The states a query ends in; no task moves it on from them."""
+Terminal = Literal["done", "failed", "cancelled"]
+"""The states a query ends in; no task moves it on from them (`cancelled`: by
+`chordal cancel` or a DELETE, before it was answered)."""
 Status = Literal["queued", "planning", "executing", "finalizing", Terminal]
 STATUSES: tuple[Status, ...] = get_args(Status)
 TERMINAL: tuple[Terminal, ...] = get_args(Terminal)
@@ -96,6 +97,6 @@ class RunRecord(BaseModel):
 
     @property
     def latency_s(self) -> float | None:
-        end = self.timings.get("done") or self.timings.get("failed")
+        end = next((self.timings[t] for t in TERMINAL if t in self.timings), None)
         start = self.timings.get("queued")
         return None if end is None or start is None else end - start

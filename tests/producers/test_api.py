@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from shared.batch_store import BatchStore
 from shared.models import Query
 from shared.queues import run_key
 
@@ -74,7 +75,8 @@ def test_a_list_is_submitted_in_order_and_a_repeated_id_is_not_enqueued_again(ap
 
 
 @pytest.mark.parametrize("method, path", [("POST", "/queries"), ("GET", "/queries/x"),
-                                          ("GET", "/queries/x/events"), ("GET", "/batches/x")])
+                                          ("GET", "/queries/x/events"), ("GET", "/batches/x"),
+                                          ("DELETE", "/queries/x"), ("DELETE", "/batches/x")])
 def test_requests_without_the_right_bearer_token_are_refused_with_401(api, method, path):
     body = {"question": "q"} if method == "POST" else None
     status, headers, reply = api.request(method, path, body, auth=False)
@@ -196,6 +198,24 @@ def test_a_batch_status_is_read_from_its_counters_and_an_unknown_batch_is_404(ap
     assert status == 200 and (batch["total"], batch["counts"]["done"], batch["unfinished"]) == (1, 1, 0)
     status, _, reply = api.request("GET", "/batches/no-such-batch")
     assert status == 404 and "'no-such-batch'" in reply["detail"]
+
+
+def test_delete_cancels_a_query_or_a_batch_once_and_an_unknown_one_is_404(api):
+    store = api.pipeline.store
+    held = [Query(id=f"api-cx-{i}", question=f"Held {i}?", created_at=time.time(),
+                  deadline_s=600) for i in range(3)]  # recorded, never sent: unfinished
+    assert store.create(held[0])
+    BatchStore(store.r, 3600).create("api-cx", [(1, held[1]), (2, held[2])])
+    assert api.request("DELETE", "/queries/api-cx-0")[::2] == (
+        200, {"cancelled": 1, "finished": 0, "missing": 0})
+    assert api.request("DELETE", "/queries/api-cx-0")[2]["finished"] == 1
+    assert api.request("GET", "/queries/api-cx-0")[2]["status"] == "cancelled"
+    assert api.request("DELETE", "/batches/api-cx")[2] == {"cancelled": 2, "finished": 0, "missing": 0}
+    assert api.request("DELETE", "/batches/api-cx")[2] == {"cancelled": 0, "finished": 2, "missing": 0}
+    assert api.request("GET", "/batches/api-cx")[2]["counts"]["cancelled"] == 2
+    for path, name in (("/queries/api-cx-nope", "'api-cx-nope'"), ("/batches/nope", "'nope'")):
+        status, _, reply = api.request("DELETE", path)
+        assert status == 404 and name in reply["detail"]
 
 
 def test_health_needs_no_token_and_sees_redis_and_a_worker_on_every_queue(api):

@@ -163,7 +163,7 @@ def test_the_tally_counts_states_latency_throughput_and_the_oldest_unfinished():
     tally.add("f", [None, None, None, None])
     s = tally.result(now=110)
     assert s.counts == {"queued": 1, "planning": 0, "executing": 1, "finalizing": 0,
-                        "done": 2, "failed": 1, "missing": 1}
+                        "done": 2, "failed": 1, "cancelled": 0, "missing": 1}
     assert (s.total, s.unfinished) == (6, 2)
     assert (s.p50_s, s.p95_s) == (1.0, 3.0)
     assert s.answers_per_s == pytest.approx(2 / 4)
@@ -175,15 +175,15 @@ def test_an_exported_line_carries_answer_footnotes_and_latency_or_the_error():
         {"number": 1, "variables": ["VALUE"], "evidence": {
             "doc_id": "d1", "title": "Tesla Q3", "date": "2023-09-30", "url": "https://x"}}]}
     query = json.dumps({"id": "a", "question": "Yield?"})
-    done = result_line("a", 4, [query, "done", json.dumps(answer), None, "10", "12.5", None])
+    done = result_line("a", 4, [query, "done", json.dumps(answer), None, "10", "12.5", None, None])
     assert done == {"id": "a", "line": 4, "question": "Yield?", "status": "done",
                     "answer": "91.7[1]%", "footnotes": [{"number": 1, "title": "Tesla Q3",
                     "date": "2023-09-30", "url": "https://x", "variables": ["VALUE"]}],
                     "complete": True, "missing": [], "error": None, "latency_s": 2.5}
-    failed = result_line("b", 5, [query, "failed", None, "deadline exceeded", "10", None, "70"])
+    failed = result_line("b", 5, [query, "failed", None, "deadline exceeded", "10", None, "70", None])
     assert (failed["answer"], failed["error"], failed["latency_s"]) == (
         None, "deadline exceeded", 60.0)
-    gone = result_line("c", 6, [None] * 7)
+    gone = result_line("c", 6, [None] * 8)
     assert (gone["status"], gone["error"]) == ("missing", "record expired from the run store")
 
 

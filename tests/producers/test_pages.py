@@ -304,3 +304,33 @@ def test_an_unknown_query_or_batch_is_a_404_page_naming_it(app):
     for path, name in (("/ui/queries/nope-1", "nope-1"), ("/ui/batches/nope-2", "nope-2")):
         page = c.get(path)
         assert page.status_code == 404 and f"&#39;{name}&#39;" in page.text
+
+
+def test_the_cancel_buttons_work_only_with_the_sessions_csrf_token(app, bare_store):
+    BatchStore(bare_store.r, 3600).create("cx", [(1, Query(id="cx1", question="a")),
+                                                 (2, Query(id="cx2", question="b"))])
+    bare_store.finish("cx2", Answer(text="42"))
+    bare_store.create(Query(id="cx-one", question="c"))
+    assert client(app).post("/ui/batches/cx/cancel").status_code == 303  # to the login
+    c = client(app)
+    log_in(c)
+    page = c.get("/ui/batches/cx").text
+    assert 'action="/ui/batches/cx/cancel"' in page and "Cancel its 1 unfinished" in page
+    for form in ({}, {"csrf": "forged"}):
+        refused = c.post("/ui/batches/cx/cancel", data=form)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+    assert bare_store.status("cx1") == "queued"
+    done = c.post("/ui/batches/cx/cancel", data={"csrf": csrf_of(page)})
+    assert done.status_code == 200 and "cancelled 1, already finished 1" in done.text
+    assert (bare_store.status("cx1"), bare_store.status("cx2")) == ("cancelled", "done")
+    assert "unfinished queries</button>" not in c.get("/ui/batches/cx").text
+
+    query_page = c.get("/ui/queries/cx-one").text
+    assert 'action="/ui/queries/cx-one/cancel"' in query_page
+    assert c.post("/ui/queries/cx-one/cancel", data={"csrf": "forged"}).status_code == 403
+    assert bare_store.status("cx-one") == "queued"
+    back = c.post("/ui/queries/cx-one/cancel", data={"csrf": csrf_of(query_page)})
+    assert back.status_code == 303 and back.headers["location"] == "/ui/queries/cx-one"
+    after = c.get("/ui/queries/cx-one").text
+    assert bare_store.status("cx-one") == "cancelled" and "Cancel this query" not in after
+    assert "Why it was cancelled" in after
