@@ -62,7 +62,7 @@ def quote_of(text: str) -> str:
 def document_text(doc: Document, item: int | None = None) -> DocumentText:
     """`doc`'s content as a DocumentText (`item`: its index in a list value)."""
     text = doc.content
-    pages = list(range(1, text.count(PAGE_BREAK) + 2)) if PAGE_BREAK in text else []
+    pages = text.count(PAGE_BREAK) + 1 if PAGE_BREAK in text else 0
     return DocumentText(text, TextRef(doc_id=doc.id, version=version_of(text), chars=len(text),
                                       pages=pages, item=item, quote=quote_of(text)))
 

@@ -62,8 +62,8 @@ class TextRef(BaseModel):
     content is another version."""
     chars: int
     """Characters in the document's text."""
-    pages: list[int] = []
-    """The pages the text spans, when the document has pages."""
+    pages: int = 0
+    """How many pages the text spans (pages 1 to `pages`); 0 when the document has none."""
     item: int | None = None
     """The index of this text in a list value (GET with top_k), None for a single text."""
     quote: str = ""

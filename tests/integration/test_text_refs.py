@@ -176,3 +176,18 @@ def test_the_api_serves_a_step_text_in_pages_and_a_record_without_it(pipeline, t
         assert "Fir Analytics Q2 2024" in shown  # the passage the text starts with
         assert c.get(f"/queries/{record.query_id}/steps/E1/text?limit=0",
                      headers=auth).status_code == 422
+
+
+def test_a_reference_to_a_paged_document_counts_its_pages_instead_of_listing_them(pipeline, tmp_path):
+    pages = [f"Page {n} of the Gale Marine 2024 annual report." for n in range(1, 300)]
+    pages.append("Net income was $42.5 million for the year.")
+    doc = {"id": "refs-gale-2024", "title": "Gale Marine 2024 Annual Report",
+           "date": "2025-03-01", "content": "\f".join(pages)}
+    index(pipeline, tmp_path, doc)
+    record = pipeline.ask("gale", {"steps": [
+        {"id": "E1", "operation": "GET", "source": doc["title"], "output_var": "$D"},
+        {"id": "E2", "operation": "EXTRACT", "source": "$D",
+         "pattern": r"Net income was \$(\d+\.\d) million", "output_var": "$P"}]})
+    (ref,) = record.steps[0].texts
+    assert ref.pages == 300 and record.steps[1].value == "42.5"  # read on the last page
+    assert len(pipeline.store.r.hget(queues.steps_key(record.query_id), "E1")) < 2048
