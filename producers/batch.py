@@ -114,6 +114,7 @@ def enqueue(file: Path = typer.Argument(..., help="JSON Lines: question, and opt
             report = send_batch(read_queries(file, defaults, check.duplicates), batch,
                                 batches, runs, app, max_in_flight=max_in_flight,
                                 queue_wait_s=settings.batch_queue_wait_s,
+                                lane_depth=settings.plan_lane_depth,
                                 on_chunk=lambda n: advance(n))
     except KeyboardInterrupt:
         err.print(f"interrupted: run the same command again to submit the rest of batch "

@@ -5,7 +5,8 @@ batch, and one `chordal.plan` message each on the `plan` queue.
 Per chunk of queries: one pipelined round trip creates the records (an id that exists
 is not created again, see shared/batch_store.py), the new ones' messages go out through
 one kombu producer in one Redis pipeline (`Producer.batch`), with `ignore_result`, so
-the sender never subscribes to a result channel; then they are marked `sent`. A query
+the sender never subscribes to a result channel, into the batch's plan lane; then they
+are marked `sent`, and the `plan` queue is refilled from the lanes (shared/lanes.py). A query
 created by a run that stopped before its message went out is sent by the next run;
 should that message have gone out after all, the planner's dispatch claim makes the
 second one a no-op.
@@ -25,7 +26,7 @@ from itertools import islice
 
 from celery import Celery
 
-from shared import queues
+from shared import lanes, queues
 from shared.batch_store import BatchStore
 from shared.models import Query
 from shared.store import RunStore
@@ -82,8 +83,11 @@ def chunks(rows: Iterable[tuple[int, Query]], size: int) -> Iterator[list[tuple[
         yield chunk
 
 
-def send_plans(app: Celery, queries: list[Query]) -> None:
-    """One `chordal.plan` message per query, all in one Redis pipeline."""
+def send_plans(app: Celery, queries: list[Query], batch: str | None = None) -> None:
+    """One `chordal.plan` message per query, all in one Redis pipeline; with `batch`, in
+    the batch lane (`queues.BATCH_PRIORITY`), each in `batch`'s plan lane."""
+    lane = {} if batch is None else {"priority": queues.BATCH_PRIORITY,
+                                     "headers": {queues.LANE_HEADER: batch}}
     with app.producer_or_acquire() as producer, producer.batch(max_size=4 * len(queries) + 8):
         for i, q in enumerate(queries):
             # A ready-made argsrepr spares Celery a saferepr of the whole query (a third
@@ -91,17 +95,19 @@ def send_plans(app: Celery, queries: list[Query]) -> None:
             app.send_task(queues.TASK_PLAN, args=(q.model_dump(mode="json"),),
                           queue=queues.QUEUE_PLAN, ignore_result=True, producer=producer,
                           argsrepr=f"(query {q.id}: {q.question[:60]!r})", kwargsrepr="{}",
-                          declare=None if i == 0 else [])
+                          declare=None if i == 0 else [], **lane)
 
 
 def enqueue(rows: Iterable[tuple[int, Query]], batch: str, batches: BatchStore,
             runs: RunStore, app: Celery, *, max_in_flight: int = 0,
-            queue_wait_s: float | None = None,
+            queue_wait_s: float | None = None, lane_depth: int = 32,
             on_chunk: Callable[[int], None] = lambda n: None) -> EnqueueReport:
     """Create and send every query of `rows` not submitted before; `max_in_flight` 0
     means no limit. `queue_wait_s`: each query's queue-wait budget (its run deadline
-    then starts when it is planned); None keeps one deadline from enqueue. `on_chunk`
-    gets the number of rows handled after each chunk."""
+    then starts when it is planned); None keeps one deadline from enqueue. The messages
+    wait in the batch's plan lane; after each chunk the `plan` queue is filled up to
+    `lane_depth` from the lanes, round robin (shared/lanes.py). `on_chunk` gets the
+    number of rows handled after each chunk."""
     report, started = EnqueueReport(), time.perf_counter()
     # Chunks of a quarter of the limit keep the queue fed while the first ones finish.
     size = min(CHUNK, max(1, max_in_flight // 4)) if max_in_flight else CHUNK
@@ -115,8 +121,9 @@ def enqueue(rows: Iterable[tuple[int, Query]], batch: str, batches: BatchStore,
         outcomes = batches.create(batch, chunk)
         send = [q for (_, q), o in zip(chunk, outcomes) if o in ("new", "resend")]
         if send:
-            send_plans(app, send)
+            send_plans(app, send, batch)
             batches.mark_sent(q.id for q in send)
+            lanes.feed(runs.r, lane_depth)
         report.submitted += len(send)
         report.resent += outcomes.count("resend")
         report.already += len(chunk) - len(send)

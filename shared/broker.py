@@ -67,6 +67,9 @@ def celery_config(settings: Settings) -> dict:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
+        # A batch query's steps, finalizer and ReAct iterations stay in the batch lane
+        # (queues.BATCH_PRIORITY); a single question's go ahead of them.
+        "task_inherit_parent_priority": True,
         "task_time_limit": settings.task_time_limit_s,
         "task_soft_time_limit": max(1, settings.task_time_limit_s - 5),
         # Events let Flower see every task.

@@ -81,6 +81,11 @@ class Settings(BaseSettings):
     planner takes it; past it, it fails saying so. Its run deadline starts when it is
     planned."""
 
+    plan_lane_depth: int = Field(32, ge=1, le=100_000)
+    """How many batch queries' plan messages the `plan` queue holds at most; the rest
+    wait in their batch's lane and come in round robin between batches (shared/lanes.py).
+    Keep it above the planner processes you run, so none waits for work."""
+
     max_steps: int = Field(MAX_STEPS, ge=1, le=500)
     """Plans with more steps than this, as written or once repaired, are rejected before
     anything runs; and one query sends at most this many steps in all, across every

@@ -51,6 +51,15 @@ QUEUE_TASKS: dict[str, frozenset[str]] = {
 """queue -> the only task names a worker runs from it (shared/admission.py): anything
 else taken from it is refused, whatever the worker has registered."""
 
+BATCH_PRIORITY = 9
+"""The priority of a batch query's messages (`chordal enqueue`), inherited by its steps,
+its finalizer and its ReAct iterations (`task_inherit_parent_priority`); every other
+message (a single question's) has priority 0 and goes ahead of them
+(shared/transport.py `Channel._put`)."""
+LANE_HEADER = "chordal_lane"
+"""Message header naming the batch whose plan lane a `chordal.plan` message waits in
+(shared/lanes.py)."""
+
 KEY_PREFIX = "chordal"
 
 
@@ -204,6 +213,18 @@ def batch_failures_key(name: str) -> str:
     """Hash of one batch's failed queries by group: `n:{group}` -> how many,
     `e:{group}` -> the first one's error (shared/batch_counts.py)."""
     return f"{KEY_PREFIX}:batch-failures:{name}"
+
+
+def plan_lane_key(batch: str) -> str:
+    """List of the `chordal.plan` messages of one batch waiting for their turn in the
+    `plan` queue (shared/lanes.py moves them there, round robin between batches)."""
+    return f"{KEY_PREFIX}:plan-lane:{batch}"
+
+
+def plan_lanes_key() -> str:
+    """Sorted set of the batches with messages in their plan lane, scored by their turn
+    (lowest first)."""
+    return f"{KEY_PREFIX}:plan-lanes"
 
 
 def session_key(digest: str) -> str:

@@ -113,14 +113,22 @@ WORKERS = (
          "the run store, step results, dispatch graphs, heartbeats, in-flight and held "
          "tasks, ReAct leases, LLM slots, GET cache and the shared copies of document texts "
          "(`chordal:text:*`): every `chordal:` key"),
+    Rule(_keys(queues.plan_lane_key("*")) + " +rpop +lpush",
+         "plan lanes: move batch plan messages from their lane to the `plan` queue, round "
+         "robin (shared/lanes.py)"),
     SCRIPTS,
     TRANSACTIONS,
 )
 
 PRODUCERS = (
     CONNECT,
-    Rule(f"(~{queues.QUEUE_PLAN} +lpush)",
-         "send `chordal.plan` to the `plan` queue, and nothing else to any queue"),
+    Rule(f"(~{queues.QUEUE_PLAN} +lpush +rpush)",
+         "send `chordal.plan` to the `plan` queue (a single question to its head), and "
+         "nothing else to any queue"),
+    Rule(_keys(queues.plan_lane_key("*"), queues.plan_lanes_key()) + " +lpush +rpop +llen "
+         "+zadd +zrem +zrange",
+         "a batch's plan messages into its plan lane, and from the lanes to the `plan` "
+         "queue, round robin (shared/lanes.py)"),
     Rule(f"({queue_keys(*queues.TASK_QUEUES, prefix='%R~')} +llen)",
          "queue depths (`chordal status`, the pages): LLEN only, so no queue can be "
          "taken from or read"),

@@ -20,8 +20,11 @@ holds the message until the worker records it: one MULTI/EXEC writes kombu's `un
 record, the held-task record (shared/recovery.py) and removes it from the in-flight
 list. A worker found dead has its in-flight list pushed back to its queue with the
 messages it held (`recover_dead_workers`); a worker that reconnects pushes back its own
-(`restore_inflight`). Priorities are off (`priority_steps` [0]: one list per queue, as
-BLMOVE takes one source; Chordal sends no priorities). A worker consuming several
+(`restore_inflight`). Priorities have no sub-queues (`priority_steps` [0]: one list per
+queue, as BLMOVE takes one source); a single question's messages (priority 0) are
+pushed to the end of the list that is taken next, a batch's (`queues.BATCH_PRIORITY`)
+to the other end, and a batch's plan messages wait in their batch's lane until
+shared/lanes.py moves them to the `plan` queue, round robin. A worker consuming several
 queues (`--role all`), and any process that did not `set_owner`, uses BRPOP as before.
 
 Lost message: kombu takes a message off its queue (BRPOP) and then, in a second
@@ -256,6 +259,32 @@ class Channel(kombu_redis.Channel):
             pipe.execute()
         log.warning("refused a message of %d bytes on queue %s: %s; dropped, never run",
                     len(item), queue, refused.reason)
+
+    def _put(self, queue, message, **kwargs):
+        """kombu's, with lanes: a batch query's `chordal.plan` message goes to its batch's
+        plan lane (shared/lanes.py), any other message of a task queue below
+        `queues.BATCH_PRIORITY` (a single question's) to the head of its queue, taken
+        next, ahead of the batch messages waiting there."""
+        if queue not in queues.TASK_QUEUES:
+            return super()._put(queue, message, **kwargs)
+        lane = (message.get("headers") or {}).get(queues.LANE_HEADER)
+        if lane and queue == queues.QUEUE_PLAN:
+            commands = [("lpush", queues.plan_lane_key(str(lane)), dumps(message)),
+                        ("zadd", queues.plan_lanes_key(), {str(lane): 0}, True)]  # NX
+        elif self._get_message_priority(message, reverse=False) < queues.BATCH_PRIORITY:
+            commands = [("rpush", queue, dumps(message))]
+        else:
+            return super()._put(queue, message, **kwargs)
+        batch = kwargs.pop("_publish_batch", None)
+        if batch is not None:
+            for name, *args in commands:
+                batch.add(name, *args)
+            return None
+        with self.conn_or_acquire() as client, client.pipeline() as pipe:
+            for name, *args in commands:
+                getattr(pipe, name)(*args)
+            pipe.execute()
+        return None
 
     def _connparams(self, asynchronous=False):
         if self.connection is None or self.connection.client is None:

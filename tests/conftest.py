@@ -168,7 +168,8 @@ def redis_server(tmp_path_factory) -> EmbeddedRedis:
 def clean_redis(request) -> None:
     """The bare Redis, emptied before each test that uses it; a stack test waits until
     its stack is idle: nothing in the plan, execute, finalize or react queue, no task
-    taken and unacknowledged (so no earlier test's work is still running)."""
+    taken and unacknowledged, no batch with plan messages in its lane (so no earlier test's
+    work is still running)."""
     if "redis_server" in request.fixturenames:
         server = request.getfixturevalue("redis_server")
         with redis.Redis.from_url(server.url) as r:
@@ -184,13 +185,15 @@ def wait_idle(r: redis.Redis, timeout: float = IDLE_TIMEOUT_S) -> None:
         with r.pipeline() as p:
             for q in STACK_QUEUES:
                 p.llen(q)
+            p.zcard(queues.plan_lanes_key())
             p.hlen(UNACKED)
-            *waiting, held = p.execute()
-        if not any(waiting) and not held:
+            *waiting, laned, held = p.execute()
+        if not any(waiting) and not laned and not held:
             return
         assert time.monotonic() < deadline, (
             f"the stack is still busy with earlier tests' work after {timeout:g}s: "
-            f"{dict(zip(STACK_QUEUES, waiting))} waiting, {held} taken")
+            f"{dict(zip(STACK_QUEUES, waiting))} waiting, {laned} batches in plan lanes, "
+            f"{held} taken")
         time.sleep(0.1)
 
 

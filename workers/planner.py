@@ -15,7 +15,7 @@ answer that says what was not found and which documents came closest."""
 
 from __future__ import annotations
 
-from shared import queues
+from shared import lanes, queues
 from shared.dispatch import PlanDispatch
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.llm.heuristic import abstention
@@ -31,6 +31,7 @@ from workers.react import start_loop
 def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
+    lanes.feed(store.r, settings().plan_lane_depth)  # this message's place, to the next batch
     if past_cap(store, queues.plan_action_id(q.id), q.id, "the planner"):
         return
     if store.status(q.id) in TERMINAL:

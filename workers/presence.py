@@ -33,7 +33,7 @@ from celery.signals import (task_postrun, task_received, worker_init, worker_rea
                             worker_shutdown)
 from celery.worker.state import active_requests
 
-from shared import queues
+from shared import lanes, queues
 from shared.recovery import (Presence, give_back_unstarted, instance_name,
                              recover_dead_workers, release, restore_inflight_of)
 from shared.store import RunStore
@@ -92,6 +92,7 @@ def keep_alive(presence: Presence, store: RunStore) -> None:
                 presence.beat()
             for query_id in store.sweep_expired():
                 log.warning("query %s failed: past its deadline", query_id)
+            lanes.feed(store.r, settings().plan_lane_depth)  # should no planner be taking
             healthy_since = healthy_since or time.monotonic()
             if time.monotonic() - healthy_since >= presence.dead_after_s:
                 conn = conn or app.connection_for_write()

@@ -12,14 +12,21 @@ from kombu import Connection, Queue
 from shared import queues
 from shared.recovery import (HELD, WORKERS, Census, Presence, census, give_back_unstarted,
                              instance_name, recover_dead_workers, release)
+from shared.transport import install
 
 DEAD_AFTER = 5.0
+BEHIND = {"priority": queues.BATCH_PRIORITY}
+"""Messages of the batch lane: each pushed behind those waiting, as kombu pushes them (a
+single question's would go ahead of them, shared/transport.py), so the order they are
+taken in is the order they were sent."""
 
 
 @pytest.fixture
 def broker(redis_server):
     """A kombu connection on an empty Redis, and `take(n)`: publish n messages to the
-    `execute` queue and take them unacknowledged, as a worker would."""
+    `execute` queue and take them unacknowledged, as a worker would. The transport is
+    Chordal's (shared/transport.py), as in every Chordal process."""
+    install()
     with Connection(redis_server.url) as conn:
         channel = conn.default_channel
         queue = Queue("execute")(channel)
@@ -28,7 +35,8 @@ def broker(redis_server):
         def take(n: int) -> list:
             producer = conn.Producer(channel)
             for i in range(n):
-                producer.publish({"n": i}, routing_key="execute", serializer="json")
+                producer.publish({"n": i}, routing_key="execute", serializer="json",
+                                 **BEHIND)
             return [queue.get(no_ack=False) for _ in range(n)]
 
         conn.take, conn.queue = take, queue
@@ -48,7 +56,8 @@ def test_messages_held_by_a_dead_worker_go_back_to_the_head_of_their_queue(broke
     hold(dead, second)
     hold(live, third)
     dead.beat(time.time() - DEAD_AFTER - 1)  # it stopped beating
-    broker.Producer(channel).publish({"n": 9}, routing_key="execute", serializer="json")
+    broker.Producer(channel).publish({"n": 9}, routing_key="execute", serializer="json",
+                                     **BEHIND)
 
     restored = recover_dead_workers(channel, DEAD_AFTER)
 
@@ -160,12 +169,12 @@ def test_the_census_counts_live_workers_by_role_the_silent_ones_and_the_tasks_he
 def test_messages_a_dead_worker_took_in_flight_go_back_to_its_queue_once(broker):
     """Taken off the queue into the worker's in-flight list (shared/transport.py), never
     recorded: a worker cut off the network as Redis handed them over."""
-    from shared import queues
-
     channel, r = broker.default_channel, broker.default_channel.client
     dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)
-    broker.Producer(channel).publish({"n": 1}, routing_key="execute", serializer="json")
-    broker.Producer(channel).publish({"n": 2}, routing_key="execute", serializer="json")
+    broker.Producer(channel).publish({"n": 1}, routing_key="execute", serializer="json",
+                                     **BEHIND)
+    broker.Producer(channel).publish({"n": 2}, routing_key="execute", serializer="json",
+                                     **BEHIND)
     inflight = queues.inflight_key(dead.instance)
     r.blmove("execute", inflight, 1, "RIGHT", "LEFT")  # what its consumer did
     dead.beat(time.time() - DEAD_AFTER - 1)

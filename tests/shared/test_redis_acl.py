@@ -40,11 +40,12 @@ def test_the_owner_runs_the_server_but_may_touch_no_key_or_channel():
 def test_producers_may_push_only_to_the_plan_queue_and_only_count_the_others():
     selectors = [t for t in tokens("producers") if t.startswith("(")]
     pushing = [s for s in selectors if "+lpush" in s]
-    assert pushing == ["(~plan +lpush)"]
+    assert pushing == ["(~plan +lpush +rpush)"]  # a single question goes to the head
     counting = [s for s in selectors if "execute" in s]
     assert counting and all(re.fullmatch(r"\((%R~\S+ )+\+llen\)", s) for s in counting)
     root = [t for t in tokens("producers") if not t.startswith("(")]
-    assert not [t for t in root if t.lstrip("~%RW") in ("execute", "unacked", "unacked_index")]
+    assert not [t for t in root if t.lstrip("~%RW") in ("plan", "execute", "unacked",
+                                                         "unacked_index")]
 
 
 def test_producers_send_no_control_broadcast_so_no_worker_shutdown():
