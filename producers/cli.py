@@ -36,7 +36,7 @@ from shared.queues import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor
 from shared.store import RunStore
-from shared.texts import PAGE_CHARS, text_page
+from shared.texts import PAGE_CHARS, TextReader, readable, text_page
 from shared.urls import mask_url
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
@@ -182,6 +182,8 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
     except ChordalError as exc:
         err.print(f"[dim]search store unavailable ({exc}): titles will not be listed[/]")
         backend = None
+    if backend is not None:  # search what the steps read, not only their quotes
+        record = readable(record, TextReader(backend, store.r, 0))
     diagnoses = explain(record, backend)
     if as_json:
         print("[" + ",\n".join(d.model_dump_json(indent=2) for d in diagnoses) + "]")

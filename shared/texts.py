@@ -25,7 +25,7 @@ import redis
 
 from shared import queues
 from shared.errors import InputError, ToolError
-from shared.models import StepResult, TextPage, TextRef
+from shared.models import RunRecord, StepResult, TextPage, TextRef
 from shared.search.document import PAGE_BREAK, Document
 
 QUOTE_CHARS = 300
@@ -137,6 +137,19 @@ class TextReader:
             if ref.item is not None and ref.item < len(value):
                 value[ref.item] = self.text(ref, step_id)
         return result.model_copy(update={"value": value})
+
+
+def readable(record: RunRecord, reader: TextReader) -> RunRecord:
+    """`record` with the texts its steps read put back into their values where their
+    version can still be read (the others keep their quotes), for tools that search
+    what a step read (`chordal debug`)."""
+    steps = []
+    for step in record.steps:
+        try:
+            steps.append(reader.resolve(step) if step.status == "ok" else step)
+        except ToolError:
+            steps.append(step)
+    return record.model_copy(update={"steps": steps})
 
 
 def text_page(store, backend, query_id: str, step_id: str, item: int = 0, offset: int = 0,

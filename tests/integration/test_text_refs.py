@@ -191,3 +191,15 @@ def test_a_reference_to_a_paged_document_counts_its_pages_instead_of_listing_the
     (ref,) = record.steps[0].texts
     assert ref.pages == 300 and record.steps[1].value == "42.5"  # read on the last page
     assert len(pipeline.store.r.hget(queues.steps_key(record.query_id), "E1")) < 2048
+
+
+def test_debug_searches_the_whole_text_a_get_read_not_its_quote(pipeline, tmp_path):
+    doc = filing("refs-hazel-q3", "Hazel Farms Q3 2024 Quarterly Report", "83")
+    index(pipeline, tmp_path, doc)
+    record = pipeline.ask("hazel", {"steps": [
+        {"id": "E1", "operation": "GET", "source": doc["title"], "output_var": "$D"},
+        {"id": "E2", "operation": "EXTRACT", "source": "$D",
+         "pattern": r"Total revenue was \$(\d+) million", "output_var": "$R"}]})
+    assert record.steps[1].error_code is not None, record.steps[1]
+    shown = pipeline.cli("debug", record.query_id)
+    assert "Total revenue of $83 million" in shown.stdout, shown.stdout + shown.stderr
