@@ -182,7 +182,7 @@ def debug(query_id: str, as_json: bool = typer.Option(False, "--json")):
     except ChordalError as exc:
         err.print(f"[dim]search store unavailable ({exc}): titles will not be listed[/]")
         backend = None
-    if backend is not None:  # search what the steps read, not only their quotes
+    if backend is not None and any(s.texts for s in record.steps):  # not only the quotes
         record = readable(record, TextReader(backend, store.r, 0))
     diagnoses = explain(record, backend)
     if as_json:
