@@ -30,6 +30,7 @@ from producers.batch_follow import (STATES, BatchStatus, batch_status, queue_dep
                                     wait_batches)
 from producers.batch_send import enqueue as send_batch
 from producers.output import fail
+from shared import lanes
 from shared.batch_counts import recount as redo_counts
 from shared.batch_store import BatchStore
 from shared.broker import make_celery
@@ -158,7 +159,10 @@ def status(batch: Optional[str] = typer.Option(None, "--batch", help="One batch 
             print_status(s)
     if not as_json:
         depth = queue_depths(runs)
-        out.print("queue depth: " + ", ".join(f"{q} {n}" for q, n in depth.items()))
+        laned = lanes.waiting(runs.r)
+        out.print("queue depth: " + ", ".join(f"{q} {n}" for q, n in depth.items())
+                  + (f"; {laned} plan messages in batch lanes, waiting their turn"
+                     if laned else ""))
         out.print(census_line(census(runs.r, settings.worker_dead_after_s),
                               settings.worker_dead_after_s))
 

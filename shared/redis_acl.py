@@ -165,8 +165,9 @@ MONITORING = (
          "queue depths (Flower's broker page, `chordal status`) and of Flower's own event "
          "queue: LLEN only"),
     Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +exists +hget +hgetall +hkeys "
-         "+hmget +hlen +lrange +zrange +zrangebyscore +zcard +zscore",
-         "`chordal status` read-only: batches, records, workers alive and tasks held"),
+         "+hmget +hlen +llen +lrange +zrange +zrangebyscore +zcard +zscore",
+         "`chordal status` read-only: batches, records, workers alive, tasks held and "
+         "plan lanes"),
     BINDINGS,
     REPLIES,
     PIDBOX_PUBLISH,
