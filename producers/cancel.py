@@ -22,6 +22,7 @@ import typer
 
 from producers.batch import batch_names, out, stores
 from producers.output import fail
+from shared import lanes
 from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.store import RunStore
@@ -53,10 +54,13 @@ def cancel_queries(runs: RunStore, query_ids: list[str], reason: str) -> Cancell
 
 
 def cancel_batch(batches: BatchStore, runs: RunStore, name: str, reason: str) -> Cancelled:
-    """Cancel every unfinished query of batch `name`, a chunk of members at a time."""
+    """Cancel every unfinished query of batch `name`, a chunk of members at a time; then
+    drop the plan messages still waiting in its lane (shared/lanes.py), which would
+    only keep planners busy doing nothing."""
     started, outcomes = time.perf_counter(), []
     for members in batches.members(name):
         outcomes.extend(runs.cancel([qid for qid, _ in members], reason))
+    lanes.drop(runs.r, name)
     return _count(outcomes, started)
 
 

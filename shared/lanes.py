@@ -54,6 +54,16 @@ def feed(client: redis.Redis, depth: int) -> int:
                            queues.plan_lane_key(""), queues.QUEUE_PLAN))
 
 
+def drop(client: redis.Redis, batch: str) -> int:
+    """Forget the plan messages of `batch` still in its lane (its queries were
+    cancelled: each would only be taken to do nothing); how many."""
+    with client.pipeline() as p:
+        p.llen(queues.plan_lane_key(batch))
+        p.delete(queues.plan_lane_key(batch))
+        p.zrem(queues.plan_lanes_key(), batch)
+        return int(p.execute()[0])
+
+
 def waiting(client: redis.Redis) -> int:
     """How many plan messages wait in lanes (not yet in the `plan` queue)."""
     names = client.zrange(queues.plan_lanes_key(), 0, -1)

@@ -11,9 +11,11 @@ import sys
 import pytest
 import redis
 
+from producers.cancel import cancel_batch
 from shared import lanes, queues
 from shared.batch_store import BatchStore
 from shared.models import Query
+from shared.store import RunStore
 
 
 @pytest.fixture
@@ -50,3 +52,14 @@ def test_status_counts_the_plan_messages_waiting_in_batch_lanes(r, redis_server,
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert "; 3 plan messages in batch lanes, waiting their turn" in shown.stdout
+
+
+def test_a_cancelled_batch_leaves_no_plan_message_in_its_lane(r):
+    store = BatchStore(r, 3600)
+    queries = [Query(question=f"cancelled {i}") for i in range(3)]
+    store.create("gone", list(enumerate(queries, 1)))
+    lane(r, "gone", 3)
+    lane(r, "kept", 2)
+    done = cancel_batch(store, RunStore(r, 3600), "gone", "cancelled by a test")
+    assert done.cancelled == 3
+    assert lanes.waiting(r) == 2 and r.zrange(queues.plan_lanes_key(), 0, -1) == ["kept"]
