@@ -3,6 +3,12 @@
 Runs once per query (the run store's terminal guard makes a redelivered finalizer a
 no-op). Consumes the plan and StepResults from the run store; produces the Answer.
 
+The texts a GET read are stored by reference (shared/texts.py); the finalizer reads them
+back (`texts`) so a template sees what the step read (`{{ R1 | length }}` counts the
+document, not its quote); a text whose version is gone is a gap (DOCUMENT_CHANGED), not
+its quote. An answer longer than `CHORDAL_MAX_STEP_BYTES` (a template that prints whole
+documents) is stored cut to it, saying so.
+
 Auto mode: when the answer is incomplete (a step failed, a value is missing) and the
 caller can continue with a ReAct loop (`continue_with`), the answer is not stored; the
 loop gets the query instead, seeded with the evidence the steps gathered, and its answer
@@ -13,17 +19,20 @@ from __future__ import annotations
 
 from typing import Callable
 
-from shared.models import TERMINAL, Answer, Query
+from shared.errors import ToolError
+from shared.models import TERMINAL, Answer, Query, StepResult
 from shared.render import render_answer
 from shared.render.isolated import Renderer
 from shared.render.sandbox import RENDER_BUDGET_S
 from shared.store import RunStore
+from shared.texts import TextReader
 
 
 def finalize_query(store: RunStore, query_id: str,
                    continue_with: Callable[[Query], object] | None = None,
                    render_budget_s: float = RENDER_BUDGET_S,
-                   renderer: Renderer | None = None, task_id: str = "") -> Answer | None:
+                   renderer: Renderer | None = None, task_id: str = "",
+                   texts: TextReader | None = None) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
     record = store.record(query_id)
@@ -36,9 +45,11 @@ def finalize_query(store: RunStore, query_id: str,
             store.fail(query_id, "finalizer found no plan for this query")
             return None
         store.set_status(query_id, "finalizing")
-        answer = render_answer(record.plan, {s.step_id: s for s in record.steps},
+        answer = render_answer(record.plan, {s.step_id: _read_back(s, texts)
+                                             for s in record.steps},
                                record.question, budget_s=render_budget_s,
                                renderer=renderer)
+        answer = _bounded(answer, store.max_step_bytes, query_id)
     finally:
         # Counted once a run is past rendering (or ended early, or raised) and before the
         # answer is stored, once per finalize task (`task_id`): a run killed mid-render or
@@ -51,3 +62,26 @@ def finalize_query(store: RunStore, query_id: str,
             continue_with(query)  # sends ReAct iteration 1 once, however often we run
             return None
     return answer if store.finish(query_id, answer) else None
+
+
+def _read_back(result: StepResult, texts: TextReader | None) -> StepResult:
+    """`result` with the texts it holds by reference read back; a text whose version is
+    gone makes it an error (DOCUMENT_CHANGED), so the answer states a gap."""
+    if texts is None or not result.texts or result.status != "ok":
+        return result
+    try:
+        return texts.resolve(result, result.step_id)
+    except ToolError as exc:
+        return result.model_copy(update={"status": "error", "value": None,
+                                         "error_code": exc.code, "error_message": exc.message})
+
+
+def _bounded(answer: Answer, max_bytes: int, query_id: str) -> Answer:
+    """`answer` with its text cut to `max_bytes` (UTF-8), saying where the rest is."""
+    data = answer.text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return answer
+    cut = data[:max_bytes].decode("utf-8", "ignore")
+    return answer.model_copy(update={"text": (
+        f"{cut}\n[answer cut at {max_bytes:,} bytes (CHORDAL_MAX_STEP_BYTES) of "
+        f"{len(data):,}; the texts its steps read: chordal show {query_id} --text STEP]")})

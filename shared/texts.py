@@ -12,7 +12,9 @@ version, else from the one shared cached copy of the version in Redis:
     chordal:text:{sha256(doc_id)[:16]}:{version}   string, SET NX EX CHORDAL_TEXT_CACHE_S
 
 written the first time a step reads the version from the search store, and shared by
-every query reading it. A document re-indexed with other content whose old version has
+every query reading it; a process writes it again (or, when another process's copy is
+there, renews its TTL) at most every half TTL while its steps read that version, so a
+1 MB document read by every query of a batch is not sent to Redis once per step. A document re-indexed with other content whose old version has
 no cached copy makes the step fail with DOCUMENT_CHANGED; no other text is ever read in
 its place.
 """
@@ -20,6 +22,8 @@ its place.
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 
 import redis
 
@@ -28,6 +32,10 @@ from shared.errors import InputError, ToolError
 from shared.models import RunRecord, StepResult, TextPage, TextRef
 from shared.search.document import PAGE_BREAK, Document
 
+KEPT_KEYS = 4096
+"""Cached copies this process remembers writing (`TextReader._keep`)."""
+_KEPT: dict[str, float] = {}
+"""key -> when this process last wrote that cached copy (monotonic seconds)."""
 QUOTE_CHARS = 300
 """The longest quote a reference keeps."""
 PAGE_CHARS = 20_000
@@ -117,14 +125,26 @@ class TextReader:
         doc = self.backend.documents([ref.doc_id]).get(ref.doc_id) if self.backend else None
         if doc is not None and version_of(doc.content) == ref.version:
             if keep and self.r is not None and self.cache_s > 0:
-                self.r.set(queues.text_key(ref.doc_id, ref.version), doc.content,
-                           nx=True, ex=self.cache_s)
+                self._keep(queues.text_key(ref.doc_id, ref.version), doc.content)
             return DocumentText(doc.content, ref)
         cached = self.r.get(queues.text_key(ref.doc_id, ref.version)) if self.r else None
         if cached is not None:
             return DocumentText(cached, ref, current=False)
         raise changed(ref, step_id, "was re-indexed with other content, and no cached copy "
                       "is left," if doc is not None else "is no longer indexed")
+
+    def _keep(self, key: str, text: str) -> None:
+        """Write the shared cached copy unless this process wrote it less than half its
+        TTL ago: a document of 1 MB read by every query of a batch is sent to Redis once
+        per process and half-TTL, not once per step."""
+        now = time.monotonic()
+        if now - _KEPT.get(key, -math.inf) < self.cache_s / 2:
+            return
+        if not self.r.set(key, text, nx=True, ex=self.cache_s):
+            self.r.expire(key, self.cache_s)  # another's copy: it lives as long as ours would
+        if len(_KEPT) >= KEPT_KEYS:
+            _KEPT.clear()
+        _KEPT[key] = now
 
     def resolve(self, result: StepResult, step_id: str = "") -> StepResult:
         """`result` with each referenced text read back into its value."""

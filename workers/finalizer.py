@@ -7,7 +7,8 @@ from shared import queues
 from shared.finalize import finalize_query
 from shared.models import FinalizeTask
 from shared.render.isolated import renderer
-from workers.app import llm_client, log, run_store, settings
+from shared.texts import TextReader
+from workers.app import llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query
 from workers.react import start_loop
 
@@ -23,6 +24,8 @@ def finalize(self, *_legacy, task: dict) -> None:
                                 continue_with=start_loop if llm_client() is not None else None,
                                 render_budget_s=settings().render_budget_s,
                                 renderer=renderer(settings().render_memory_mb),
-                                task_id=self.request.id or "")
+                                task_id=self.request.id or "",
+                                texts=TextReader(search_backend(), run_store().r,
+                                                 run_store().text_cache_s))
         if answer is not None:
             log.info("query %s done (complete=%s)", t.query_id, answer.complete)

@@ -8,6 +8,7 @@ import json
 import time
 
 import pytest
+import redis
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
@@ -16,7 +17,7 @@ from shared import queues
 from shared.models import ExtractStep, GetStep, Query, StepTask
 from shared.search import open_backend
 from shared.steps import run_step
-from shared.texts import version_of
+from shared.texts import TextReader, document_text, version_of
 
 pytestmark = pytest.mark.integration
 
@@ -203,3 +204,44 @@ def test_debug_searches_the_whole_text_a_get_read_not_its_quote(pipeline, tmp_pa
     assert record.steps[1].error_code is not None, record.steps[1]
     shown = pipeline.cli("debug", record.query_id)
     assert "Total revenue of $83 million" in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_an_answer_template_sees_the_text_a_get_read_and_a_long_answer_is_cut(pipeline, tmp_path):
+    doc = filing("refs-fern-q2", "Fern Looms Q2 2024 Quarterly Report", "81")
+    index(pipeline, tmp_path, doc)
+    counted = pipeline.ask("fern", {"steps": [{"id": "E1", "operation": "GET", "output_var": "$D",
+                                               "source": doc["title"]}],
+                                    "answer": "Read {{ D | length }} characters."})
+    assert counted.status == "done", counted.error
+    assert counted.answer.text == f"Read {len(doc['content'])} characters."  # not the quote's
+    printed = pipeline.ask("fern whole", {"steps": [{"id": "E1", "operation": "GET",
+                                                     "output_var": "$D", "source": doc["title"]}],
+                                          "answer": "{{ D }}"})
+    assert printed.status == "done", printed.error
+    assert printed.answer.text.startswith("Fern Looms Q2 2024")
+    assert "answer cut at 65,536 bytes (CHORDAL_MAX_STEP_BYTES)" in printed.answer.text
+    assert len(printed.answer.text.encode()) < 66_000
+
+
+def test_a_process_sends_a_documents_cached_copy_once_not_once_per_step(pipeline, tmp_path):
+    doc = filing("refs-gale-q2", "Gale Ropes Q2 2024 Quarterly Report", "64")
+    index(pipeline, tmp_path, doc)
+    backend = open_backend(pipeline.settings)
+    ref = document_text(backend.documents([doc["id"]])[doc["id"]]).ref
+    r = SetsCounted(connection_pool=pipeline.store.r.connection_pool)  # the stack's Redis
+    reader = TextReader(backend, r, 3600)
+    for _ in range(5):
+        assert reader.text(ref) == doc["content"]
+    assert r.sets == 1
+    assert r.ttl(queues.text_key(ref.doc_id, ref.version)) > 3000
+    backend.close()
+
+
+class SetsCounted(redis.Redis):
+    """A client of the real Redis that counts its SET commands."""
+
+    sets = 0
+
+    def set(self, *args, **kwargs):
+        self.sets += 1
+        return super().set(*args, **kwargs)
