@@ -11,6 +11,8 @@ Measured, and written to bench/results/batch_e2e.md (+ .json, + .png):
   - a question asked behind the queued batch (`chordal ask`): its time to answer;
   - a second batch of the same size cancelled half-way: the time `chordal cancel
     --batch` takes and how its queries ended.
+`--behind` runs only the question asked behind the queued batch, `status` and a cancel
+of the whole batch (bench/results/batch_e2e_behind.md).
 
 The questions are the bundled ones (the heuristic planner answers them: no model), each
 batch line with its own id.
@@ -154,10 +156,54 @@ def ask_behind(bench: Bench) -> dict:
     record = json.loads(output)
     t = record.get("timings", {})
     return {"command_s": round(seconds, 2), "status": record.get("status"),
+            "error": record.get("error"),
             "queued_to_done_s": round(t["done"] - t["queued"], 2)
             if "done" in t and "queued" in t else None,
             "queued_to_planning_s": round(t["planning"] - t["queued"], 2)
             if "planning" in t and "queued" in t else None}
+
+
+def run_behind(queries: int, home: Path) -> dict:
+    """`--behind`: the batch enqueued, the question asked behind it, `status` at that
+    size and at 10 while it is queued, then the whole batch cancelled; minutes, not the
+    batch's whole run."""
+    bench = Bench(home, queries)
+    result: dict = {"queries": queries}
+    bench.start()
+    try:
+        log(f"enqueue {queries} queries to batch big (--max-in-flight 0)")
+        result["enqueue"] = bench.enqueue("big", queries)
+        log(f"enqueued: {result['enqueue']}; a question asked behind the batch")
+        result["ask_behind"] = ask_behind(bench)
+        log(f"the question behind it: {result['ask_behind']}")
+        bench.enqueue("small", 10)
+        bench.follow("small", lambda s: s.unfinished == 0, timeout=600)
+        result["status_big_s"], result["status_big_read_s"] = bench.status_s("big")
+        result["status_small_s"], result["status_small_read_s"] = bench.status_s("small")
+        seconds, output = bench.chordal("cancel", "--batch", "big")
+        result["cancel"] = {"seconds": round(seconds, 2), "output": output.strip(),
+                            "counts": dict(batch_status(bench.batches, "big").counts)}
+        log(f"cancelled: {result['cancel']}")
+        result["redis_peak"] = bench.memory()[1]
+    finally:
+        bench.stop()
+    return result
+
+
+def write_behind(result: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "batch_e2e_behind.json").write_text(json.dumps(result, indent=1))
+    n, c = result["queries"], result["cancel"]
+    lines = [
+        f"# A question asked behind {n:,} queued queries (`python -m bench.batch_e2e --behind`)",
+        "",
+        f"- enqueue: {result['enqueue']['rate_per_s']} queries/s while sending",
+        f"- the question (`chordal ask`): {result['ask_behind']}",
+        f"- the status read itself: {result['status_big_read_s'] * 1000:.1f} ms at {n:,} "
+        f"(mostly queued), {result['status_small_read_s'] * 1000:.1f} ms at 10",
+        f"- `chordal cancel --batch` of the {n:,}: {c['seconds']} s; then {c['counts']}",
+        f"- Redis peak {result['redis_peak'] / 2**20:.1f} MB", ""]
+    (out / "batch_e2e_behind.md").write_text("\n".join(lines))
 
 
 def run(queries: int, home: Path, cancel: bool) -> dict:
@@ -257,13 +303,20 @@ def main() -> None:
     parser.add_argument("--no-cancel", action="store_true",
                         help="skip the second batch cancelled half-way")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--behind", action="store_true",
+                        help="only the question asked behind the queued batch, status and a "
+                             "cancel of the whole batch (minutes, not the batch's run)")
     args = parser.parse_args()
     if args.queries < 10:
         parser.error("--queries: at least 10")
-    result = run(args.queries, args.out / "batch_home", not args.no_cancel)
-    write(result, args.out)
+    if args.behind:
+        write_behind(run_behind(args.queries, args.out / "batch_home"), args.out)
+        report = "batch_e2e_behind.md"
+    else:
+        write(run(args.queries, args.out / "batch_home", not args.no_cancel), args.out)
+        report = "batch_e2e.md"
     shutil.rmtree(args.out / "batch_home", ignore_errors=True)
-    print((args.out / "batch_e2e.md").read_text())
+    print((args.out / report).read_text())
 
 
 if __name__ == "__main__":

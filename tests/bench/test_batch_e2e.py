@@ -27,3 +27,15 @@ def test_a_tiny_batch_runs_end_to_end_and_is_reported(tmp_path):
     report = (tmp_path / "batch_e2e.md").read_text()
     assert "One batch of 20 queries" in report and "`chordal status --batch`" in report
     assert not (tmp_path / "batch_home").exists()
+
+
+def test_behind_asks_a_question_behind_a_queued_batch_and_cancels_the_batch(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "bench.batch_e2e", "--queries", "300",
+                           "--behind", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads((tmp_path / "batch_e2e_behind.json").read_text())
+    assert result["ask_behind"]["status"] == "done"
+    counts = result["cancel"]["counts"]
+    assert counts["cancelled"] + counts["done"] == 300  # what finished before the cancel stays done
+    assert "cancelled" in result["cancel"]["output"]
