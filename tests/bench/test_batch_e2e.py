@@ -14,11 +14,14 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_tiny_batch_runs_end_to_end_and_is_reported(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "bench.batch_e2e", "--queries", "20",
-                           "--no-cancel", "--out", str(tmp_path)],
+def bench(tmp_path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "bench.batch_e2e", *args, "--out", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_a_tiny_batch_runs_end_to_end_and_is_reported(tmp_path):
+    bench(tmp_path, "--queries", "20", "--no-cancel")
     result = json.loads((tmp_path / "batch_e2e.json").read_text())
     assert result["big_counts"]["done"] == 20
     assert result["ask_behind"]["status"] == "done"
@@ -30,10 +33,7 @@ def test_a_tiny_batch_runs_end_to_end_and_is_reported(tmp_path):
 
 
 def test_behind_asks_a_question_behind_a_queued_batch_and_cancels_the_batch(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "bench.batch_e2e", "--queries", "300",
-                           "--behind", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    bench(tmp_path, "--queries", "300", "--behind")
     result = json.loads((tmp_path / "batch_e2e_behind.json").read_text())
     assert result["ask_behind"]["status"] == "done"
     counts = result["cancel"]["counts"]
