@@ -132,6 +132,14 @@ class Bench:
             reads.append(time.perf_counter() - started)
         return command, min(reads)
 
+    def cancel(self, name: str) -> dict:
+        """`chordal cancel --batch NAME`: its time, what it printed, the counts after."""
+        seconds, output = self.chordal("cancel", "--batch", name)
+        out = {"seconds": round(seconds, 2), "output": output.strip(),
+               "counts": dict(batch_status(self.batches, name).counts)}
+        log(f"cancelled: {out}")
+        return out
+
     def follow(self, name: str, until, on_sample=None, timeout: float = 6 * 3600,
                started: float | None = None) -> list[dict]:
         """Sample the batch's counts every SAMPLE_S until `until(status)`; the samples,
@@ -180,19 +188,20 @@ def run_behind(queries: int, home: Path) -> dict:
         bench.follow("small", lambda s: s.unfinished == 0, timeout=600)
         result["status_big_s"], result["status_big_read_s"] = bench.status_s("big")
         result["status_small_s"], result["status_small_read_s"] = bench.status_s("small")
-        seconds, output = bench.chordal("cancel", "--batch", "big")
-        result["cancel"] = {"seconds": round(seconds, 2), "output": output.strip(),
-                            "counts": dict(batch_status(bench.batches, "big").counts)}
-        log(f"cancelled: {result['cancel']}")
+        result["cancel"] = bench.cancel("big")
         result["redis_peak"] = bench.memory()[1]
     finally:
         bench.stop()
     return result
 
 
-def write_behind(result: dict, out: Path) -> None:
+def save(result: dict, out: Path, name: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "batch_e2e_behind.json").write_text(json.dumps(result, indent=1))
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1))
+
+
+def write_behind(result: dict, out: Path) -> None:
+    save(result, out, "batch_e2e_behind")
     n, c = result["queries"], result["cancel"]
     lines = [
         f"# A question asked behind {n:,} queued queries (`python -m bench.batch_e2e --behind`)",
@@ -237,19 +246,14 @@ def run(queries: int, home: Path, cancel: bool) -> dict:
             log(f"enqueue {queries} queries to batch half, cancel it half-way")
             bench.enqueue("half", queries)
             bench.follow("half", lambda s: s.finished >= queries // 2)
-            seconds, output = bench.chordal("cancel", "--batch", "half")
-            after = batch_status(bench.batches, "half")
-            result["cancel"] = {"seconds": round(seconds, 2), "output": output.strip(),
-                                "counts": dict(after.counts)}
-            log(f"cancelled: {result['cancel']}")
+            result["cancel"] = bench.cancel("half")
     finally:
         bench.stop()
     return result
 
 
 def write(result: dict, out: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "batch_e2e.json").write_text(json.dumps(result, indent=1))
+    save(result, out, "batch_e2e")
     samples = result["big_samples"]
     rates = [(b["t"], (b["finished"] - a["finished"]) / max(b["t"] - a["t"], 1e-9))
              for a, b in zip(samples, samples[1:])]
