@@ -37,7 +37,7 @@ from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
 from shared.graph_store import DispatchGraph, step_order
-from shared.texts import by_reference, stored_json
+from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
 
@@ -263,14 +263,13 @@ class RunStore(DispatchGraph):
         `max_step_bytes`, or one that would take the query's stored step results past
         `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
         instead, in the same script that checks it (so two steps cannot both fit)."""
-        stored = by_reference(result)
         payload = stored_json(result)
         size = len(payload.encode())
-        step_error = too_large(stored, "STEP_TOO_LARGE", (
+        step_error = too_large(result, "STEP_TOO_LARGE", (
             f"step {result.step_id}'s result is {size:,} bytes, over CHORDAL_MAX_STEP_BYTES "
             f"({self.max_step_bytes:,}); ask for less (a smaller top_k, a narrower SEARCH), "
             "or raise CHORDAL_MAX_STEP_BYTES"))
-        query_error = too_large(stored, "QUERY_TOO_LARGE", (
+        query_error = too_large(result, "QUERY_TOO_LARGE", (
             f"step {result.step_id}'s result ({size:,} bytes) would take the query's stored "
             f"results past CHORDAL_MAX_QUERY_BYTES ({self.max_query_bytes:,}); plan fewer or "
             "smaller steps, or raise CHORDAL_MAX_QUERY_BYTES"))
