@@ -117,7 +117,8 @@ OVERHEAD_PLAN = {"domain": "finance", "steps": [
 
 def overhead(phase: Phase, n: int) -> dict:
     """Milliseconds spent in Chordal's machinery around the tools of a two-step plan
-    (one query at a time, so no queueing), next to a bare Celery no-op round trip."""
+    (one query at a time, so no queueing), next to a no-op round trip through Chordal's
+    executor (bench/noop.py)."""
     hops = {"enqueue → first step starts": [], "step done → dependent step starts": [],
             "last step done → answer stored": []}
     tools = []
@@ -133,13 +134,14 @@ def overhead(phase: Phase, n: int) -> dict:
     noop = [phase.noop_round_trip() for _ in range(n)]
     out = {name: (statistics.median(v) * 1000, pct(v, 95) * 1000) for name, v in hops.items()}
     out["(tool itself, per step)"] = (statistics.median(tools) * 1000, pct(tools, 95) * 1000)
-    out["bare Celery no-op round trip"] = (statistics.median(noop) * 1000, pct(noop, 95) * 1000)
+    out["no-op round trip on Chordal's executor"] = (statistics.median(noop) * 1000, pct(noop, 95) * 1000)
     return out
 
 
 def throughput(phase: Phase, n: int, noops: int) -> dict:
     """Answered queries/s (heuristic planner, embedded search store, n sent at once)
-    next to the no-op ceiling: bare no-op tasks/s over the tasks one query needs."""
+    next to the no-op ceiling: no-op tasks/s on Chordal's executor over the tasks one
+    query needs."""
     questions = [q for q in QUESTIONS.read_text().splitlines() if q.strip()]
     t0 = time.time()
     queries = [phase.submit(questions[i % len(questions)]) for i in range(n)]

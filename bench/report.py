@@ -18,6 +18,9 @@ def markdown(r: dict) -> str:
     from bench.accuracy import table  # the accuracy figure writes its own table
 
     text = _markdown(r)
+    if "round_trips" in r:
+        from bench.round_trips import table as round_trips_table
+        text += "\n" + "\n".join(round_trips_table(r["round_trips"])) + "\n"
     if "hosts" in r:
         from bench.hosts import table as hosts_table
         text += "\n" + "\n".join(hosts_table(r["hosts"])) + "\n"
@@ -45,7 +48,7 @@ def _markdown(r: dict) -> str:
         lines.append(f"| {name} | {median:.1f} | {p95:.1f} |")
     t = r["throughput"]
     lines += ["", "## Throughput (heuristic planner, embedded search store)", "",
-              "| queries | answered | queries/s | tasks per query | bare no-op tasks/s "
+              "| queries | answered | queries/s | tasks per query | Chordal no-op tasks/s "
               "| ceiling queries/s | share of ceiling |",
               "|---:|---:|---:|---:|---:|---:|---:|",
               f"| {t['queries']} | {t['done']} | {t['qps']:.1f} | {t['tasks_per_query']:.1f} "
@@ -130,7 +133,7 @@ def plots(r: dict, out: Path) -> None:
     ax.barh([i - 0.2 for i in y], [r["overhead"][n][1] for n in names], 0.4, label="p95")
     ax.set_yticks(list(y), names, fontsize=8)
     ax.invert_yaxis()
-    ax.set(xlabel="milliseconds", title="Time in Chordal's machinery vs a bare Celery no-op")
+    ax.set(xlabel="milliseconds", title="Time in Chordal's machinery vs a no-op round trip")
     ax.legend()
     save(fig, out / "overhead.png")
 

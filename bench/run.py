@@ -3,6 +3,8 @@ each figure in its own worker phase, write bench/results/results.md and the PNGs
 
 Phases (workers restarted between them, Redis kept):
   A  heuristic planner, no injected latency, default threads: overhead, throughput
+  R  Redis commands of one two-step query (by command and by sender), Chordal's tasks/s
+     and dependent-step start next to a bare Celery worker's (bench/round_trips.py)
   B  replay LLM planner, GET latency 200 ms, 64 executor threads: fan-out at 0.2 s and
      1.0 s per model call, tokens
   C  GET latency 100 ms, executor threads 1, 2, 4, 8: scaling
@@ -30,7 +32,7 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import accuracy, figures, hosts, questions, report, streaming
+from bench import accuracy, figures, hosts, questions, report, round_trips, streaming
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -78,6 +80,8 @@ def main() -> None:
                 results["overhead"] = figures.overhead(phase, 10 if quick else 60)
                 results["throughput"] = figures.throughput(phase, 20 if quick else 300,
                                                            100 if quick else 1000)
+            log("phase R: Redis commands per query, Chordal next to a bare Celery worker")
+            results["round_trips"] = round_trips.measure(base, quick)
             log("phase B: fan-out and tokens (replay LLM, 200 ms GETs, 64 threads)")
             with_llm = base.model_copy(update={"llm_base_url": f"{llm.base_url}/v1",
                                                "llm_model": "replay", "llm_max_retries": 0,
