@@ -4,7 +4,10 @@ with questions and answers written by people (Zhu et al., ACL 2021; CC BY 4.0) �
 produces, under bench/data/tatqa/<build|held-out>/, a corpus.jsonl and a cases.jsonl.
 
 A document per context: its table as rows of cells (`tables`), its paragraphs and the
-table laid out in columns as content. TAT-QA does not say which company a context is
+table laid out in columns as content. TAT-QA keeps a context's paragraphs in order but
+not where its table stood: the table is put after the one paragraph that introduces it
+("The following table presents …:"), whose last sentence is its caption (`title`), as a
+filing prints them; first, without a caption, when no paragraph or several do. TAT-QA does not say which company a context is
 from, so each gets an invented name (from its table's id, always the same), and its
 title is "<Name> annual report <newest year of its table>"; each question names it the
 way a user would: "…, according to <Name>'s annual report?".
@@ -71,9 +74,34 @@ def document(context: dict, name: str) -> dict:
     years = [int(y) for y in _YEAR.findall(head)]
     title = f"{name} annual report" + (f" {max(years)}" if years else "")
     paragraphs = [p["text"] for p in sorted(context["paragraphs"], key=lambda p: p["order"])]
+    table: dict = {"rows": rows}
+    at = lead_in(paragraphs)
+    if at is None:
+        parts = [layout(rows), *paragraphs]
+    else:
+        table["title"] = last_sentence(paragraphs[at])
+        parts = [*paragraphs[:at + 1], layout(rows), *paragraphs[at + 1:]]
     return {"id": f"tatqa-{context['table']['uid'][:8]}", "title": title,
-            "content": "\n\n".join([layout(rows), *paragraphs]),
-            "source_type": "official_report", "tables": [{"rows": rows}]}
+            "content": "\n\n".join(parts), "source_type": "official_report",
+            "tables": [table]}
+
+
+_LEAD = regex.compile(r"(?i)\bfollow|\btables?\b|\bbelow\b")
+
+
+def lead_in(paragraphs: list[str]) -> int | None:
+    """The paragraph that introduces the table, as a filing prints it just above: the one
+    ending in a colon that says "following", "table" or "below" ("The following table
+    presents sales by geographic area (in thousands):"); None when none or several do
+    (TAT-QA gives the paragraphs in order but not where the table stood)."""
+    found = [i for i, p in enumerate(paragraphs)
+             if p.strip().endswith(":") and _LEAD.search(p)]
+    return found[0] if len(found) == 1 else None
+
+
+def last_sentence(paragraph: str) -> str:
+    """The paragraph's last sentence: the table's caption."""
+    return regex.split(r"(?<=[.!?])\s+(?=[A-Z(])", paragraph.strip())[-1]
 
 
 

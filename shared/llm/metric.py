@@ -138,7 +138,10 @@ _BETWEEN_IN = regex.compile(r"^(?:the\s+)?difference\s+in\s+(?:the\s+)?(?P<m>.+?
 _UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
                          r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
 """Arithmetic named in words that mean different formulas to different readers."""
-_IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\s*\)?|,\s*in\s+percent(?:age)?\s*,", regex.I)
+_IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*in\s+percent(?:age)?\s*,",
+                          regex.I)
+"""The answer asked as a percentage ("(in percentage)"); not "the change in percentage
+of sales …", whose item is the percentage."""
 _PERIOD_PHRASE = regex.compile(
     r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
     r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"

@@ -70,6 +70,8 @@ _MARK = regex.compile(r"(?<![\w&])(?:[A-Z]{1,6}(?:&[A-Z]{1,6})+|\d+[A-Z][A-Za-z]
 """A company as written without an initial capital word: `AT&T`, `PG&E`, `3M`, `eBay`, `IBM`."""
 NOT_FIGURE = regex.compile(
     r"^\s*(?:(?:in|for|at|from|of|during|to|by|on)\s+)?(?:which|why|who|whom|whose|where)\b"
+    r"|\bwhich\s+(?:years?|quarters?|months?|periods?|segments?|regions?|countries|country|"
+    r"categor(?:y|ies)|ones?)\b"
     r"|^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b"
     r"|\b(?:describe|explain|list|name|identify|summari[sz]e|elaborate)\b"
     r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:(?!of\b)\w+(?:'s|’s)?\s+){0,2}?(?:reasons?|"
@@ -86,7 +88,8 @@ NOT_FIGURE = regex.compile(
     r"assessed|valued|funded|treated|managed|organi[sz]ed|made\s+up)\b"
     r"|\b(?:comprised|composed|made\s+up)\s+of\b"
     r"|\bhow\s+(?:long|often)\b", regex.I)
-"""Wordings whose answer is not a figure: which/why/who/where, a yes/no question, what
+"""Wordings whose answer is not a figure: which/why/who/where (or "…, which year had"
+anywhere), a yes/no question, what
 a thing's types, regions, reasons or components are, how a figure is calculated."""
 _DEFINITION = regex.compile(r"^\s*(?i:what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b))"
                             r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")

@@ -79,13 +79,14 @@ class Miss:
 
 
 def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
-                columns_for) -> Choice | Miss:
-    """The one cell of `tables` that `item` (its words) names in the column of `when`."""
+                columns_for, kind: str | None = None) -> Choice | Miss:
+    """The one cell of `tables` that `item` (its words) names in the column of `when`;
+    with `kind` ("percent": the item says "percentage of sales …"), a cell of that kind."""
     if not item:
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
     for t, table in enumerate(tables):
-        columns = _columns(table, when, columns_for)
+        columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
             label = item_words(row.label)
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
@@ -98,7 +99,8 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             section = item_words(row.section or "")
             cells = [(c, row.cells[c]) for c in columns
                      if c < len(row.cells) and row.cells[c] is not None
-                     and row.cells[c].quantity is not None]
+                     and row.cells[c].quantity is not None
+                     and kind in (None, row.cells[c].quantity.kind)]
             by_header = len(cells) > 1
             if by_header:
                 cells = _named_by_header(item - label, table, cells)
@@ -125,9 +127,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     return best
 
 
-def _columns(table: Table, when: When | None, columns_for) -> list[int]:
+def _columns(table: Table, when: When | None, columns_for, kind: str | None = None) -> list[int]:
     """The columns of `when` (its amounts before a percent-of-total column beside them,
-    as EXTRACT takes them); every column without a period asked."""
+    as EXTRACT takes them; its percents when `kind` is "percent"); every column without
+    a period asked."""
+    if when is not None and kind is not None:
+        return list(columns_for(table, when.text, kind))
     if when is not None:
         return list(columns_for(table, when.text, "money") or columns_for(table, when.text))
     return list(range(len(table.columns)))

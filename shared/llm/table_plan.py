@@ -171,7 +171,9 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     headers = all_words(" ".join(c.header for t in tables for c in t.columns))
     title = all_words(doc.title) - headers
     item = item_words(term.item) - title
-    chosen = choose_cell(item, term.when, tables, columns_for)
+    # "the percentage of sales represented by gross profit": a percent cell
+    kind = "percent" if _PERCENT_ITEM.search(term.item) else None
+    chosen = choose_cell(item, term.when, tables, columns_for, kind)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
     # under its heading is named by the question's own words instead
@@ -187,7 +189,8 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     reads, why = [], []
     for row in names:
         step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
-                           period=term.when.text if term.when else None, output_var=f"$T{n}")
+                           period=term.when.text if term.when else None, quantity=kind,
+                           output_var=f"$T{n}")
         try:
             out, cells = read_cells(step, [doc.evidence()], lambda _id: tables)
         except ToolError as e:
@@ -211,6 +214,10 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         return ("the row the question's words pick and the line item they name read "
                 f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, _ in reads)}")
     return _Found(doc, *reads[0])
+
+
+_PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")
+"""An item that is a percentage ("the percent of total sales from APAC")."""
 
 
 def _unsaid(item: frozenset[str], cells: list[Option]) -> frozenset[str]:
@@ -284,12 +291,14 @@ def _doc_rank(doc: Document, term: Term) -> tuple:
 
 def _value(out: ToolOutput):
     q = out.quantity
-    return (q.amount, q.scale, q.kind, q.unit) if q is not None else out.value
+    return (q.amount, q.scale, q.unit) if q is not None else out.value
 
 
 def _value_of(choice: Choice):
+    """The chosen cell's figure as `_value` compares it: its kind is left out, since
+    EXTRACT types a cell by its row's words too ("receivable" is money)."""
     q = choice.cell.quantity
-    return (q.amount, q.scale, q.kind, q.unit) if q is not None else choice.cell.text
+    return (q.amount, q.scale, q.unit) if q is not None else choice.cell.text
 
 
 def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:

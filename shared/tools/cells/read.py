@@ -302,6 +302,8 @@ def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None
     if request.items and q.kind in ("money", "number"):
         per_share = {item.per_share for item in request.items}
         scale = 0 if per_share == {True} else table.scale if per_share == {False} else scale
+    if kind in ("money", "number") and q.kind == "percent":
+        return None  # a common-size table's "Gross profit 40.0" is no amount of money
     if (kind and kind != q.kind) or scale != q.scale:
         return parse_quantity(cell.text, kind=kind, unit=q.unit or table.unit, scale=scale)
     return q

@@ -190,3 +190,13 @@ def test_a_difference_between_things_joined_by_several_ands_is_refused():
                     "technology and trademarks and tradenames, according to Rerutas's annual "
                     "report?")
     assert isinstance(m, Refusal) and "more than one 'and'" in m.why
+
+
+def test_a_change_in_a_percentage_keeps_the_percentage_as_its_item():
+    m = read_metric("What was the change in percentage of sales represented by gross profit "
+                    "between 2018 and 2019, according to Mutoris's annual report?")
+    assert {t.item for t in m.terms} == {"percentage of sales represented by gross profit"}
+    assert not m.percent
+    asked = read_metric("What was the change in gross profit between 2018 and 2019 (in "
+                        "percentage), according to Mutoris's annual report?")
+    assert {t.item for t in asked.terms} == {"gross profit"}  # "(in percentage)": the unit

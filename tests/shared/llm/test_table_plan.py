@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (ten TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (fourteen TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -182,3 +182,39 @@ def test_a_row_whose_columns_no_header_word_tells_apart_is_not_read(reports):
     with pytest.raises(NoAnswer, match="Deferred income tax assets"):
         heuristic_plan("What was the Deferred income tax assets, according to Rokilor's "
                        "annual report?", reports)
+
+
+def test_a_total_named_only_by_the_tables_caption_is_read(reports):
+    # "Total" of an untitled table; "Personnel expenses … were as follows:" above it
+    plan = heuristic_plan("What is the change in total personnel expenses from 2018 to 2019, "
+                          "according to Vedosif's annual report?", reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == [
+        "total personnel expenses"] * 2
+    assert Decimal(run(plan, reports).value) == Decimal("39224")
+
+
+def test_a_percentage_item_reads_the_percent_column_not_the_amounts(reports):
+    plan = heuristic_plan("What was the change in the percentage of sales from APAC to total "
+                          "net sales between 2018 and 2019, according to Siralab's annual "
+                          "report?", reports)
+    assert {s.quantity for s in plan.steps if s.operation == "EXTRACT"} == {"percent"}
+    result = run(plan, reports)
+    assert Decimal(result.value) == Decimal("-1.4") and result.quantity.kind == "percent"
+
+
+def test_a_common_size_percent_is_a_percent_and_never_an_amount(reports):
+    # the table's rows are percentages of sales (first and last written with "%")
+    result = run(heuristic_plan("What was the percentage of sales represented by gross "
+                                "profit in 2018, according to Mutoris's annual report?",
+                                reports), reports)
+    assert (result.value, result.quantity.kind) == ("50.9", "percent")
+    # without "percentage", "gross profit" is money, which a percent cell is not
+    with pytest.raises(NoAnswer):
+        heuristic_plan("What was the gross profit in 2018, according to Mutoris's annual "
+                       "report?", reports)
+
+
+def test_which_year_anywhere_in_the_question_is_not_answered_with_a_figure(reports):
+    with pytest.raises(NoAnswer, match="not a figure"):
+        heuristic_plan("Between 2018 and 2019, which year had higher total external revenue "
+                       "in Canada, according to Vekocos's annual report?", reports)
