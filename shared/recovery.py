@@ -11,7 +11,7 @@ This module records it. Consumes the broker's Redis; produces, in the same Redis
   heartbeat (`Presence.beat`, every `dead_after_s / 5` seconds);
 - `queues.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
   every message a worker received and has not finished (`Presence.hold` when the
-  message arrives, `release` when the task returns).
+  message arrives; forgotten when it is acknowledged, shared/transport.py `ACK_LUA`).
 
 `recover_dead_workers`, which every worker runs (workers/presence.py), takes each
 instance whose heartbeat is `dead_after_s` old and, for each message it held, moves the

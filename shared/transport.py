@@ -16,9 +16,11 @@ On the wire: kombu takes a message with BRPOP, which removes it from the queue b
 the reply travels; a reply that never arrives (the worker's link is down, its host gone)
 leaves the message nowhere. Here a worker that consumes one queue (every Chordal role
 does) takes it with BLMOVE into its own in-flight list (`queues.inflight_key`), so Redis
-holds the message until the worker records it: one MULTI/EXEC writes kombu's `unacked`
-record, the held-task record (shared/recovery.py) and removes it from the in-flight
-list. A worker found dead has its in-flight list pushed back to its queue with the
+holds the message until the worker records it: one script (`RECORD_LUA`, atomic as a
+transaction, one round trip) writes kombu's `unacked` record, the held-task record
+(shared/recovery.py) and removes it from the in-flight list. The acknowledgement
+(`ACK_LUA`) forgets the `unacked` record and the held record in one script, so a task
+costs one round trip to record and one to acknowledge. A worker found dead has its in-flight list pushed back to its queue with the
 messages it held (`recover_dead_workers`); a worker that reconnects pushes back its own
 (`restore_inflight`). Priorities have no sub-queues (`priority_steps` [0]: one list per
 queue, as BLMOVE takes one source); a single question's messages (priority 0) are
@@ -68,6 +70,38 @@ from kombu.utils.json import dumps
 from shared import admission, queues
 
 log = logging.getLogger("chordal.transport")
+
+RECORD_LUA = """
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('LREM', KEYS[3], 1, ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
+  redis.call('ZADD', KEYS[5], ARGV[2], ARGV[6])
+end
+return 1
+"""
+"""kombu's `unacked` record and its index entry, the message out of the in-flight list,
+and (ARGV[5] not empty) the held record with a heartbeat, so a holder is in the workers
+set. KEYS: unacked index, unacked, in-flight list, held, workers; ARGV: delivery tag,
+time, the `unacked` value, the message as taken, the held value, the instance."""
+ACK_LUA = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+"""An acknowledged message forgotten: its `unacked` record, index entry and held record.
+KEYS: unacked index, unacked, held; ARGV: the delivery tag."""
+_scripts: dict[str, object] = {}
+
+
+def _script(client, source: str):
+    """`source` as a redis-py Script (EVALSHA, loaded again after a Redis restart)."""
+    script = _scripts.get(source)
+    if script is None:
+        script = _scripts[source] = client.register_script(source)
+    return script
 _orphans: list[tuple[dict, str, str]] = []
 _orphans_lock = threading.Lock()
 _owner: str | None = None
@@ -112,18 +146,36 @@ class QoS(kombu_redis.QoS):
         delivery = message.delivery_info
         exchange, routing_key = delivery["exchange"], delivery["routing_key"]
         headers = (message._raw or {}).get("headers") or {}
-        with self.pipe_or_acquire() as pipe:
-            pipe.zadd(self.unacked_index_key, {delivery_tag: time()})
-            pipe.hset(self.unacked_key, delivery_tag, dumps([message._raw, exchange, routing_key]))
-            pipe.lrem(queues.inflight_key(_owner), 1, received)
-            held = routing_key != queues.QUEUE_REACT  # ReAct iterations have leases instead
-            if held:
-                pipe.hset(queues.held_messages_key(), delivery_tag, queues.held_value(
-                    _owner, routing_key, headers.get("task", ""), headers.get("id", "")))
-                pipe.zadd(queues.workers_key(), {_owner: time()})  # a holder is in the set
-            pipe.execute()
+        held = routing_key != queues.QUEUE_REACT  # ReAct iterations have leases instead
+        value = queues.held_value(_owner, routing_key, headers.get("task", ""),
+                                  headers.get("id", "")) if held else ""
+        with self.channel.conn_or_acquire() as client:
+            _script(client, RECORD_LUA)(
+                keys=[self.unacked_index_key, self.unacked_key, queues.inflight_key(_owner),
+                      queues.held_messages_key(), queues.workers_key()],
+                args=[delivery_tag, time(), dumps([message._raw, exchange, routing_key]),
+                      received, value, _owner], client=client)
         message.held_recorded = held  # so workers/presence.py does not record it again
         virtual.QoS.append(self, message, delivery_tag)
+
+    def ack(self, delivery_tag):
+        """kombu's, and the held record forgotten in the same script (a worker's only:
+        other processes hold nothing)."""
+        if _owner is None:
+            return super().ack(delivery_tag)
+        with self.channel.conn_or_acquire() as client:
+            _script(client, ACK_LUA)(
+                keys=[self.unacked_index_key, self.unacked_key, queues.held_messages_key()],
+                args=[delivery_tag], client=client)
+        virtual.QoS.ack(self, delivery_tag)
+
+    def reject(self, delivery_tag, requeue=False):
+        """kombu's, and the held record forgotten (a message given back to its queue is
+        held by whoever takes it next)."""
+        super().reject(delivery_tag, requeue)
+        if _owner is not None:
+            with self.channel.conn_or_acquire() as client:
+                client.hdel(queues.held_messages_key(), delivery_tag)
 
 
 def orphans() -> int:
@@ -279,6 +331,11 @@ class Channel(kombu_redis.Channel):
         if batch is not None:
             for name, *args in commands:
                 batch.add(name, *args)
+            return None
+        if len(commands) == 1:  # one command: no transaction to wrap it in
+            name, *args = commands[0]
+            with self.conn_or_acquire() as client:
+                getattr(client, name)(*args)
             return None
         with self.conn_or_acquire() as client, client.pipeline() as pipe:
             for name, *args in commands:

@@ -6,7 +6,8 @@ the messages dead workers held (shared/recovery.py), wired to Celery's signals.
 - `task_received` (the consumer, as a message arrives): record it as held, unless it is
   a ReAct iteration (those have their own leases, shared/react/leases.py) or the
   transport recorded it already, as it does for a worker consuming one queue.
-- `task_postrun` (wherever the task ran): forget it; kombu acknowledges it next.
+- the acknowledgement (after the task ran) forgets it, in the script that forgets
+  kombu's `unacked` record (shared/transport.py `ACK_LUA`).
 - `worker_ready`: a daemon thread beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds,
   gives back the messages of every worker whose heartbeat is that old, and fails the
   queries past their deadline (the run store's sweeper; failing is atomic, so many
@@ -29,13 +30,12 @@ import time
 
 import redis
 from celery import bootsteps
-from celery.signals import (task_postrun, task_received, worker_init, worker_ready,
-                            worker_shutdown)
+from celery.signals import task_received, worker_init, worker_ready, worker_shutdown
 from celery.worker.state import active_requests
 
 from shared import lanes, queues
 from shared.recovery import (Presence, give_back_unstarted, instance_name,
-                             recover_dead_workers, release, restore_inflight_of)
+                             recover_dead_workers, restore_inflight_of)
 from shared.store import RunStore
 from shared.transport import restore_orphans, set_owner
 from workers.app import app, log, run_store, settings
@@ -64,17 +64,6 @@ def _hold(sender=None, request=None, **kwargs) -> None:
         _presence.hold(request.message.delivery_tag, queue, request.name, request.id)
     except redis.RedisError as exc:  # the message runs anyway; only early recovery is lost
         log.warning("could not record message %s as held: %s", request.id, exc)
-
-
-@task_postrun.connect
-def _release(sender=None, task=None, **kwargs) -> None:
-    tag = (getattr(task.request, "properties", None) or {}).get("delivery_tag")
-    if tag is None:
-        return
-    try:
-        release(run_store().r, tag)
-    except redis.RedisError as exc:  # a dead instance's leftovers are cleaned by recovery
-        log.warning("could not forget held message %s: %s", tag, exc)
 
 
 def keep_alive(presence: Presence, store: RunStore) -> None:
