@@ -57,6 +57,8 @@ class _Found:
     """What that EXTRACT read from the document's tables while planning."""
     label: str
     """The label of the row it read, as the table writes it."""
+    signed: bool = False
+    """The row states figures of both signs: a negative is the figure's sign."""
 
 
 def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
@@ -204,20 +206,28 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue
-        reads.append((step, out, cells[0].row.label))
+        reads.append((step, out, cells[0].row.label, _both_signs(cells[0])))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
                    if isinstance(chosen, Miss) and chosen.nearest else "")
         return "; ".join(found + why) + nearest
-    if any(_value(out) != _value(reads[0][1]) for _, out, _ in reads[1:]):
+    if any(_value(out) != _value(reads[0][1]) for _, out, *_ in reads[1:]):
         return ("the row the question's words pick and the line item they name read "
-                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, _ in reads)}")
+                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, *_ in reads)}")
     return _Found(doc, *reads[0])
 
 
 _PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")
 """An item that is a percentage ("the percent of total sales from APAC")."""
+
+
+def _both_signs(cell: Option) -> bool:
+    """Whether the cell's row states figures of its kind of both signs."""
+    percent = cell.quantity.kind == "percent"
+    amounts = [c.quantity.amount for c in cell.row.cells if c is not None and c.quantity is not
+               None and (c.quantity.kind == "percent") == percent and c.quantity.amount is not None]
+    return any(a < 0 for a in amounts) and any(a > 0 for a in amounts)
 
 
 def _unsaid(item: frozenset[str], cells: list[Option]) -> frozenset[str]:
@@ -260,12 +270,14 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     """Why the arithmetic asked for is not clear on these cells, or None.
 
     A change, total or average of figures written negative ("(21,387)" for an expense)
-    may be of the amounts or of the signed figures; a percentage change of percentages
+    may be of the amounts or of the signed figures, unless their row states both signs
+    (net income 542.0 beside (762.3): the sign is the figure's); a percentage change of percentages
     may mean points or a relative change. Either way the answer could be wrong."""
     quantities = [f.read.quantity for f in found]
     if any(q is None or q.kind == "date" for q in quantities):
         return "a cell it reads is not a figure"
-    if metric.kind in SIGNED and any(q.amount < 0 for q in quantities):
+    if metric.kind in SIGNED and any(q.amount < 0 and not f.signed
+                                     for q, f in zip(quantities, found)):
         return ("the figures are written as negatives (in parentheses or with a minus): "
                 f"whether the {metric.kind.replace('_', ' ')} is of the amounts or of the "
                 "signed figures is unclear")

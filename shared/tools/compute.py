@@ -28,7 +28,9 @@ with typed inputs it is the amount in the result's scale, and `quantity` says wh
 Arithmetic whose meaning the figures leave open is refused (UNCLEAR_ARITHMETIC) rather
 than answered one way: adding or subtracting a figure a table writes in accountants'
 parentheses (an expense "(21,387)", an allowance "(135)": a change or an average of it
-may be of the amounts or of the signed figures), and a difference of percentages over a
+may be of the amounts or of the signed figures; EXTRACT writes a negative with a minus
+where its row states figures of both signs, "542.0" beside "(762.3)", so that one is
+signed), and a difference of percentages over a
 percentage (a percentage change of percentages may mean points or a relative change).
 
 ToolError codes: BAD_EXPRESSION, MISSING_INPUT, NOT_A_NUMBER, DIVISION_BY_ZERO,

@@ -155,7 +155,27 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
             why.append(("value", f"{where(row, table)} holds {shown} under "
                         f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
         else:
-            options.append(Option(evidence, table, row, i, quantity, key, own))
+            options.append(Option(evidence, table, row, i, _signed(quantity, row), key, own))
+
+
+def _signed(quantity: Quantity, row: Row) -> Quantity:
+    """`quantity`, its accountants' negative ("(762.3)") written with a minus when its row
+    states figures of its kind of both signs (net income 542.0 beside (762.3), "Other
+    (expense) income"): there the parentheses are the figure's sign, not an amount shown
+    as an outflow, and arithmetic on it is of the signed figure (COMPUTE refuses to
+    guess which a lone bracketed figure means)."""
+    if quantity.amount is None or quantity.amount >= 0 or not _BRACKET.match(quantity.text):
+        return quantity
+    percent = quantity.kind == "percent"
+    amounts = [c.quantity.amount for c in row.cells if c is not None and c.quantity is not None
+               and (c.quantity.kind == "percent") == percent and c.quantity.amount is not None]
+    if not any(a > 0 for a in amounts):
+        return quantity
+    return quantity.model_copy(update={"text": "-" + _BRACKET.sub("", quantity.text)
+                                       .replace(")", "", 1).strip()})
+
+
+_BRACKET = regex.compile(r"^\s*[$€£¥₹]?\s*\(")
 
 
 def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
@@ -334,7 +354,8 @@ def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolO
     note = (f"row {row.label!r}{via} of {table_name(table)}{scale}, column "
             f"{column_name(table, column)!r}" + (f" (period {table.columns[column].period})"
                                             if table.columns[column].period else ""))
-    others = [o for o in figures if o.quantity.text != chosen.quantity.text]
+    shown = chosen.row.cells[chosen.column].text
+    others = [o for o in figures if o.row.cells[o.column].text != shown]
     if others:
         note += "; also stated as " + "; ".join(_shown(o) for o in others[:3])
     return ToolOutput(value=row.cells[column].text, confidence="table_row" if chosen.own
@@ -343,7 +364,8 @@ def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolO
 
 
 def _shown(o: Option) -> str:
-    return f"{where(o.row, o.table)} under {column_name(o.table, o.column)!r}: {o.quantity.text}"
+    return f"{where(o.row, o.table)} under {column_name(o.table, o.column)!r}: " \
+           f"{o.row.cells[o.column].text}"
 
 
 def _same(a: Quantity, b: Quantity, signed: bool = True) -> bool:

@@ -343,3 +343,15 @@ def test_a_column_that_names_a_period_wins_over_a_date_in_a_row_label():
                              ["Balance at December 31, 2019", "9", "5"]])
     read = cell("Balance at December 31, 2019", "2018", [doc("t")], tables={"t": [table]})
     assert read.value == "5"
+
+
+def test_a_negative_in_a_row_of_both_signs_is_a_signed_figure_and_alone_stays_bracketed():
+    # TAT-QA dev: net income 542.0 in 2019 and (762.3) in 2018; an expense row all in
+    # parentheses is amounts shown as outflows, which COMPUTE will not guess about
+    tables = {"t": [table_from_rows([["", "2019", "2018"], ["Net income", "542.0", "(762.3)"],
+                                     ["Interest expense", "(5,940)", "(598)"]])]}
+    signed = cell("Net income", "2018", documents=[doc("t")], tables=tables)
+    assert (signed.value, signed.quantity.text, signed.quantity.amount) == (
+        "(762.3)", "-762.3", Decimal("-762.3"))
+    outflow = cell("Interest expense", "2018", documents=[doc("t")], tables=tables)
+    assert outflow.quantity.text == "(598)"
