@@ -14,6 +14,7 @@ which TAT-QA answers both as a distance and as a change, is not read):
 - the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year);
 - the total or sum of X in P1 and P2;
 - X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y;
+  the sum of X and Y;
 - a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
   FY2018 and FY2019)": each operand a line item with its own period, or the question's.
 The unit asked: "in USD millions" (the answer's scale), "as a percentage", "rounded to
@@ -129,6 +130,8 @@ _SHARE = regex.compile(
     r"|^(?:the\s+)?(?P<unit>percentage|proportion|share)(?:\s+of)?(?:\s+constitution)?(?:\s+of)?\s+"
     r"(?P<x>.+?)\s+(?:in|out\s+of|among|within)\s+(?P<y>(?:the\s+)?total\b.+)$"
     r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$", regex.I)
+_SUM_OF = regex.compile(r"^(?:the\s+)?sum\s+of\s+(?!all\b)(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
+"""The sum of two line items ("the sum of net bookings and in-game net bookings")."""
 _RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
                        r"(?P<y>.+)$", regex.I)
 _BETWEEN = regex.compile(r"^(?:the\s+)?difference\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
@@ -249,6 +252,11 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
                           asked)
     op = next((name for name, pattern in _OPS if pattern.search(core)), None)
+    if op == "sum" and len(set(used)) < 2 and (m := _SUM_OF.match(core)):
+        if regex.search(r"\band\b", m["y"], regex.I) or regex.search(r"\band\b", m["x"], regex.I):
+            return Refusal("it adds up things joined by more than one 'and': which of them "
+                           "is one line item it does not say")
+        return _two_items("sum", m["x"], m["y"], used, whens, asked)
     if op in ("sum", "average") and len(used) < 2:
         op = None  # "total revenue in 2019", "average selling price": the line item's words
     if op in ("change", "increase", "decrease", "difference") and len(used) < 2:
@@ -390,6 +398,9 @@ def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
     if kind == "ratio":
         return Metric(terms, f"round($T1 / $T2, {places})", kind, places=places,
                       name=f"ratio of {x} to {y}")
+    if kind == "sum":
+        return Metric(terms, "$T1 + $T2", kind, scale=asked.scale, places=asked.places,
+                      name=f"sum of {x} and {y}")
     return Metric(terms, "$T1 - $T2", kind, scale=asked.scale, places=asked.places,
                   name=f"difference between {x} and {y}")
 

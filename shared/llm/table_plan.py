@@ -97,18 +97,24 @@ def _over_every_period(metric: Metric, docs: list[Document], tables: dict[str, l
     """"The average X" with no period, when no row is named so: the average of X over
     every period of the one table whose row X names a figure in each of its periods
     (TAT-QA's "What is the average Cost of sales" of a three-year table is the three
-    years' mean). None when the question is not of that form, or when no table, or
-    tables with other periods, hold such a row, or its periods differ in length (a
-    quarter beside a year)."""
+    years' mean); "the 2019 average X": of X in 2019 and 2018, read from one table. None
+    when the question is not of that form, or when no table, or tables with other
+    periods, hold such a row, or its periods differ in length (a quarter beside a year),
+    or the average is within a year ("average quarterly price")."""
     term = metric.terms[0]
     m = _AVERAGE_OF.match(term.item)
-    if metric.kind != "value" or len(metric.terms) != 1 or term.when is not None or m is None:
+    if metric.kind != "value" or len(metric.terms) != 1 or m is None or \
+            _WITHIN_YEAR.search(m["item"]):
         return None
+    year = None
+    if term.when is not None:
+        if (year := _year_before(term.when)) is None:
+            return None
     held = set()
     for doc in docs:
         item = item_words(m["item"]) - all_words(doc.title)
         for table in tables[doc.id]:
-            whens = _periods_of(table)
+            whens = _periods_of(table) if year is None else [year, term.when]
             if len(whens) > 1 and all(
                     isinstance(choose_cell(item, w, [table], columns_for), Choice)
                     for w in whens):
@@ -119,9 +125,26 @@ def _over_every_period(metric: Metric, docs: list[Document], tables: dict[str, l
     if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1:
         return None
     refs = " + ".join(f"$T{i}" for i in range(1, len(whens) + 1))
+    name = f"average {m['item']}" + (f" of {whens[0].text} and {whens[1].text}" if year else "")
     return Metric(tuple(Term(m["item"], w) for w in whens), f"({refs}) / {len(whens)}",
-                  "average", scale=metric.scale, places=metric.places,
-                  name=f"average {m['item']}")
+                  "average", scale=metric.scale, places=metric.places, name=name)
+
+
+_WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",
+                             regex.I)
+"""An average within a year ("the average quarterly low price"), not over two."""
+
+
+def _year_before(when: When) -> When | None:
+    """The year before `when` when it is a whole year ("2019", "FY2019"): "the 2019
+    average X" is the mean of X at the 2019 and 2018 columns, as a year's average balance
+    is of its opening and closing ones. None for any other period."""
+    first, last = when.span
+    if not regex.fullmatch(r"(?:FY\s?)?\d{4}", when.text, regex.I) or (first.month, first.day,
+            last.month, last.day) != (1, 1, 12, 31) or first.year != last.year:
+        return None
+    before = str(first.year - 1)
+    return When(regex.sub(r"\d{4}", before, when.text), parse_scope(before), when.fiscal)
 
 
 def _periods_of(table: Table) -> list[When]:

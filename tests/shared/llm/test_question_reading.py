@@ -200,3 +200,14 @@ def test_a_change_in_a_percentage_keeps_the_percentage_as_its_item():
     asked = read_metric("What was the change in gross profit between 2018 and 2019 (in "
                         "percentage), according to Mutoris's annual report?")
     assert {t.item for t in asked.terms} == {"gross profit"}  # "(in percentage)": the unit
+
+
+def test_the_sum_of_two_line_items_reads_each_in_the_period_named():
+    m = read_metric("What was the sum of Accrued expenses and Other long-term liabilities in "
+                    "2019, according to Cipipem's annual report?")
+    assert [(t.item, t.when.text) for t in m.terms] == [("Accrued expenses", "2019"),
+                                                         ("Other long-term liabilities", "2019")]
+    assert (m.kind, m.expression) == ("sum", "$T1 + $T2")
+    several = read_metric("What is the sum of research and development and sales and "
+                          "marketing in 2019?")
+    assert isinstance(several, Refusal) and "more than one 'and'" in several.why

@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (fourteen TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (sixteen TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -218,3 +218,20 @@ def test_which_year_anywhere_in_the_question_is_not_answered_with_a_figure(repor
     with pytest.raises(NoAnswer, match="not a figure"):
         heuristic_plan("Between 2018 and 2019, which year had higher total external revenue "
                        "in Canada, according to Vekocos's annual report?", reports)
+
+
+def test_the_sum_of_two_line_items_in_a_year_adds_their_cells(reports):
+    plan = heuristic_plan("What is the sum of consolidated net revenues and in-game net "
+                          "revenues in 2019, according to Togonul's annual report?", reports)
+    assert plan.steps[-1].expression == "$T1 + $T2"
+    assert Decimal(run(plan, reports).value) == Decimal("9865")  # 6,489 + 3,376
+
+
+def test_a_years_average_is_of_that_year_and_the_year_before(reports):
+    plan = heuristic_plan("What is the 2019 average defined contribution schemes, according "
+                          "to Zukoraz's annual report?", reports)
+    assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == ["2018", "2019"]
+    assert Decimal(run(plan, reports).value) == Decimal("172")  # (178 + 166) / 2
+    with pytest.raises(NoAnswer):  # within a year, which a table of years does not show
+        heuristic_plan("What is the 2019 average quarterly defined contribution schemes, "
+                       "according to Zukoraz's annual report?", reports)
