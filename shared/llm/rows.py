@@ -176,13 +176,18 @@ def _shown(choice: Choice, tables: list[Table]) -> str:
 
 
 def _same_label(best: Choice, tables: list[Table], when: When | None, columns_for) -> list[str]:
-    """Other rows with the chosen row's label and another figure in the period's column."""
+    """Other rows with the chosen row's label and another figure in the period's column;
+    under another heading, when the chosen row has one, they are not the same row (an
+    EXTRACT names it with its heading: `Revenue: Software delivery …` beside `Cost of
+    revenue: Software delivery …`)."""
     out = []
     key = item_words(best.label)
+    heading = tables[best.table].rows[best.row].section
     for t, table in enumerate(tables):
         for column in _columns(table, when, columns_for):
             for r, row in enumerate(table.rows):
-                if (t, r) == (best.table, best.row) or item_words(row.label) != key:
+                if (t, r) == (best.table, best.row) or item_words(row.label) != key or (
+                        heading and item_words(row.section or "") != item_words(heading)):
                     continue
                 cell = row.cells[column] if column < len(row.cells) else None
                 if cell is None or cell.quantity is None:

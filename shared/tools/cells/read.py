@@ -138,7 +138,10 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         return
     how, own = found
     aside = len(aside_words(row.label) - request.words)
-    key = (how.rank, not own, -len(request.context & heading), how.extra + aside, not row.total)
+    # under the heading given, the one that says no more ("Revenue:" over "Cost of revenue")
+    unasked = len(set(section.words) - request.context) if section and request.context else 0
+    key = (how.rank, not own, -len(request.context & heading), unasked, how.extra + aside,
+           not row.total)
     if not columns:
         why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
                     f"columns: {columns_named(table)})" if request.period else

@@ -355,3 +355,22 @@ def test_a_negative_in_a_row_of_both_signs_is_a_signed_figure_and_alone_stays_br
         "(762.3)", "-762.3", Decimal("-762.3"))
     outflow = cell("Interest expense", "2018", documents=[doc("t")], tables=tables)
     assert outflow.quantity.text == "(598)"
+
+
+def test_the_heading_given_picks_the_heading_that_says_no_more():
+    # TAT-QA dev (discontinued operations): "Software delivery, support and maintenance"
+    # under "Revenue" and again under "Cost of revenue"
+    tables = {"t": [table_from_rows([
+        ["", "2018", "2017"], ["Revenue", "", ""],
+        ["Software delivery, support and maintenance", "$9,441", "$10,949"],
+        ["Client services", "404", "1,044"], ["Total revenue", "9,845", "11,993"],
+        ["Cost of revenue", "", ""],
+        ["Software delivery, support and maintenance", "2,322", "2,918"],
+        ["Client services", "830", "261"], ["Total cost of revenue", "3,152", "3,179"]])]}
+    read = cell("Revenue: Software delivery, support and maintenance", "2018",
+                documents=[doc("t")], tables=tables)
+    assert read.value == "$9,441"
+    assert cell("Cost of revenue: Software delivery, support and maintenance", "2018",
+                documents=[doc("t")], tables=tables).value == "2,322"
+    assert refused("Software delivery, support and maintenance", "2018", documents=[doc("t")],
+                   tables=tables).code == "AMBIGUOUS"
