@@ -22,8 +22,8 @@ def derived_plan(question: str) -> dict | None:
     """The plan an LLM would write for `question`; None when there is none to write."""
     named = _NAMED.search(question)
     metric = read_metric(question)
-    if named is None or isinstance(metric, Refusal):
-        return None
+    if named is None or isinstance(metric, Refusal) or metric.open:
+        return None  # open: the periods are the table's, which the plan does not see
     steps = [{"id": "E1", "operation": "GET", "source": f"{named['name']} annual report",
               "output_var": "$DOC"}]
     for n, term in enumerate(metric.terms, 1):

@@ -11,6 +11,8 @@ which TAT-QA answers both as a distance and as a change, is not read):
 - a line item in a period: "What was the net sales in Americas in 2018?", "What is the
   FY2018 capital expenditure amount (in USD millions) for 3M?";
 - the change, increase, decrease or difference in X from P1 to P2, and its percentage;
+  a change or percentage change in X in one year or none is left `open`: the table
+  planner reads it from that year and the one before, or from a table of two periods;
 - the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year);
 - the total or sum of X in P1 and P2;
 - X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y;
@@ -76,6 +78,10 @@ class Metric:
     """Decimal places the answer is rounded to."""
     name: str = ""
     """What the question asks for, in its words ("percentage change in revenue")."""
+    open: bool = False
+    """A percentage change asked of one period or none ("in 2019", "the percentage change
+    in total emissions"): its one term names the item (and the later period); the
+    periods are the table's, which the table planner reads (table_plan.py)."""
 
 
 @dataclass(frozen=True)
@@ -268,15 +274,15 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
                                "of them is one line item it does not say")
             return _two_items("difference", f"{m['x']} {m['m']}", f"{m['y']} {m['m']}", used,
                               whens, asked)
-        if op == "percent_change":
-            return Refusal("it asks for a percentage change but names fewer than two periods")
-        op = None  # "the change in fair value in 2019": a line item that says so itself
-    if op == "percent_change" and len(used) < 2:
-        return Refusal("it asks for a percentage change but names fewer than two periods")
+        if op != "percent_change":
+            op = None  # "the change in fair value in 2019": a line item that says so itself
     item = _item(core, op)
     if not item:
         return Refusal("it names no line item to read")
     scale, places = asked.scale, asked.places
+    if op == "percent_change" and len(set(used)) < 2:
+        return Metric((Term(item, used[0] if used else None),), None, op, percent=True,
+                      places=_places(places), name=f"percentage change in {item}", open=True)
     if op is None:
         if len(set(used)) > 1:
             return Refusal(f"it names {len(set(used))} periods but asks for no change, average "

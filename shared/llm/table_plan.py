@@ -72,11 +72,18 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     if not with_tables:
         raise NoAnswer("not found: no document the question names has tables",
                        [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
+    if metric.open:  # "the percentage change in X in 2019": the table's two periods
+        if (opened := _over_periods(metric, with_tables, tables, columns_for)) is None:
+            raise NoAnswer("not answered: it asks for a percentage change but names fewer "
+                           "than two periods, and no one table shows its line item in the "
+                           "period asked and the one before, or in two periods only",
+                           [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
+        metric = opened
     try:
         found = [_find(n, term, with_tables, tables, columns_for)
                  for n, term in enumerate(metric.terms, 1)]
     except NoAnswer:
-        if (every := _over_every_period(metric, with_tables, tables, columns_for)) is None:
+        if (every := _over_periods(metric, with_tables, tables, columns_for)) is None:
             raise
         metric = every
         found = [_find(n, term, with_tables, tables, columns_for)
@@ -90,44 +97,68 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
 
 _AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
                             regex.I)
+_CHANGE_IN = regex.compile(r"^(?:the\s+)?(?P<op>change|increase|decrease|movement)\s+in\s+"
+                           r"(?:the\s+)?(?P<item>\S.*)$", regex.I)
 
 
-def _over_every_period(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
-                       columns_for) -> Metric | None:
-    """"The average X" with no period, when no row is named so: the average of X over
-    every period of the one table whose row X names a figure in each of its periods
-    (TAT-QA's "What is the average Cost of sales" of a three-year table is the three
-    years' mean); "the 2019 average X": of X in 2019 and 2018, read from one table. None
-    when the question is not of that form, or when no table, or tables with other
+def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
+                  columns_for) -> Metric | None:
+    """The periods a metric of one term leaves to the table, when no row is named by the
+    term's words as they stand:
+    - "the average X" with no period: the average of X over every period of the one
+      table whose row X names a figure in each of its periods (TAT-QA's "What is the
+      average Cost of sales" of a three-year table is the three years' mean); "the 2019
+      average X": of X in 2019 and 2018, read from one table;
+    - "the change in X" or a percentage change of X, with no period: from the one
+      table's earlier period to its later when it shows two; "in 2019": from 2018.
+    None when the question is not of that form, or when no table, or tables with other
     periods, hold such a row, or its periods differ in length (a quarter beside a year),
     or the average is within a year ("average quarterly price")."""
     term = metric.terms[0]
-    m = _AVERAGE_OF.match(term.item)
-    if metric.kind != "value" or len(metric.terms) != 1 or m is None or \
-            _WITHIN_YEAR.search(m["item"]):
+    if len(metric.terms) != 1:
+        return None
+    if metric.open:
+        op, item = metric.kind, term.item
+    elif metric.kind == "value" and (m := _AVERAGE_OF.match(term.item) or
+                                     _CHANGE_IN.match(term.item)):
+        op, item = m.groupdict().get("op", "average").lower(), m["item"]
+    else:
+        return None
+    if _WITHIN_YEAR.search(item):
         return None
     year = None
-    if term.when is not None:
-        if (year := _year_before(term.when)) is None:
-            return None
+    if term.when is not None and (year := _year_before(term.when)) is None:
+        return None
     held = set()
     for doc in docs:
-        item = item_words(m["item"]) - all_words(doc.title)
+        words = item_words(item) - all_words(doc.title)
         for table in tables[doc.id]:
             whens = _periods_of(table) if year is None else [year, term.when]
             if len(whens) > 1 and all(
-                    isinstance(choose_cell(item, w, [table], columns_for), Choice)
+                    isinstance(choose_cell(words, w, [table], columns_for), Choice)
                     for w in whens):
                 held.add(tuple(whens))
     if len(held) != 1:
         return None
     whens = held.pop()
-    if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1:
+    if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1 or (
+            op != "average" and len(whens) != 2):
         return None
-    refs = " + ".join(f"$T{i}" for i in range(1, len(whens) + 1))
-    name = f"average {m['item']}" + (f" of {whens[0].text} and {whens[1].text}" if year else "")
-    return Metric(tuple(Term(m["item"], w) for w in whens), f"({refs}) / {len(whens)}",
-                  "average", scale=metric.scale, places=metric.places, name=name)
+    terms = tuple(Term(item, w) for w in whens)
+    over = f" of {whens[0].text} and {whens[1].text}" if year else ""
+    if op == "average":
+        refs = " + ".join(f"$T{i}" for i in range(1, len(whens) + 1))
+        return Metric(terms, f"({refs}) / {len(whens)}", "average", scale=metric.scale,
+                      places=metric.places, name=f"average {item}{over}")
+    span = f" from {whens[0].text} to {whens[1].text}"
+    if op == "percent_change":
+        return Metric(terms, f"round(($T2 - $T1) / $T1 * 100, {metric.places})", op,
+                      percent=True, places=metric.places, name=f"percentage change in {item}{span}")
+    if op == "decrease":
+        return Metric(terms, "$T1 - $T2", op, scale=metric.scale, places=metric.places,
+                      name=f"decrease in {item}{span}")
+    return Metric(terms, "$T2 - $T1", "change", scale=metric.scale, places=metric.places,
+                  name=f"{'increase' if op == 'increase' else 'change'} in {item}{span}")
 
 
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",

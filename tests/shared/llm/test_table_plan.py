@@ -235,3 +235,19 @@ def test_a_years_average_is_of_that_year_and_the_year_before(reports):
     with pytest.raises(NoAnswer):  # within a year, which a table of years does not show
         heuristic_plan("What is the 2019 average quarterly defined contribution schemes, "
                        "according to Zukoraz's annual report?", reports)
+
+
+def test_a_percentage_change_in_one_year_is_from_the_year_before(reports):
+    plan = heuristic_plan("What is the percentage change in total sales in 2019, according "
+                          "to Cududic's annual report?", reports)
+    assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == ["2018", "2019"]
+    assert run(plan, reports).value == "24.41"  # (1,496.5 - 1,202.9) / 1,202.9
+
+
+def test_a_change_with_no_period_is_over_a_table_of_two_periods_only(reports):
+    plan = heuristic_plan("What is the percentage change in total personnel expenses, "
+                          "according to Vedosif's annual report?", reports)
+    assert run(plan, reports).value == "20.81"  # (227,727 - 188,503) / 188,503
+    with pytest.raises(NoAnswer, match="fewer than two periods"):  # three years: which two?
+        heuristic_plan("What is the percentage change in total sales, according to "
+                       "Cududic's annual report?", reports)
