@@ -6,7 +6,10 @@ saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
     chordal:dispatched:{qid} hash  step_id -> unix time its task was sent
     chordal:run:{qid}        graph_closed, plan_mode, plan, repairs once closed;
                              graph_unkept: the graph's steps the final plan does not
-                             keep, graph_dropped: those of them never sent (space-separated)
+                             keep, graph_dropped: those of them never sent (space-separated);
+                             dispatch: the graph and send times, folded there when the
+                             query ends (the two keys above are then deleted,
+                             shared/retire.py)
 
 The graph holds at most `max_steps` steps (CHORDAL_MAX_STEPS): the step budget of one
 query, across all its planner replies and planner deliveries. Adding and closing are
@@ -25,6 +28,7 @@ from typing import Literal
 
 from shared import queues
 from shared.models import GraphStep, Plan, StepDispatch, StepResult
+from shared.retire import RETIRE_LUA, kept_dispatch
 
 _VIEW_LUA = """
 local function view()
@@ -38,6 +42,7 @@ _VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above r
 ADD_LUA = _VIEW_LUA + """
 local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
 local closed = redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1
+  or redis.call('HEXISTS', KEYS[2], 'terminal') == 1
 local refused = {}
 for i = 3, #ARGV, 2 do
   if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
@@ -54,7 +59,7 @@ return {refused, view()}
 """
 # ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
 # the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field, value) pairs.
-CLOSE_LUA = _VIEW_LUA + """
+CLOSE_LUA = RETIRE_LUA + _VIEW_LUA + """
 if redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1 then return {'closed before', 0, view()} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local kept, unkept, dropped = {}, {}, {}
@@ -75,7 +80,9 @@ if #unkept > 0 then redis.call('HSET', KEYS[2], 'graph_unkept', table.concat(unk
 if #dropped > 0 then redis.call('HSET', KEYS[2], 'graph_dropped', table.concat(dropped, ' ')) end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
-return {'closed', spent, view()}
+local seen = view()
+if redis.call('HEXISTS', KEYS[2], 'terminal') == 1 then retire(KEYS[2]) end
+return {'closed', spent, seen}
 """
 
 
@@ -143,7 +150,7 @@ class DispatchGraph:
         """Add `steps` to the open graph as long as it holds fewer than `max_steps` (a
         step id written before keeps its first step), then read it (`graph`), all in one
         script. Returns the view and the ids refused: the budget is spent, or the graph
-        was closed."""
+        was closed, or the query ended."""
         args = [self.ttl_s, max_steps]
         for step in steps:
             args += [step.task.step.id, step.model_dump_json()]
@@ -200,26 +207,39 @@ class DispatchGraph:
             p.execute()
 
     def dispatched(self, query_id: str) -> dict[str, float]:
-        """step id -> unix time its task was sent."""
-        return {k: float(v) for k, v in self.r.hgetall(queues.dispatched_key(query_id)).items()}
+        """step id -> unix time its task was sent (kept in the run hash once the query
+        is terminal, shared/retire.py)."""
+        with self.r.pipeline(transaction=False) as p:
+            p.hget(queues.run_key(query_id), "dispatch")
+            p.hgetall(queues.dispatched_key(query_id))
+            kept, live = p.execute()
+        sent = {k: at for k, (_, _, at) in kept_dispatch(kept).items() if at is not None}
+        return {**{k: float(v) for k, v in live.items()}, **sent}
 
-    def _dispatch(self, query_id: str, plan_order: list[str],
-                  dropped: str | None) -> list[StepDispatch]:
+    def _dispatch(self, query_id: str, plan_order: list[str], dropped: str | None,
+                  kept: str | None = None) -> list[StepDispatch]:
         """The record's `dispatch`: the graph's steps in plan order, then the others;
-        `dropped`: the run hash's `graph_dropped`."""
-        graph = self.r.hgetall(queues.graph_key(query_id))
-        if not graph:
-            return []
-        sent, gone = self.dispatched(query_id), set((dropped or "").split())
-        steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
-        in_plan = set(plan_order) & set(steps)
+        `dropped`: the run hash's `graph_dropped`; `kept`: its `dispatch`, the graph as
+        the query's end left it (else the live graph is read)."""
+        rows = kept_dispatch(kept) if kept else self._live_dispatch(query_id)
+        gone = set((dropped or "").split())
+        in_plan = set(plan_order) & set(rows)
         out = []
-        for step_id in [s for s in plan_order if s in steps] + sorted(
-                set(steps) - in_plan, key=step_order):
-            step, at = steps[step_id], sent.get(step_id)
-            after = (round((at - step.reply_started_at) * 1000, 1)
-                     if at is not None and step.reply_started_at is not None else None)
-            out.append(StepDispatch(step_id=step_id, attempt=step.attempt, dispatched_at=at,
+        for step_id in [s for s in plan_order if s in rows] + sorted(
+                set(rows) - in_plan, key=step_order):
+            attempt, started, at = rows[step_id]
+            after = (round((at - started) * 1000, 1)
+                     if at is not None and started is not None else None)
+            out.append(StepDispatch(step_id=step_id, attempt=attempt, dispatched_at=at,
                                     after_reply_start_ms=after, in_plan=step_id in in_plan,
                                     dropped=step_id in gone))
         return out
+
+    def _live_dispatch(self, query_id: str) -> dict[str, tuple[int, float | None, float | None]]:
+        """step id -> (attempt, reply_started_at, dispatched_at) from the live graph."""
+        graph = self.r.hgetall(queues.graph_key(query_id))
+        if not graph:
+            return {}
+        sent = {k: float(v) for k, v in self.r.hgetall(queues.dispatched_key(query_id)).items()}
+        steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
+        return {k: (g.attempt, g.reply_started_at, sent.get(k)) for k, g in steps.items()}

@@ -144,6 +144,11 @@ PRODUCERS = (
          "write query records (queued, withdrawn, failed past the deadline), wait for "
          "answers (BLPOP), batches, the API's sessions and its count of wrong tokens per "
          "client; `chordal index` bumps the GET cache's generation"),
+    Rule(f"({_keys(queues.graph_key('*'), queues.dispatched_key('*'))} "
+         f"{_keys(queues.deliveries_key('*'))} +del)",
+         "delete a query's dispatch graph, send times and delivery counters once they are "
+         "folded into its record, in the script that cancels it or fails it past its "
+         "deadline (shared/retire.py)"),
     Rule(_keys(queues.batch_counts_key("*"), queues.batch_open_key("*"),
                queues.batch_latency_key("*"), queues.batch_failures_key("*"))
          + " +hset +hincrby +del +expire +zadd +zrem",

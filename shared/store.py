@@ -5,10 +5,12 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
                                  answer, error, usage, terminal, planned_at,
                                  stored_bytes (the bytes of its step results, held to
-                                 max_query_bytes)
+                                 max_query_bytes); once terminal, dispatch and
+                                 deliveries (shared/retire.py)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
                                  texts by reference and quote (shared/texts.py)
-    chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait)
+    chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait),
+                                 for DONE_TTL_S seconds
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
@@ -23,7 +25,9 @@ Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) a
 last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
 or cancelled exactly once, however often a task is redelivered or a cancel repeated. The scripts that change a
-status also move the counters of the query's batch (shared/batch_counts.py).
+status also move the counters of the query's batch (shared/batch_counts.py); the one
+that ends a query folds its dispatch graph, send times and delivery counters into the
+run hash and deletes them (shared/retire.py).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
 from shared.graph_store import DispatchGraph, step_order
+from shared.retire import DONE_TTL_S, RETIRE_LUA, kept_deliveries
 from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
@@ -49,11 +54,12 @@ count(KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], DONE_TTL)
+retire(KEYS[1])
 return 1
-"""
-TERMINATE_LUA = COUNT_LUA + _TERMINATE
-CANCEL_LUA = COUNT_LUA + "local function terminate(KEYS, ARGV)" + _TERMINATE + """end
+""".replace("DONE_TTL", str(DONE_TTL_S))
+TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
+CANCEL_LUA = COUNT_LUA + RETIRE_LUA + "local function terminate(KEYS, ARGV)" + _TERMINATE + """end
 local out = {}
 for j = 1, (#KEYS - 1) / 2 do
   local run, done = KEYS[2 * j], KEYS[2 * j + 1]
@@ -279,6 +285,23 @@ class RunStore(DispatchGraph):
                   self.max_query_bytes, step_error, query_error])
         return StepResult.model_validate_json(raw)
 
+    def deliveries(self, query_id: str) -> dict[str, int]:
+        """How often each task of the query was delivered (`plan`, a step id, `react:N`):
+        its counters while it runs, what the script that ended it kept of them after."""
+        run = queues.run_key(query_id)
+        folded, ids, its = self.r.pipeline().hget(run, "deliveries").hkeys(
+            queues.graph_key(query_id)).hkeys(queues.iterations_key(query_id)).execute()
+        names = ["plan", *ids, *(f"react:{n}" for n in its)]
+        with self.r.pipeline(transaction=False) as p:
+            for name in names:
+                p.get(queues.deliveries_key(queues.action_id(query_id, name)))
+            live = p.execute()
+        counts = kept_deliveries(folded)
+        for name, n in zip(names, live):
+            if n is not None:
+                counts[name] = counts.get(name, 0) + int(n)
+        return counts
+
     def count_delivery(self, action_id: str) -> int:
         """Count one more delivery of the task behind `action_id`."""
         key = queues.deliveries_key(action_id)
@@ -444,7 +467,8 @@ class RunStore(DispatchGraph):
             llm_calls=self.llm_calls(query_id),
             iterations=self.iterations(query_id),
             plan_mode=raw.get("plan_mode"),
-            dispatch=self._dispatch(query_id, plan_ids, raw.get("graph_dropped")),
+            dispatch=self._dispatch(query_id, plan_ids, raw.get("graph_dropped"),
+                                    raw.get("dispatch")),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 
@@ -459,4 +483,7 @@ class RunStore(DispatchGraph):
             if left <= 0:
                 return self.record(query_id)
             if self.r.blpop([done], timeout=max(0.01, min(left, 1.0))):
-                self.r.rpush(done, "seen")  # leave it for other waiters
+                with self.r.pipeline() as p:  # leave it for other waiters, for a while
+                    p.rpush(done, "seen")
+                    p.expire(done, DONE_TTL_S)
+                    p.execute()

@@ -80,7 +80,7 @@ def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_a
     # the killed worker's steps ran a second time, on the new executor, and nothing is
     # left parked for the visibility timeout
     for qid in set(held.values()):
-        assert p.store.r.get(queues.deliveries_key(queues.action_id(qid, "E1"))) == "2"
+        assert p.store.deliveries(qid)["E1"] == 2
     assert unacked_steps(p.store) == {}
     assert p.store.r.hlen(queues.held_messages_key()) == 0
 

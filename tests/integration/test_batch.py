@@ -66,7 +66,7 @@ def test_hundreds_of_lines_are_answered_once_each_and_a_rerun_submits_nothing(pi
         record = pipeline.store.record(qid)
         assert record.status == "done" and record.finalizer_runs == 1
         assert EXPECTED[i % 5] in record.answer.text
-        assert r.get(queues.deliveries_key(queues.plan_action_id(qid))) == "1", "plan sent twice"
+        assert pipeline.store.deliveries(qid)["plan"] == 1, "plan sent twice"
 
     status = pipeline.cli("status", "--batch", "it-many", "--json")
     assert status.returncode == 0, status.stderr

@@ -33,8 +33,11 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
+from shared import queues
 from shared.config import Settings
+from shared.dispatch import PlanDispatch
 from shared.errors import ConfigError
+from shared.models import Plan, Query
 from shared.redis_acl import ROLE_NAMES, USERS
 from shared.redis_auth import AuthDir
 from shared.search import open_backend
@@ -42,6 +45,7 @@ from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis, find_redis_server
+from shared.store import RunStore
 
 from producers.redis_auth_cli import server_argv
 
@@ -200,6 +204,28 @@ def test_each_role_is_refused_what_it_must_not_do(tls_stack, role, command):
             c.execute_command(*command)
     logged = [e for e in tls_stack.owner.acl_log(count=50) if e["username"] == role]
     assert any(e["reason"] in ("command", "key", "channel") for e in logged)
+
+
+@needs_tls_redis
+def test_producers_cancelling_a_running_query_fold_away_its_graph_and_counters(tls_stack):
+    """The cancel script deletes keys the workers wrote (graph, send times, delivery
+    counters) once it has folded them into the record: the producers user may."""
+    tls_stack.owner.acl_log_reset()
+    producers = tls_stack.store
+    workers = RunStore.from_url(tls_stack.settings.as_role("workers").effective_redis_url, 3600)
+    query = Query(question="cancelled while it runs?")
+    producers.create(query)
+    plan = Plan.model_validate({"steps": [{"id": "E1", "operation": "COMPUTE",
+                                           "expression": "1", "output_var": "$X"}]})
+    PlanDispatch(workers, query.id, "planner", lambda t: None, lambda q: None).close(
+        plan, [], "whole")
+    workers.count_delivery(queues.plan_action_id(query.id))
+    assert producers.cancel([query.id], "cancelled by the test") == ["cancelled"]
+    assert workers.r.exists(queues.graph_key(query.id), queues.dispatched_key(query.id),
+                            queues.deliveries_key(queues.plan_action_id(query.id))) == 0
+    assert [d.step_id for d in producers.record(query.id).dispatch] == ["E1"]
+    assert producers.deliveries(query.id) == {"plan": 1}
+    assert tls_stack.owner.acl_log() == []
 
 
 @needs_tls_redis
