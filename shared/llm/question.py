@@ -81,8 +81,12 @@ NOT_FIGURE = regex.compile(
     r"products|services|brands|locations|sources|conditions|criteria|principles|treatment|"
     r"role|status)\b(?![-\w])"
     r"|\bwhat\s+(?:does|do|did)\b.*\b(?:mean|represent|comprise|include|consist|relate|refer|"
-    r"involve|cover|contain|do|offer|provide|sell|make)\b"
-    r"|\bwhat\s+(?:happened|caused|led|drove|resulted)\b"
+    r"involve|cover|contain|do|offer|provide|sell|make|reflect|indicate|show)\b"
+    r"|\bwhat\s+(?:happened|caused|led|drove|resulted|contributed|accounted)\b"
+    r"|\b(?:due|attribut(?:ed|able)|owing|contribut(?:ed|ing))\s+to\s*(?=[,?？]|$)"
+    r"|\b(?:caused|driven|offset|explained|affected|impacted|used)\s+(?:by|for)\s*(?=[,?？]|$)"
+    r"|\bhow\s+(?:did|does|do|has|have)\b.*\b(?:change|changed|perform|compare|trend|move|"
+    r"evolve)\b"
     r"|\bhow\s+(?:is|are|was|were|does|do|did)\b.*\b(?:derived|calculated|computed|determined|"
     r"measured|defined|recogni[sz]ed|accounted|estimated|classified|presented|allocated|"
     r"assessed|valued|funded|treated|managed|organi[sz]ed|made\s+up)\b"
@@ -90,7 +94,8 @@ NOT_FIGURE = regex.compile(
     r"|\bhow\s+(?:long|often)\b", regex.I)
 """Wordings whose answer is not a figure: which/why/who/where (or "…, which year had"
 anywhere), a yes/no question, what
-a thing's types, regions, reasons or components are, how a figure is calculated."""
+a thing's types, regions, reasons or components are, how a figure is calculated, what a
+change is due to or driven by, how a figure changed."""
 _DEFINITION = regex.compile(r"^\s*(?i:what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b))"
                             r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")
 """What a named thing is ("What is Trade receivables?", "What are OEM?"), asked for no

@@ -214,3 +214,24 @@ def test_the_sum_of_two_line_items_reads_each_in_the_period_named():
     several = read_metric("What is the sum of research and development and sales and "
                           "marketing in 2019?")
     assert isinstance(several, Refusal) and "more than one 'and'" in several.why
+
+
+@pytest.mark.parametrize("question", [
+    "What was the change in revenue due to, according to Foo's annual report?",
+    "What is the increase in revenue attributable to?",
+    "What was the percentage change in revenue driven by?",
+    "What contributed to the change in revenue in 2019?",
+    "How did revenue change in 2019?",
+    "What does the change in revenue reflect?",
+])
+def test_what_a_change_is_due_to_or_how_it_went_is_not_a_figure(question):
+    assert Question.read(question).not_figure is not None
+
+
+@pytest.mark.parametrize("question", [
+    "What is the amount due to related parties in 2019?",
+    "What was the revenue attributable to owners of the parent in 2019?",
+    "What was the cash used for investing activities in 2019?",
+])
+def test_due_to_or_used_for_inside_a_line_item_is_still_a_figure(question):
+    assert Question.read(question).not_figure is None
