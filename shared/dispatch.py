@@ -76,11 +76,15 @@ class PlanDispatch:
 
     def __init__(self, store: RunStore, query_id: str, owner: str,
                  send_step: Callable[[StepTask], None], send_finalize: Callable[[str], None],
-                 max_steps: int = MAX_STEPS):
+                 max_steps: int = MAX_STEPS, first: bool = False):
         self.store, self.query_id, self.owner = store, query_id, owner
         self._send_step, self._send_finalize = send_step, send_finalize
         self.max_steps = max_steps
         self._placement: Placement | None = None
+        # The graph's steps as this delivery found them: none for the first delivery
+        # (every write to the graph comes after the planner's delivery was counted),
+        # else what `resume` read; None: not read yet.
+        self._found: dict[str, GraphStep] | None = {} if first else None
         self._full = False  # True: the rest of this reply waits for the final plan
         self._closing = False
         self.attempt = 0
@@ -89,6 +93,7 @@ class PlanDispatch:
         """Send the ready steps an earlier delivery of this planner added and did not
         send; True when it had closed the graph (the plan is final: nothing to plan)."""
         view = self.store.graph(self.query_id)
+        self._found = view.steps
         sent = self.store.dispatched(self.query_id)
         self._send(view, [s for s in sorted(view.steps, key=step_order) if s not in sent])
         if joined(self.store, view, self.query_id, self.owner):
@@ -129,8 +134,11 @@ class PlanDispatch:
         self._closing = True
         started = (self._placement.reply_started_at
                    if self._placement is not None and mode == "streamed" else None)
-        placement = Placement(self.query_id, self.store.graph(self.query_id).steps,
-                              max(self.attempt, 1), started)
+        # a reply that placed steps read the graph as it began; without one, the graph
+        # is as this delivery found it (the close script keeps a step written since)
+        found = self._found if self._placement is None and self._found is not None \
+            else self.store.graph(self.query_id).steps
+        placement = Placement(self.query_id, found, max(self.attempt, 1), started)
         final, added = placement.place_plan(plan)
         closing = self.store.close_graph(self.query_id, final, repairs, added, mode,
                                          self.max_steps)

@@ -35,7 +35,7 @@ def finalize_query(store: RunStore, query_id: str,
                    texts: TextReader | None = None) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
-    record = store.record(query_id)
+    record = store.to_finalize(query_id)
     if record is None:
         return None
     try:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from shared import queues
-from shared.models import GraphStep, Plan, StepDispatch, StepResult
+from shared.models import GraphStep, Plan, StepDispatch
 from shared.retire import RETIRE_LUA, kept_dispatch
 
 _VIEW_LUA = """
@@ -130,9 +130,9 @@ def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
                      frozenset((unkept or "").split()))
 
 
-def _scripted_view(reply: list) -> GraphView:
+def _scripted_view(reply: list, known: dict[str, GraphStep] | None = None) -> GraphView:
     flat, head, stored = reply
-    return _graph_view([dict(zip(flat[::2], flat[1::2])), head, stored], None)
+    return _graph_view([dict(zip(flat[::2], flat[1::2])), head, stored], known)
 
 
 class DispatchGraph:
@@ -184,23 +184,12 @@ class DispatchGraph:
             p.hkeys(queues.steps_key(query_id))
             return _graph_view(p.execute(), known)
 
-    def step_to_run(self, query_id: str, step_id: str) -> tuple[StepResult | None, bool]:
-        """The stored result of `step_id`, and whether running it is still wanted: the
-        query is not terminal, and its plan, once closed, keeps the step. One round
-        trip, as for the result alone."""
-        with self.r.pipeline(transaction=False) as p:
-            p.hget(queues.steps_key(query_id), step_id)
-            p.hmget(queues.run_key(query_id), ["terminal", "graph_unkept"])
-            raw, (terminal, unkept) = p.execute()
-        stored = StepResult.model_validate_json(raw) if raw else None
-        return stored, not terminal and step_id not in (unkept or "").split()
-
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
         """Record when the tasks of `step_ids` were sent (the first time only)."""
         if not step_ids:
             return
         key = queues.dispatched_key(query_id)
-        with self.r.pipeline() as p:
+        with self.r.pipeline(transaction=False) as p:  # first write wins, field by field
             for step_id in step_ids:
                 p.hsetnx(key, step_id, at)
             p.expire(key, self.ttl_s)

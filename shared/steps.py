@@ -130,20 +130,21 @@ def execute(task: StepTask, store: RunStore, backend: SearchBackend,
 
 
 def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
-             max_deliveries: int = 3) -> StepResult | None:
+             max_deliveries: int = 3,
+             put: Callable[[str, StepResult], StepResult] | None = None) -> StepResult | None:
     """Execute a step once per action_id and store its result; return the stored result,
     or None when nothing waits for the step (skipped: the query is terminal, or its
-    final plan left the step out after it was sent)."""
-    existing, wanted = store.step_to_run(task.query_id, task.step.id)
+    final plan left the step out after it was sent). `put` stores the result (the
+    store's `put_step` unless given: the executor's also reads the graph)."""
+    existing, delivery = store.start_step(task.query_id, task.step.id)
     if existing is not None:
         return existing
-    if not wanted:
+    if not delivery:
         return None
-    delivery = store.count_delivery(queues.action_id(task.query_id, task.step.id))
     if delivery > max_deliveries:
         result = error_result(step_base(task, attempt=delivery), "REDELIVERY_CAP",
                               f"delivered {delivery} times without finishing (cap "
                               f"{max_deliveries}); the worker running it keeps dying")
     else:
         result = execute(task, store, backend, attempt=delivery)
-    return store.put_step(task.query_id, result)
+    return (put or store.put_step)(task.query_id, result)

@@ -40,7 +40,7 @@ import redis
 from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
-from shared.graph_store import DispatchGraph, step_order
+from shared.graph_store import _VIEW_LUA, DispatchGraph, GraphView, _scripted_view, step_order
 from shared.retire import DONE_TTL_S, RETIRE_LUA, kept_deliveries
 from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
@@ -122,21 +122,51 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
-PUT_STEP_LUA = """
-local stored = redis.call('HGET', KEYS[1], ARGV[1])
-if stored then return stored end
-local payload = ARGV[2]
-if #payload > tonumber(ARGV[4]) then
-  payload = ARGV[6]
-elseif tonumber(redis.call('HGET', KEYS[2], 'stored_bytes') or '0') + #payload
-       > tonumber(ARGV[5]) then
-  payload = ARGV[7]
+PUT_STEP_LUA = _VIEW_LUA + """
+local payload = redis.call('HGET', KEYS[3], ARGV[1])
+if not payload then
+  payload = ARGV[2]
+  if #payload > tonumber(ARGV[4]) then
+    payload = ARGV[6]
+  elseif tonumber(redis.call('HGET', KEYS[2], 'stored_bytes') or '0') + #payload
+         > tonumber(ARGV[5]) then
+    payload = ARGV[7]
+  end
+  redis.call('HSET', KEYS[3], ARGV[1], payload)
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+  redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
-redis.call('HSET', KEYS[1], ARGV[1], payload)
+if ARGV[8] == 'graph' then return {payload, view()} end
+if ARGV[8] == 'state' then
+  return {payload, {{}, redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept'),
+                    redis.call('HKEYS', KEYS[3])}}
+end
+return {payload}
+"""
+"""KEYS: the graph, run and steps keys (as the graph's view() reads them); ARGV: step id,
+its stored JSON, ttl, the two caps, the two error results stored in its place, and what
+to read after: `graph` (the view), `state` (the view but the graph's steps) or ``."""
+START_STEP_LUA = """
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if stored then return {stored, 0} end
+local run = redis.call('HMGET', KEYS[2], 'terminal', 'graph_unkept')
+if run[1] then return {'', 0} end
+for id in string.gmatch(run[2] or '', '%S+') do
+  if id == ARGV[1] then return {'', 0} end
+end
+local n = redis.call('INCR', KEYS[3])
+redis.call('EXPIRE', KEYS[3], ARGV[2])
+return {'', n}
+"""
+"""KEYS: steps, run, the step's delivery counter; ARGV: step id, ttl. {stored JSON, 0},
+{'', 0} when nothing waits for the step, else {'', deliveries counted}."""
+CREATE_LUA = """
+if redis.call('HSETNX', KEYS[1], 'query', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-return payload
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+return 1
 """
 
 
@@ -165,6 +195,9 @@ class RunStore(DispatchGraph):
         self.max_query_bytes = max_query_bytes
         """The most one step result, and all of a query's step results, may store."""
         self._put_step_script = client.register_script(PUT_STEP_LUA)
+        self._start_step_script = client.register_script(START_STEP_LUA)
+        self._create_script = client.register_script(CREATE_LUA)
+        self._count_once_script = client.register_script(_COUNT_ONCE)
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._cancel_script = client.register_script(CANCEL_LUA)
         self._status_script = client.register_script(STATUS_LUA)
@@ -194,16 +227,11 @@ class RunStore(DispatchGraph):
 
     def create(self, query: Query) -> bool:
         """Record a new query as `queued`; False when the id was already submitted."""
-        key = queues.run_key(query.id)
-        if not self.r.hsetnx(key, "query", query.model_dump_json()):
-            return False
         now = query.created_at or time.time()
-        with self.r.pipeline() as p:
-            p.hset(key, mapping={"status": "queued", "t_queued": now})
-            p.expire(key, self.ttl_s)
-            p.zadd(queues.deadlines_key(), {query.id: now + query.first_deadline_s})
-            p.execute()
-        return True
+        return bool(self._create_script(
+            keys=[queues.run_key(query.id), queues.deadlines_key()],
+            args=[query.model_dump_json(), now, self.ttl_s, now + query.first_deadline_s,
+                  query.id]))
 
     def withdraw(self, query_id: str) -> bool:
         """Forget a query that was recorded but never sent (its message could not be
@@ -255,7 +283,9 @@ class RunStore(DispatchGraph):
     def claim_many(self, query_id: str, whats: list[str], owner: str = "") -> list[bool]:
         """`claim` of each of `whats`, in one round trip."""
         key = queues.run_key(query_id)
-        with self.r.pipeline() as p:
+        # no transaction: a claim, once set, never changes, so the HGET after a failed
+        # HSETNX reads its holder whatever ran in between
+        with self.r.pipeline(transaction=False) as p:
             for what in whats:
                 p.hsetnx(key, f"claimed_{what}", owner or time.time())
                 p.hget(key, f"claimed_{what}")
@@ -263,12 +293,35 @@ class RunStore(DispatchGraph):
         return [bool(first) or (bool(owner) and holder == owner)
                 for first, holder in zip(replies[::2], replies[1::2])]
 
+    def start_step(self, query_id: str, step_id: str) -> tuple[StepResult | None, int]:
+        """The stored result of `step_id`, if any; else whether running it is still
+        wanted (the query is not terminal, and its plan, once closed, keeps the step)
+        and, if so, one more delivery of it counted: (None, deliveries so far), or (None,
+        0) to skip it. One script."""
+        raw, delivery = self._start_step_script(
+            keys=[queues.steps_key(query_id), queues.run_key(query_id),
+                  queues.deliveries_key(queues.action_id(query_id, step_id))],
+            args=[step_id, self.ttl_s])
+        return (StepResult.model_validate_json(raw) if raw else None), int(delivery)
+
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent). Its
         document texts are stored by reference (shared/texts.py). A result larger than
         `max_step_bytes`, or one that would take the query's stored step results past
         `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
         instead, in the same script that checks it (so two steps cannot both fit)."""
+        return StepResult.model_validate_json(self._put(query_id, result, "", None)[0])
+
+    def put_step_and_view(self, query_id: str, result: StepResult,
+                          known: dict | None = None) -> tuple[StepResult, GraphView]:
+        """`put_step`, and the dispatch graph as it stands right after (`graph`), in the
+        same script: what an executor needs to send what follows and the join. `known`:
+        the steps of a graph already read closed, which are not read again."""
+        raw, view = self._put(query_id, result, "graph" if known is None else "state", known)
+        return StepResult.model_validate_json(raw), view
+
+    def _put(self, query_id: str, result: StepResult, then: str,
+             known: dict | None) -> tuple[str, GraphView | None]:
         payload = stored_json(result)
         size = len(payload.encode())
         step_error = too_large(result, "STEP_TOO_LARGE", (
@@ -279,11 +332,11 @@ class RunStore(DispatchGraph):
             f"step {result.step_id}'s result ({size:,} bytes) would take the query's stored "
             f"results past CHORDAL_MAX_QUERY_BYTES ({self.max_query_bytes:,}); plan fewer or "
             "smaller steps, or raise CHORDAL_MAX_QUERY_BYTES"))
-        raw = self._put_step_script(
-            keys=[queues.steps_key(query_id), queues.run_key(query_id)],
+        reply = self._put_step_script(
+            keys=self._graph_keys(query_id),
             args=[result.step_id, payload, self.ttl_s, self.max_step_bytes,
-                  self.max_query_bytes, step_error, query_error])
-        return StepResult.model_validate_json(raw)
+                  self.max_query_bytes, step_error, query_error, then])
+        return reply[0], (_scripted_view(reply[1], known) if then else None)
 
     def deliveries(self, query_id: str) -> dict[str, int]:
         """How often each task of the query was delivered (`plan`, a step id, `react:N`):
@@ -305,7 +358,7 @@ class RunStore(DispatchGraph):
     def count_delivery(self, action_id: str) -> int:
         """Count one more delivery of the task behind `action_id`."""
         key = queues.deliveries_key(action_id)
-        with self.r.pipeline() as p:
+        with self.r.pipeline(transaction=False) as p:  # the TTL is the counter's only
             p.incr(key)
             p.expire(key, self.ttl_s)
             n, _ = p.execute()
@@ -409,8 +462,9 @@ class RunStore(DispatchGraph):
         """Count a finalizer run once per finalize task: a redelivery of the same task
         (its worker died, or a Redis crash lost its acknowledgement) is not a second
         finalizer run; one with another task id is."""
-        return int(self.r.eval(_COUNT_ONCE, 1, queues.run_key(query_id),
-                               f"finalizer_task:{task_id}" if task_id else ""))
+        return int(self._count_once_script(
+            keys=[queues.run_key(query_id)],
+            args=[f"finalizer_task:{task_id}" if task_id else ""]))
 
     def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
                  iterations_seen: set[str]) -> tuple[dict, dict[str, str], dict[str, str]]:
@@ -471,6 +525,29 @@ class RunStore(DispatchGraph):
                                     raw.get("dispatch")),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
+
+    def to_finalize(self, query_id: str) -> RunRecord | None:
+        """What the finalizer reads of a query, in one round trip: the record with its
+        question, mode, status, plan, step results (in plan order) and ReAct iterations,
+        without its LLM calls and dispatch lines. None when there is no query."""
+        with self.r.pipeline(transaction=False) as p:
+            p.hgetall(queues.run_key(query_id))
+            p.hgetall(queues.steps_key(query_id))
+            p.hgetall(queues.iterations_key(query_id))
+            raw, steps_raw, its_raw = p.execute()
+        if not raw or "query" not in raw:
+            return None
+        query = json.loads(raw["query"])
+        plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
+        steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
+        order = [s.id for s in plan.steps] if plan else []
+        order += sorted(set(steps) - set(order), key=step_order)
+        return RunRecord(
+            query_id=query_id, question=query.get("question", ""),
+            status=raw.get("status", "queued"), plan=plan, mode=query.get("mode", "rewoo"),
+            steps=[steps[s] for s in order if s in steps],
+            iterations=sorted((ReactIteration.model_validate_json(v)
+                               for v in its_raw.values()), key=lambda it: it.n))
 
     def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
         """Block until the query is terminal or `timeout_s` passes; return its record."""

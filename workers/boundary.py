@@ -4,8 +4,9 @@ riding out Redis outages, the redelivery cap, and the query an unexpected error 
 - `chordal_task(name, retries=...)` registers a bound task on the app: a Redis connection error
   inside it is waited out and the task runs again (shared/outage.py); with `retries`,
   a StoreError is retried by Celery with backoff.
-- `past_cap(store, key, query_id, what)` counts one more delivery of the task's work
-  and, past `CHORDAL_MAX_DELIVERIES`, fails the query (a worker that keeps dying on it).
+- `counted(store, key, query_id, what)` counts one more delivery of the task's work
+  and, past `CHORDAL_MAX_DELIVERIES`, fails the query (a worker that keeps dying on it);
+  `past_cap` says only whether it did.
 - `with ends_query(task, query_id, what):` as the last statement of a task: whatever
   unexpected error it raises fails the query `{what}: {type}: {message}`, logged once,
   here. A Redis outage, and the errors the task retries, pass through.
@@ -33,13 +34,20 @@ def chordal_task(name: str, *, retries: bool = False, **options):
     return register
 
 
-def past_cap(store: RunStore, key: str, query_id: str, what: str) -> bool:
-    """Count one more delivery of `key`; past the cap, fail the query and say so."""
-    if store.count_delivery(key) <= settings().max_deliveries:
-        return False
+def counted(store: RunStore, key: str, query_id: str, what: str) -> int:
+    """Count one more delivery of `key` and return its number; past the cap, fail the
+    query, say so, and return 0."""
+    delivery = store.count_delivery(key)
+    if delivery <= settings().max_deliveries:
+        return delivery
     store.fail(query_id, f"{what} was delivered more than {settings().max_deliveries} times "
                          "without finishing (redelivery cap); the worker running it keeps dying")
-    return True
+    return 0
+
+
+def past_cap(store: RunStore, key: str, query_id: str, what: str) -> bool:
+    """`counted`, as True when it was past the cap."""
+    return not counted(store, key, query_id, what)
 
 
 @contextlib.contextmanager

@@ -19,9 +19,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from shared import queues
 from shared.dispatch import joined, next_steps, send_steps
 from shared.graph_store import GraphView
-from shared.models import GraphStep, StepTask
+from shared.models import GraphStep, StepResult, StepTask
 from shared.steps import error_result, run_step, step_base
-from shared.store import RunStore
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
 from workers.canvas import send_finalize, send_step
@@ -31,11 +30,9 @@ _CLOSED_KEPT = 1024
 _CLOSED_LOCK = threading.Lock()  # executors run in a thread pool
 
 
-def _graph(store: RunStore, query_id: str) -> GraphView:
-    """The query's dispatch graph, read after this step stored its result. A closed
-    graph never changes again, so each worker reads its steps once (the stored ids and
-    the query's state are read every time)."""
-    view = store.graph(query_id, _CLOSED.get(query_id))
+def _remember(query_id: str, view: GraphView) -> GraphView:
+    """A closed graph never changes again, so each worker reads its steps once (the
+    stored ids and the query's state are read every time)."""
     if view.closed:
         with _CLOSED_LOCK:
             _CLOSED[query_id] = view.steps
@@ -47,10 +44,18 @@ def _graph(store: RunStore, query_id: str) -> GraphView:
 def _run(task, payload: dict) -> dict:
     step_task = StepTask.model_validate(payload)
     store = run_store()
+    query_id = step_task.query_id
+    seen: list[GraphView] = []
+
+    def put(qid: str, result: StepResult) -> StepResult:
+        """Store the result and read the graph right after, in one script."""
+        stored, view = store.put_step_and_view(qid, result, _CLOSED.get(qid))
+        seen.append(view)
+        return stored
     try:
-        result = run_step(step_task, store, search_backend(), settings().max_deliveries)
+        result = run_step(step_task, store, search_backend(), settings().max_deliveries, put)
     except SoftTimeLimitExceeded:
-        result = store.put_step(step_task.query_id, error_result(
+        result = put(query_id, error_result(
             step_base(step_task), "TIME_LIMIT",
             f"step exceeded the {settings().task_time_limit_s}s task time limit"))
     if result is None:  # nothing waits for it: no result, nothing follows from it
@@ -60,8 +65,11 @@ def _run(task, payload: dict) -> dict:
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
-    query_id, owner = step_task.query_id, task.request.id or ""
-    view = _graph(store, query_id)  # once: what follows and the join
+    owner = task.request.id or ""
+    # what follows and the join, from the graph as it stood after the result was stored
+    # (a redelivery that found it stored already reads it now)
+    view = _remember(query_id, seen[-1] if seen else store.graph(query_id,
+                                                                 _CLOSED.get(query_id)))
     send_steps(store, query_id, next_steps(store, view, query_id, step_task.step.id, owner),
                send_step)
     if joined(store, view, query_id, owner):

@@ -6,7 +6,9 @@ planning, CHORDAL_LLM_STREAM), at most CHORDAL_MAX_STEPS of them over all its re
 the plan is closed, and the finalizer can be sent, only once the whole reply is
 checked. A query that fails while planning says when its replies spent that budget. A
 redelivered planner first sends what an earlier delivery added to the graph and did not
-send; if that one had closed the plan, there is nothing left to plan.
+send; if that one had closed the plan, there is nothing left to plan. A first delivery
+skips that: nothing can be in the graph before the delivery that adds to it was
+counted.
 
 With an LLM configured the plan comes from the model (every call is recorded in the run
 store); a model that fails after its retries fails the query with the reason. Without
@@ -22,7 +24,7 @@ from shared.llm.heuristic import abstention
 from shared.models import TERMINAL, Query
 from shared.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings
-from workers.boundary import chordal_task, ends_query, past_cap
+from workers.boundary import chordal_task, counted, ends_query
 from workers.canvas import send_finalize, send_step
 from workers.react import start_loop
 
@@ -32,7 +34,8 @@ def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
     lanes.feed(store.r, settings().plan_lane_depth)  # this message's place, to the next batch
-    if past_cap(store, queues.plan_action_id(q.id), q.id, "the planner"):
+    delivery = counted(store, queues.plan_action_id(q.id), q.id, "the planner")
+    if not delivery:
         return
     if store.status(q.id) in TERMINAL:
         return
@@ -42,8 +45,8 @@ def plan(self, query: dict) -> None:
     with ends_query(self, q.id, "planner failed"):
         # owned by this delivery: run again after a crash, it may send what it claimed
         dispatch = PlanDispatch(store, q.id, self.request.id or "", send_step, send_finalize,
-                                settings().max_steps)
-        if dispatch.resume():
+                                settings().max_steps, first=delivery == 1)
+        if delivery > 1 and dispatch.resume():
             return  # an earlier delivery closed the plan; its steps are out
         q = store.leave_queue(q, "planning")  # a batch query's run deadline starts here
         if q is None:
