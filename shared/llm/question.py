@@ -87,6 +87,7 @@ NOT_FIGURE = regex.compile(
     r"|\b(?:caused|driven|offset|explained|affected|impacted|used)\s+(?:by|for)\s*(?=[,?？]|$)"
     r"|\bhow\s+(?:did|does|do|has|have)\b.*\b(?:change|changed|perform|compare|trend|move|"
     r"evolve)\b"
+    r"|\b(?:as|to|by|for|under|within|into|with|in|on)\s*(?=[,?？]\s*(?:according\b|$)|$)"
     r"|\bhow\s+(?:is|are|was|were|does|do|did)\b.*\b(?:derived|calculated|computed|determined|"
     r"measured|defined|recogni[sz]ed|accounted|estimated|classified|presented|allocated|"
     r"assessed|valued|funded|treated|managed|organi[sz]ed|made\s+up)\b"
@@ -95,7 +96,8 @@ NOT_FIGURE = regex.compile(
 """Wordings whose answer is not a figure: which/why/who/where (or "…, which year had"
 anywhere), a yes/no question, what
 a thing's types, regions, reasons or components are, how a figure is calculated, what a
-change is due to or driven by, how a figure changed."""
+change is due to or driven by, how a figure changed, a question that ends on a
+preposition ("… recognized as?": the answer completes the sentence)."""
 _DEFINITION = regex.compile(r"^\s*(?i:what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b))"
                             r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")
 """What a named thing is ("What is Trade receivables?", "What are OEM?"), asked for no

@@ -235,3 +235,10 @@ def test_what_a_change_is_due_to_or_how_it_went_is_not_a_figure(question):
 ])
 def test_due_to_or_used_for_inside_a_line_item_is_still_a_figure(question):
     assert Question.read(question).not_figure is None
+
+
+def test_a_question_ending_on_a_preposition_asks_for_words():
+    # TAT-QA dev: "… recognized as" is answered "part of the net actuarial (gain) loss …"
+    assert Question.read("What is the change in the projected benefit obligation of the "
+                         "benefit plans recognized as, according to Gubinug's annual "
+                         "report?").not_figure is not None

@@ -244,7 +244,7 @@ def test_a_percentage_change_in_one_year_is_from_the_year_before(reports):
     assert run(plan, reports).value == "24.41"  # (1,496.5 - 1,202.9) / 1,202.9
 
 
-def test_a_change_with_no_period_is_over_a_table_of_two_periods_only(reports):
+def test_a_percentage_change_with_no_period_is_over_a_table_of_two_periods_only(reports):
     plan = heuristic_plan("What is the percentage change in total personnel expenses, "
                           "according to Vedosif's annual report?", reports)
     assert run(plan, reports).value == "20.81"  # (227,727 - 188,503) / 188,503
