@@ -301,11 +301,17 @@ def _without_title(item: str, title: frozenset[str]) -> str:
     """The item as a row is named: without the words the document's title says (its
     company, and the "for"/"of" before it) and the fillers at its ends ("amount")."""
     kept = [w for w in item.split() if not (found := words(w)) or stem(found[0]) not in title]
-    while kept and (words(kept[-1]) or [""])[0] in ENDS:
+    while kept and _filler_end(kept[-1]):
         kept.pop()
-    while kept and (words(kept[0]) or [""])[0] in ENDS:
+    while kept and _filler_end(kept[0]):
         kept.pop(0)
     return " ".join(kept).strip(" ,")
+
+
+def _filler_end(token: str) -> bool:
+    """Whether a word at an item's end is one of ENDS ("in-game" is not "in")."""
+    found = words(token)
+    return len(found) == 1 and found[0] in ENDS
 
 
 ENDS = frozenset("for of at by in from to the a an amount amounts value figure total "
