@@ -109,9 +109,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             column, cell = cells[0]
             choice = Choice(t, r, column, row.label, when.text if when else None, cell,
                             table.page, by_header)
-            # "Software delivery … revenue": under "Revenue" before under "Cost of revenue"
-            scored.append(((len(label & item), -len(item - label),
-                            -len(section - item - FILLERS)), choice))
+            # the row whose label and heading say most of the item ("Basic" under "Net
+            # income per share" over "Net income" under "Numerator" for "basic net income
+            # per share"); "Software delivery … revenue": under "Revenue" before under
+            # "Cost of revenue"
+            scored.append(((len((label | section) & item), len(label & item),
+                            -len(item - label), -len(section - item - FILLERS)), choice))
     if not scored:
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
