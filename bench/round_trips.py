@@ -17,6 +17,9 @@ transport with Chordal's reliability settings, 8 threads), then measures, in one
 - **tasks per second**: the bare worker draining no-op tasks, and Chordal answering
   two-step queries (queries/s x 4 tasks), all sent at once, in turn, `--repeats` times;
   the ratio of each pair, and the median.
+- **Redis CPU per query**: what the Redis server spent (`INFO cpu`, user + system)
+  while Chordal answered those queries, over their number: how many queries one Redis
+  core serves.
 - **per-step overhead**: from a step's end to its dependent step's start (one query
   at a time), next to the round trip of a bare Celery no-op and of the same no-op on
   Chordal's executor (`chordal.bench.noop`, which pays Chordal's transport).
@@ -242,8 +245,16 @@ def commands_per_query(phase: Phase, n: int, port: int, pids: dict[int, str]) ->
     return per_query(busy, idle, n)
 
 
-def chordal_rate(phase: Phase, n: int) -> float:
-    """Answered two-step queries per second, `n` sent at once, times their 4 tasks."""
+def redis_cpu_s(r: redis.Redis) -> float:
+    """CPU seconds the Redis server has used (user + system, `INFO cpu`)."""
+    cpu = r.info("cpu")
+    return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+
+
+def chordal_rate(phase: Phase, n: int) -> tuple[float, float]:
+    """Answered two-step queries per second, `n` sent at once, times their 4 tasks; and
+    the milliseconds of CPU Redis spent per query meanwhile."""
+    cpu0 = redis_cpu_s(phase.store.r)
     t0 = time.time()
     queries = [phase.submit(f"{QUESTION} (#{i})", OVERHEAD_PLAN) for i in range(n)]
     records = [phase.wait(q, 600) for q in queries]
@@ -251,19 +262,25 @@ def chordal_rate(phase: Phase, n: int) -> float:
     if bad:
         raise RuntimeError(f"{len(bad)} of {n} two-step queries failed: {bad[0].error}")
     end = max(r.timings["done"] for r in records)
-    return n / (end - t0) * TASKS_PER_QUERY
+    return n / (end - t0) * TASKS_PER_QUERY, (redis_cpu_s(phase.store.r) - cpu0) / n * 1000
 
 
 def overhead(phase: Phase, bare: BareWorker, n: int) -> dict:
     """Median ms from a step's end to its dependent's start, and of the no-op round
-    trips, `n` of each one at a time."""
-    hops = []
+    trips, `n` of each one at a time, taken in turn (a busy moment of the machine falls
+    on all three alike)."""
+    hops, to_send, bare_rt, chordal_rt = [], [], [], []
     for _ in range(n):
-        e1, e2 = ask(phase).steps
+        record = ask(phase)
+        e1, e2 = record.steps
         hops.append(e2.started_at - e1.finished_at)
-    bare_rt = [bare.round_trip() for _ in range(n)]
-    chordal_rt = [phase.noop_round_trip() for _ in range(n)]
+        sent = {d.step_id: d.dispatched_at for d in record.dispatch}.get(e2.step_id)
+        if sent is not None:
+            to_send.append(sent - e1.finished_at)
+        bare_rt.append(bare.round_trip())
+        chordal_rt.append(phase.noop_round_trip())
     return {"dependent_start_ms": statistics.median(hops) * 1000,
+            "dependent_sent_ms": statistics.median(to_send) * 1000 if to_send else None,
             "bare_round_trip_ms": statistics.median(bare_rt) * 1000,
             "chordal_noop_round_trip_ms": statistics.median(chordal_rt) * 1000}
 
@@ -287,9 +304,10 @@ def measure(settings: Settings, quick: bool = False, queries: int = 10,
             runs = []
             for _ in range(repeats):
                 b = bare.rate(bare_n)
-                c = chordal_rate(phase, chordal_n)
+                c, cpu_ms = chordal_rate(phase, chordal_n)
                 o = overhead(phase, bare, hops_n)
                 runs.append({"bare_tasks_per_s": b, "chordal_tasks_per_s": c,
+                             "redis_cpu_ms_per_query": cpu_ms,
                              "share_of_bare": c / b, **o,
                              "dependent_vs_bare": o["dependent_start_ms"]
                              / o["bare_round_trip_ms"],
@@ -326,7 +344,8 @@ def table(r: dict) -> list[str]:
               "from the same run):", "",
               "| run | bare Celery tasks/s | Chordal tasks/s | Chordal / bare | dependent "
               "step starts (ms) | bare round trip (ms) | Chordal no-op round trip (ms) | vs "
-              "bare | vs Chordal no-op |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "bare | vs Chordal no-op | Redis CPU per query (ms) |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, row in [(str(i + 1), run) for i, run in enumerate(runs)] + [("median", m)]:
         lines.append(f"| {name} | {row['bare_tasks_per_s']:.0f} "
                      f"| {row['chordal_tasks_per_s']:.0f} "
@@ -334,7 +353,8 @@ def table(r: dict) -> list[str]:
                      f"| {row['bare_round_trip_ms']:.1f} "
                      f"| {row['chordal_noop_round_trip_ms']:.1f} "
                      f"| {row['dependent_vs_bare']:.2f}x "
-                     f"| {row['dependent_vs_chordal_noop']:.2f}x |")
+                     f"| {row['dependent_vs_chordal_noop']:.2f}x "
+                     f"| {row['redis_cpu_ms_per_query']:.2f} |")
     return lines
 
 
