@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+import regex
+
 from shared.models import ExtractStep
 
 from ..line_items import LineItem, items_named
@@ -53,6 +55,10 @@ class Request:
         return {w: tuple(ids) for w, ids in index.items()}
 
 
+_PERCENT_ROW = regex.compile(r"^\s*(?:the\s+)?(?:per\s?cent(?:age)?s?|%)\s+of\b", regex.I)
+"""A row named as a percentage of something ("percentage of sales from APAC")."""
+
+
 def request_of(step: ExtractStep) -> Request:
     """The row, its names, the heading words and the kind `step` asks for."""
     item_text, aside = hints(step.row)
@@ -65,8 +71,10 @@ def request_of(step: ExtractStep) -> Request:
     context = {w for text in (aside, *(s for i in items for s in i.sections))
                for w in label_words(text).words}
     kinds = {i.kind for i in items}
+    # a row asked as a percentage ("percentage of sales from APAC") is a percent cell
     kind = step.quantity if step.quantity in FIGURE_KINDS else (
-        kinds.pop() if len(kinds) == 1 else None)
+        "percent" if _PERCENT_ROW.search(step.row) else kinds.pop() if len(kinds) == 1
+        else None)
     words = {w for name, _ in unique for w in name.words} | context
     return Request(step.row, unique, frozenset(context), frozenset(words), tuple(items), kind,
                    step.period)

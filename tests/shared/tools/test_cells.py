@@ -374,3 +374,17 @@ def test_the_heading_given_picks_the_heading_that_says_no_more():
                 documents=[doc("t")], tables=tables).value == "2,322"
     assert refused("Software delivery, support and maintenance", "2018", documents=[doc("t")],
                    tables=tables).code == "AMBIGUOUS"
+
+
+def test_a_row_asked_as_a_percentage_reads_the_percent_column():
+    # TAT-QA dev: net sales by region, each year an amount and its "% of Total"
+    tables = {"t": [table_from_rows([
+        ["", "Fiscal Year 2019", "", "Fiscal Year 2018", ""],
+        ["", "Net Sales", "% of Total", "Net Sales", "% of Total"],
+        ["APAC", "$533,340", "38.6%", "$479,987", "40.0%"],
+        ["EMEA", "315,535", "22.8%", "277,898", "23.1%"]],
+        title="In fiscal years 2019 and 2018, net sales by channel and the percentages of net "
+              "sales by region to total net sales were as follows (dollars in thousands):")]}
+    assert cell("APAC", "2018", documents=[doc("t")], tables=tables).value == "$479,987"
+    read = cell("percentage of sales from APAC", "2018", documents=[doc("t")], tables=tables)
+    assert (read.value, read.quantity.kind) == ("40.0%", "percent")
