@@ -70,8 +70,9 @@ class BatchStore:
             for line, q in rows:
                 created = q.created_at or now
                 self._create(keys=[queues.run_key(q.id), queues.deadlines_key(), key],
-                             args=[q.model_dump_json(), created, created + q.first_deadline_s,
-                                   self.ttl_s, q.id, batch, line], client=p)
+                             args=[q.model_dump_json(exclude_defaults=True), created,
+                                   created + q.first_deadline_s, self.ttl_s, q.id, batch,
+                                   line], client=p)
             p.expire(key, self.ttl_s)
             p.zadd(queues.batches_key(), {batch: now})
             p.expire(queues.batches_key(), self.ttl_s)

@@ -165,8 +165,8 @@ class DispatchGraph:
         the sent steps it does not keep are more than `max_steps` (`over budget`), or
         the graph is closed already. Then read the graph."""
         pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
-        fields = ["plan", plan.model_dump_json(), "repairs", json.dumps(repairs),
-                  "graph_closed", 1, "plan_mode", mode]
+        fields = ["plan", plan.model_dump_json(exclude_defaults=True),
+                  "repairs", json.dumps(repairs), "graph_closed", 1, "plan_mode", mode]
         args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
                 len(plan.steps), len(added), *(s.id for s in plan.steps), *pairs, *fields]
         outcome, spent, view = self._close_script(keys=self._graph_keys(query_id), args=args)

@@ -21,6 +21,7 @@ A query's deadline is `deadline_s` from enqueue; a batch query's (`queue_wait_s`
 is `queue_wait_s` from enqueue until a worker takes it from the queue, then
 `deadline_s` from that moment (`leave_queue`).
 
+The query, plan and answer are kept as JSON without the fields at their defaults.
 Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
 last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
@@ -230,8 +231,8 @@ class RunStore(DispatchGraph):
         now = query.created_at or time.time()
         return bool(self._create_script(
             keys=[queues.run_key(query.id), queues.deadlines_key()],
-            args=[query.model_dump_json(), now, self.ttl_s, now + query.first_deadline_s,
-                  query.id]))
+            args=[query.model_dump_json(exclude_defaults=True), now, self.ttl_s,
+                  now + query.first_deadline_s, query.id]))
 
     def withdraw(self, query_id: str) -> bool:
         """Forget a query that was recorded but never sent (its message could not be
@@ -272,7 +273,7 @@ class RunStore(DispatchGraph):
         return query.model_copy(update={"planned_at": float(planned)}) if planned else query
 
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
-        self._hset(query_id, {"plan": plan.model_dump_json(),
+        self._hset(query_id, {"plan": plan.model_dump_json(exclude_defaults=True),
                               "repairs": json.dumps(repairs or [])})
 
     def claim(self, query_id: str, what: str, owner: str = "") -> bool:
@@ -374,7 +375,7 @@ class RunStore(DispatchGraph):
     def finish(self, query_id: str, answer: Answer, planner: str | None = None) -> bool:
         """Store the answer and mark the query `done`; False if it was already terminal.
         `planner`: who answered without a plan (the heuristic planner, abstaining)."""
-        fields = {"answer": answer.model_dump_json()}
+        fields = {"answer": answer.model_dump_json(exclude_defaults=True)}
         if planner:
             fields["planner"] = planner
         return self._terminate(query_id, "done", fields)

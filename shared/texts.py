@@ -25,6 +25,7 @@ import hashlib
 import math
 import time
 
+import pydantic_core
 import redis
 
 from shared import queues
@@ -86,12 +87,27 @@ def changed(ref: TextRef, step_id: str, what: str) -> ToolError:
 
 def stored_json(result: StepResult) -> str:
     """The JSON the run store keeps of `result`: its texts by reference, each quote once
-    (in `value`; StepResult refills the reference's on reading), no field at its default."""
+    (in `value`; StepResult refills the reference's on reading), a candidate that is
+    `document` as its verdict alone (and its reason, unless it is `note`; StepResult
+    refills the rest), no field at its default."""
     kept = by_reference(result)
     if kept.texts:
         kept = kept.model_copy(update={"texts": [r.model_copy(update={"quote": ""})
                                                  for r in kept.texts]})
-    return kept.model_dump_json(exclude_defaults=True)
+    data = kept.model_dump(mode="json", exclude_defaults=True)
+    document = data.get("document")
+    if document and data.get("candidates"):
+        data["candidates"] = [_as_document(c, document, data.get("note"))
+                              for c in data["candidates"]]
+    return pydantic_core.to_json(data).decode()
+
+
+def _as_document(candidate: dict, document: dict, note: str | None) -> dict:
+    """`candidate` without what it repeats of `document` and `note`."""
+    verdict, reason = candidate["verdict"], candidate["reason"]
+    if {k: v for k, v in candidate.items() if k not in ("verdict", "reason")} != document:
+        return candidate
+    return {"verdict": verdict} if reason == note else {"verdict": verdict, "reason": reason}
 
 
 def by_reference(result: StepResult) -> StepResult:

@@ -140,6 +140,21 @@ class StepResult(BaseModel):
     task_id: str | None = None
     """The Celery task id of the step's task (Flower's `/task/<id>`)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _candidates(cls, data: Any) -> Any:
+        # The run store keeps a candidate that is `document` as its verdict (and its
+        # reason, when it is not `note`) alone (shared/texts.py `stored_json`).
+        if not isinstance(data, dict) or not isinstance(data.get("document"), dict):
+            return data
+        short = [c for c in data.get("candidates") or [] if isinstance(c, dict)
+                 and "doc_id" not in c]
+        if not short:
+            return data
+        full = {"reason": data.get("note") or "", **data["document"]}
+        return {**data, "candidates": [{**full, **c} if isinstance(c, dict) and "doc_id" not in c
+                                       else c for c in data["candidates"]]}
+
     @model_validator(mode="after")
     def _quotes(self) -> StepResult:
         # The run store keeps a text's quote once, in `value` (shared/texts.py `stored`).

@@ -1,8 +1,9 @@
-"""A finished query keeps what its readers use and none of the keys only a running query
-needs (shared/retire.py), on the real Redis of the test stack."""
+"""A finished query keeps what its readers use, compactly, and none of the keys only a
+running query needs (shared/retire.py), on the real Redis of the test stack."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -55,6 +56,22 @@ def test_an_answered_query_keeps_its_dispatch_in_its_record_and_no_working_keys(
     shown = pipeline.cli("show", qid)
     assert shown.returncode == 0, shown.stderr
     assert f"{qid}:E1" in shown.stdout and "Battery yield was 91.7" in shown.stdout
+
+
+def test_a_stored_get_names_its_document_once_and_reads_back_whole(pipeline):
+    record = pipeline.ask("What was Tesla's battery yield?", PLAN)
+    assert record.status == "done", record.error
+    r, qid = pipeline.store.r, record.query_id
+    stored = r.hget(queues.steps_key(qid), "E1")
+    assert stored.count(TESLA) == 1  # in `document`; the chosen candidate repeats none of it
+    get = record.steps[0]
+    chosen = get.candidates[0]
+    assert chosen.verdict == "chosen" and chosen.reason == get.note
+    assert chosen.model_dump(exclude={"verdict", "reason"}) == get.document.model_dump()
+    shown = json.loads(pipeline.cli("show", qid, "--json").stdout)
+    assert shown["steps"][0]["candidates"][0]["title"] == TESLA
+    for field in ("query", "plan", "answer"):
+        assert ":null" not in r.hget(queues.run_key(qid), field)
 
 
 def test_ending_a_query_folds_its_graph_as_the_running_query_showed_it(bare_store):

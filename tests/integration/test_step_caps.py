@@ -26,8 +26,8 @@ def capped(tmp_path_factory) -> Pipeline:
     backend = open_backend(settings)
     backend.add(load_jsonl(DATA / "corpus.jsonl"))
     backend.add([Document(id=f"caps-maple-{n}", title=f"Maple Foods Report part {n}",
-                          date=f"2024-0{n}-15", content=f"Maple Foods part {n}. " * 400)
-                 for n in range(1, 10)])
+                          date=f"2024-{n:02d}-15", content=f"Maple Foods part {n}. " * 400)
+                 for n in range(1, 13)])
     backend.close()
     with Stack(settings) as stack:
         p = Pipeline(settings.model_copy(update={"redis_url": stack.redis_url}))
@@ -51,7 +51,7 @@ def test_a_step_over_the_step_cap_is_a_step_error_naming_the_setting(capped):
 
 
 def test_a_query_over_the_query_cap_stores_errors_past_it_and_still_ends(capped):
-    steps = [get(f"E{n}", f"Maple Foods Report part {n}") for n in range(1, 10)]
+    steps = [get(f"E{n}", f"Maple Foods Report part {n}") for n in range(1, 13)]
     record = capped.ask("many", {"steps": steps})
     assert record.status in ("done", "failed")
     codes = [s.error_code for s in record.steps]
