@@ -7,10 +7,14 @@ and one worker per role), then:
 - answers N queries (GET a filing, EXTRACT a figure from it) and reports Redis's
   `used_memory` growth per answered query, with and without the shared cached copies
   of document texts (`chordal:text:*`, one per document version, shared by all queries),
-  and what one query's keys take (MEMORY USAGE of each);
+  and what one query's keys take (MEMORY USAGE of each, every field counted);
+- the `used_memory` freed by deleting every key of the answered queries, per query:
+  what they hold, with their entries in Redis's key and expiry tables (steadier than
+  the growth, which moves with client buffers and the AOF buffer by a few hundred KB);
 - the size of `chordal show --json` (the RunRecord as JSON) of one of them;
-- a hostile plan of 20 GETs with `top_k: 10` over the 1 MB documents: Redis growth and
-  the size of `GET /queries/{id}` (the same RunRecord JSON).
+- a hostile plan of 20 GETs with `top_k: 10` over the 1 MB documents: Redis growth (with
+  and without the shared text copies its GETs and finalizer write) and the size of
+  `GET /queries/{id}` (the same RunRecord JSON).
 
 `python -m bench.redis_memory [--queries N] [--out FILE.json]`; runs on any checkout
 (only APIs that predate references are used), so the figure before and after a change
@@ -67,12 +71,27 @@ def dataset(r: redis.Redis) -> int:
     return int(r.memory_stats()["dataset.bytes"])
 
 
+def usage(r: redis.Redis, key: str) -> int:
+    """MEMORY USAGE of `key`, every field of a hash counted (not 5 of them)."""
+    return r.memory_usage(key, samples=0) or 0
+
+
 def by_kind(r: redis.Redis) -> dict[str, int]:
     """MEMORY USAGE of every key in Redis, summed by kind (`run`, `steps`, `text`, …)."""
     sizes: dict[str, int] = defaultdict(int)
     for key in r.scan_iter(count=1000):
-        sizes[key_kind(key)] += r.memory_usage(key) or 0
+        sizes[key_kind(key)] += usage(r, key)
     return dict(sizes)
+
+
+def freed(r: redis.Redis, query_ids: list[str]) -> tuple[int, int]:
+    """The keys of `query_ids` and the `used_memory` deleting them all frees."""
+    keys = [k for qid in query_ids for k in r.scan_iter(f"chordal:*{qid}*", count=1000)]
+    settle(r)
+    before = used(r)
+    for i in range(0, len(keys), 500):
+        r.delete(*keys[i:i + 500])
+    return len(keys), before - used(r)
 
 
 def grown_by_kind(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -81,7 +100,7 @@ def grown_by_kind(before: dict[str, int], after: dict[str, int]) -> dict[str, in
 
 
 def text_cache_bytes(r: redis.Redis) -> int:
-    return sum(r.memory_usage(k) or 0 for k in r.scan_iter("chordal:text:*", count=1000))
+    return sum(usage(r, k) for k in r.scan_iter("chordal:text:*", count=1000))
 
 
 def key_kind(key: str) -> str:
@@ -93,7 +112,7 @@ def breakdown(r: redis.Redis, qid: str) -> dict[str, int]:
     """MEMORY USAGE of every key of one query, summed by kind (run, steps, graph, …)."""
     sizes: dict[str, int] = defaultdict(int)
     for key in r.scan_iter(f"chordal:*{qid}*", count=1000):
-        sizes[key_kind(key)] += r.memory_usage(key) or 0
+        sizes[key_kind(key)] += usage(r, key)
     return dict(sizes)
 
 
@@ -151,8 +170,12 @@ def run(n: int) -> dict:
             "one_query_keys": breakdown(r, sample.query_id),
             "show_json_bytes": len(sample.model_dump_json(indent=2)),
         }
+        keys, gone = freed(r, [rec.query_id for rec in answered])
+        out["answered"]["keys_per_answered_query"] = round(keys / max(1, len(answered)), 1)
+        out["answered"]["used_memory_freed_per_answered_query"] = round(
+            gone / max(1, len(answered)))
         settle(r)
-        before = used(r)
+        before, cached = used(r), text_cache_bytes(r)
         hostile = {"steps": [  # scopes differ, so repair merges none of the 20 GETs
             {"id": f"E{i}", "operation": "GET", "source": "Hostile Holdings annual report",
              "top_k": 10, "temporal_scope": scope, "output_var": f"$D{i}"}
@@ -164,6 +187,8 @@ def run(n: int) -> dict:
             "steps_ok": sum(s.status == "ok" for s in record.steps),
             "errors": sorted({s.error_code for s in record.steps if s.error_code}),
             "used_memory_growth": used(r) - before,
+            "used_memory_growth_without_text_cache":
+                used(r) - before - (text_cache_bytes(r) - cached),
             "get_query_bytes": len(record.model_dump_json()),
         }
         r.close()
