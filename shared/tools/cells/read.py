@@ -6,6 +6,7 @@ and a way to read a document's tables, produces the one cell the row and period 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 import regex
@@ -196,10 +197,31 @@ def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
             named.append((n, text, period))
     if not named:
         return {}
+    named += _between_balances(table, named)
     asked = set(columns_for(Table(columns=[Column(header=text, period=p)
                                            for _, text, p in named], rows=[]),
                             request.period))
     return {n: j in asked for j, (n, _, _) in enumerate(named)}
+
+
+def _between_balances(table: Table, named: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """The rows of a rollforward between two balances its labels date ("Non-vested at
+    December 31, 2018", "Granted", "Vested", "Non-vested at December 31, 2019"): each is
+    of the period from the day after the first balance to the second."""
+    out = []
+    for (a, _, start), (b, _, end) in zip(named, named[1:]):
+        if ".." in start or ".." in end or b - a < 2:
+            continue
+        try:
+            first, last = date.fromisoformat(start), date.fromisoformat(end)
+        except ValueError:
+            continue
+        if last <= first:
+            continue
+        span = f"{first + timedelta(days=1)}..{last}"
+        out += [(n, span, span) for n in range(a + 1, b)
+                if not period_of(table.rows[n].label) and not table.rows[n].section]
+    return out
 
 
 def _undated(row: Row) -> Row:

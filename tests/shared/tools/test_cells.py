@@ -323,8 +323,11 @@ def test_a_period_the_row_label_names_picks_the_row_when_no_column_names_one():
         read = cell("shares outstanding", period, options, tables=DATED_ROWS)
         assert read.value == "2,806,364"  # the count, not the price per share beside it
     assert cell("shares outstanding", "2016", options, tables=DATED_ROWS).value == "3,015,374"
-    # a row whose label names no period is still not read for one
-    assert refused("granted", "2018", options, tables=DATED_ROWS).code == "NOT_FOUND"
+    # a row between two dated balances is of the year between them: the grants of the
+    # year ended September 30, 2018, as a count, not the price beside it
+    assert cell("number of shares granted", "2018", options, tables=DATED_ROWS).value == \
+        "299,397"
+    assert refused("granted", "2018", options, tables=DATED_ROWS).code == "AMBIGUOUS"
     assert refused("shares outstanding", "2019", options, tables=DATED_ROWS).code == "NOT_FOUND"
 
 
@@ -388,3 +391,21 @@ def test_a_row_asked_as_a_percentage_reads_the_percent_column():
     assert cell("APAC", "2018", documents=[doc("t")], tables=tables).value == "$479,987"
     read = cell("percentage of sales from APAC", "2018", documents=[doc("t")], tables=tables)
     assert (read.value, read.quantity.kind) == ("40.0%", "percent")
+
+
+def test_a_rollforward_row_is_of_the_period_between_the_balances_around_it():
+    # TAT-QA dev: non-vested shares, each year's grants between two dated balances
+    tables = {"t": [table_from_rows([
+        ["", "Shares", "Weighted Average Grant Date Fair Value"],
+        ["Non-vested at December 31, 2017", "1,061,046", "$12.70"],
+        ["Granted", "424,225", "15.84"], ["Vested", "(338,510)", "12.43"],
+        ["Non-vested at December 31, 2018", "1,146,761", "$13.94"],
+        ["Granted", "473,550", "16.28"], ["Vested", "(365,223)", "13.43"],
+        ["Forfeited", "(12,632)", "15.06"],
+        ["Non-vested at December 31, 2019", "1,242,456", "$15.02"]])]}
+    assert cell("shares granted", "2019", documents=[doc("t")], tables=tables).value == \
+        "473,550"
+    assert cell("shares granted", "2018", documents=[doc("t")], tables=tables).value == \
+        "424,225"
+    assert refused("shares forfeited", "2018", documents=[doc("t")], tables=tables).code == \
+        "NOT_FOUND"
