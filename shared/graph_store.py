@@ -30,16 +30,18 @@ from shared import queues
 from shared.models import GraphStep, Plan, StepDispatch
 from shared.retire import RETIRE_LUA, kept_dispatch
 
-_VIEW_LUA = """
+VIEW_LUA = """
 local function view()
   return {redis.call('HGETALL', KEYS[1]),
           redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept'),
           redis.call('HKEYS', KEYS[3])}
 end
 """
+"""Lua: `view()` reads the dispatch graph, the run's graph fields and the stored step ids
+(KEYS 1-3), for the scripts that change the graph or store a step and read it after."""
 _VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above reads them
 
-ADD_LUA = _VIEW_LUA + """
+ADD_LUA = VIEW_LUA + """
 local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
 local closed = redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1
   or redis.call('HEXISTS', KEYS[2], 'terminal') == 1
@@ -59,7 +61,7 @@ return {refused, view()}
 """
 # ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
 # the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field, value) pairs.
-CLOSE_LUA = RETIRE_LUA + _VIEW_LUA + """
+CLOSE_LUA = RETIRE_LUA + VIEW_LUA + """
 if redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1 then return {'closed before', 0, view()} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local kept, unkept, dropped = {}, {}, {}
@@ -130,7 +132,9 @@ def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
                      frozenset((unkept or "").split()))
 
 
-def _scripted_view(reply: list, known: dict[str, GraphStep] | None = None) -> GraphView:
+def scripted_view(reply: list, known: dict[str, GraphStep] | None = None) -> GraphView:
+    """The GraphView a script's `view()` (VIEW_LUA) returned; `known`: a closed graph's
+    steps already read, which the script did not send again."""
     flat, head, stored = reply
     return _graph_view([dict(zip(flat[::2], flat[1::2])), head, stored], known)
 
@@ -155,7 +159,7 @@ class DispatchGraph:
         for step in steps:
             args += [step.task.step.id, step.model_dump_json()]
         refused, view = self._add_script(keys=self._graph_keys(query_id), args=args)
-        return _scripted_view(view), list(refused)
+        return scripted_view(view), list(refused)
 
     def close_graph(self, query_id: str, plan: Plan, repairs: list[str],
                     added: list[GraphStep], mode: str, max_steps: int) -> Closing:
@@ -170,7 +174,7 @@ class DispatchGraph:
         args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
                 len(plan.steps), len(added), *(s.id for s in plan.steps), *pairs, *fields]
         outcome, spent, view = self._close_script(keys=self._graph_keys(query_id), args=args)
-        return Closing(outcome, int(spent), _scripted_view(view))
+        return Closing(outcome, int(spent), scripted_view(view))
 
     def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
         """The dispatch graph, whether it is closed (and what its plan left out), the

@@ -41,7 +41,7 @@ import redis
 from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
-from shared.graph_store import _VIEW_LUA, DispatchGraph, GraphView, _scripted_view, step_order
+from shared.graph_store import VIEW_LUA, DispatchGraph, GraphView, scripted_view, step_order
 from shared.retire import DONE_TTL_S, RETIRE_LUA, kept_deliveries
 from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
@@ -123,7 +123,7 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
-PUT_STEP_LUA = _VIEW_LUA + """
+PUT_STEP_LUA = VIEW_LUA + """
 local payload = redis.call('HGET', KEYS[3], ARGV[1])
 if not payload then
   payload = ARGV[2]
@@ -337,7 +337,7 @@ class RunStore(DispatchGraph):
             keys=self._graph_keys(query_id),
             args=[result.step_id, payload, self.ttl_s, self.max_step_bytes,
                   self.max_query_bytes, step_error, query_error, then])
-        return reply[0], (_scripted_view(reply[1], known) if then else None)
+        return reply[0], (scripted_view(reply[1], known) if then else None)
 
     def deliveries(self, query_id: str) -> dict[str, int]:
         """How often each task of the query was delivered (`plan`, a step id, `react:N`):

@@ -253,7 +253,9 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue
-        reads.append((step, out, cells[0].row.label, _both_signs(cells[0])))
+        first = cells[0]
+        reads.append((step, out, first.row.label,
+                      first.row.both_signs(first.quantity.kind == "percent")))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
@@ -267,14 +269,6 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
 
 _PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")
 """An item that is a percentage ("the percent of total sales from APAC")."""
-
-
-def _both_signs(cell: Option) -> bool:
-    """Whether the cell's row states figures of its kind of both signs."""
-    percent = cell.quantity.kind == "percent"
-    amounts = [c.quantity.amount for c in cell.row.cells if c is not None and c.quantity is not
-               None and (c.quantity.kind == "percent") == percent and c.quantity.amount is not None]
-    return any(a < 0 for a in amounts) and any(a > 0 for a in amounts)
 
 
 def _unsaid(item: frozenset[str], cells: list[Option]) -> frozenset[str]:

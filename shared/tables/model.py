@@ -46,6 +46,15 @@ class Row(_Model):
     total: bool = False
     """A subtotal or total line (`Total current liabilities`, `Net cash provided by…`)."""
 
+    def both_signs(self, percent: bool = False) -> bool:
+        """Whether the row states figures of both signs among its amounts (or, `percent`,
+        its percents): net income 542.0 beside (762.3), where a negative is the figure's
+        sign rather than an amount shown as an outflow."""
+        amounts = [c.quantity.amount for c in self.cells if c is not None and c.quantity
+                   is not None and (c.quantity.kind == "percent") == percent
+                   and c.quantity.amount is not None]
+        return any(a < 0 for a in amounts) and any(a > 0 for a in amounts)
+
 
 class Table(_Model):
     page: int | None = Field(None, ge=1)

@@ -168,12 +168,8 @@ def _signed(quantity: Quantity, row: Row) -> Quantity:
     (expense) income"): there the parentheses are the figure's sign, not an amount shown
     as an outflow, and arithmetic on it is of the signed figure (COMPUTE refuses to
     guess which a lone bracketed figure means)."""
-    if quantity.amount is None or quantity.amount >= 0 or not _BRACKET.match(quantity.text):
-        return quantity
-    percent = quantity.kind == "percent"
-    amounts = [c.quantity.amount for c in row.cells if c is not None and c.quantity is not None
-               and (c.quantity.kind == "percent") == percent and c.quantity.amount is not None]
-    if not any(a > 0 for a in amounts):
+    if quantity.amount is None or quantity.amount >= 0 or not _BRACKET.match(quantity.text) \
+            or not row.both_signs(quantity.kind == "percent"):
         return quantity
     return quantity.model_copy(update={"text": "-" + _BRACKET.sub("", quantity.text)
                                        .replace(")", "", 1).strip()})
