@@ -95,7 +95,7 @@ def hints(text: str) -> tuple[str, str]:
 @lru_cache(maxsize=65536)
 def label_words(text: str) -> Label:
     """The words a row's label (or a name) is compared by."""
-    core = _ASIDE.sub(" ", text or "")
+    core = _without_asides(text or "")
     found: list[str] = []
     breaks: list[bool] = []
     at = 0
@@ -117,10 +117,21 @@ def aside_words(text: str) -> frozenset[str]:
     label that fits alike but says more there is another row (`Free cash flow
     (pre-spectrum)` beside `Free cash flow`)."""
     found = set()
-    for m in _ASIDE.finditer(text or ""):
-        found |= {w for w in label_words(m.group()[1:-1]).words
-                  if len(w) > 1 and not w.isdigit()}
+    text = text or ""
+    while (asides := list(_ASIDE.finditer(text))):
+        for m in asides:
+            found |= {w for w in label_words(m.group()[1:-1]).words
+                      if len(w) > 1 and not w.isdigit()}
+        text = _ASIDE.sub(" ", text)
     return frozenset(found)
+
+
+def _without_asides(text: str) -> str:
+    """`text` without what it says in parentheses, nested ones too (`Carrying amount
+    (non-current (liabilities)/assets)`), and without footnote marks."""
+    while (shorter := _ASIDE.sub(" ", text)) != text:
+        text = shorter
+    return text
 
 
 def name_key(text: str) -> tuple[str, ...]:

@@ -138,6 +138,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     if found is None:
         return
     how, own = found
+    columns = _named_by_header(request, table, label, section, columns)
     aside = len(aside_words(row.label) - request.words)
     # under the heading given, the one that says no more ("Revenue:" over "Cost of revenue")
     unasked = len(set(section.words) - request.context) if section and request.context else 0
@@ -160,6 +161,20 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
                         f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
         else:
             options.append(Option(evidence, table, row, i, _signed(quantity, row), key, own))
+
+
+def _named_by_header(request: Request, table: Table, label: Label, section: Label | None,
+                     columns: list[int]) -> list[int]:
+    """Of several columns of the period, those whose header says what the step's own
+    words say beyond the row's label and heading ("fair value of total debt": the row
+    `Total debt` under `December 31, 2019 Fair Value`, not `… Carrying Amount`); all of
+    them when no header, or every one, says it."""
+    if len(columns) < 2:
+        return columns
+    said = set(label.words) | set(section.words if section else ())
+    rest = {w for name, own in request.names if own for w in name.words} - said - FILLERS
+    named = [i for i in columns if rest & set(label_words(table.columns[i].header).words)]
+    return named if 0 < len(named) < len(columns) else columns
 
 
 def _signed(quantity: Quantity, row: Row) -> Quantity:
