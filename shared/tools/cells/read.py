@@ -132,9 +132,14 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     title = set(label_words(table.title).words) if table.title else set()
     heading = title | set(section.words if section else ())
     columns = _figures_asked(request, table, row) if dated else _columns(request, table, row)
-    found = _fit(request, label, section, row)
-    if found is None:
-        found, columns = _fit_in_context(request, label, row, table, heading, columns)
+    if dated and not label.words and not section:
+        # a row that is its period ("2021" of a maturity schedule): its columns name
+        # the item ("Operating Leases", "Finance Leases")
+        found, columns = _fit_by_header(request, table, columns)
+    else:
+        found = _fit(request, label, section, row)
+        if found is None:
+            found, columns = _fit_in_context(request, label, row, table, heading, columns)
     if found is None:
         return
     how, own = found
@@ -320,6 +325,25 @@ def _fit_in_context(request: Request, label: Label, row: Row, table: Table, head
     if not fits:
         return None, columns
     chosen = min(fits, key=lambda f: (not f[1], f[0].extra))
+    return chosen, [i for i in columns if found[i] == chosen]
+
+
+def _fit_by_header(request: Request, table: Table,
+                   columns: list[int]) -> tuple[tuple[Fit, bool] | None, list[int]]:
+    """How the headers of `columns` name the request, for a row that is only its period,
+    and the columns whose header fits best (`Operating Leases` beside `Finance Leases`
+    for "operating leases" in 2021). The header names the item itself: a title or
+    heading does not complete it (a row of periods has no label to complete)."""
+    found = {}
+    for i in columns:
+        header = label_words(table.columns[i].header or "")
+        fits = [(f, own) for name, own in request.names_sharing(header)
+                if header.words and (f := fit(name, header))]
+        found[i] = min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra)) if fits else None
+    fits = [f for f in found.values() if f is not None]
+    if not fits:
+        return None, columns
+    chosen = min(fits, key=lambda f: (f[0].rank, not f[1], f[0].extra))
     return chosen, [i for i in columns if found[i] == chosen]
 
 

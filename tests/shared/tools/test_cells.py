@@ -409,3 +409,45 @@ def test_a_rollforward_row_is_of_the_period_between_the_balances_around_it():
         "424,225"
     assert refused("shares forfeited", "2018", documents=[doc("t")], tables=tables).code == \
         "NOT_FOUND"
+
+
+def test_of_several_columns_of_a_date_the_header_that_says_the_rest_of_the_item_is_read():
+    # TAT-QA dev: the carrying amount and the fair value of each debt, for each year end
+    tables = {"t": [table_from_rows([
+        ["", "December 31, 2019", "", "December 31, 2018", ""],
+        ["", "Carrying Amount", "Fair Value", "Carrying Amount", "Fair Value"],
+        ["Term Loan A Facility due July 2023", "223.8", "223.8", "222.2", "222.2"],
+        ["Total debt", "$ 3,774.4", "$ 4,073.9", "$ 3,474.2", "$ 3,535.1"]],
+        title="The table below shows the carrying amounts and estimated fair values of our "
+              "debt (in millions):")]}
+    read = cell("fair value of total debt", "2019-12-31", documents=[doc("t")], tables=tables)
+    assert read.value == "$ 4,073.9"
+    assert cell("total debt carrying amount", "2018-12-31", documents=[doc("t")],
+                tables=tables).value == "$ 3,474.2"
+    assert refused("total debt", "2019-12-31", documents=[doc("t")],
+                   tables=tables).code == "AMBIGUOUS"
+
+
+def test_a_label_in_nested_parentheses_is_named_without_them():
+    # TAT-QA dev: interest rate swaps, 2019 and 2018
+    tables = {"t": [table_from_rows([
+        ["", "2019", "2018"], ["Interest rate swaps", "", ""],
+        ["Carrying amount (non-current (liabilities)/assets)", "(494)", "1,663"],
+        ["Notional amount", "29,423", "77,630"]])]}
+    assert cell("carrying amount of interest rate swaps", "2018", documents=[doc("t")],
+                tables=tables).value == "1,663"
+
+
+def test_a_schedule_whose_rows_are_years_reads_the_column_the_item_names():
+    # TAT-QA dev: future minimum lease payments, a row per year, a column per kind of lease
+    tables = {"t": [table_from_rows([
+        ["", "Operating Leases", "Finance Leases"], ["2021", "$138", "$6"],
+        ["2022", "135", "6"], ["Thereafter", "577", "35"],
+        ["Total future minimum lease payments", "1,134", "68"]],
+        title="Future minimum lease payments under non-cancellable operating and finance "
+              "leases as of January 31, 2020 (table in millions):")]}
+    assert cell("operating leases", "2021", documents=[doc("t")], tables=tables).value == "$138"
+    assert cell("finance leases", "2022", documents=[doc("t")], tables=tables).value == "6"
+    assert refused("leases", "2022", documents=[doc("t")], tables=tables).code == "NOT_FOUND"
+    assert refused("operating leases", "2024", documents=[doc("t")], tables=tables).code == \
+        "NOT_FOUND"
