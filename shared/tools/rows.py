@@ -128,10 +128,14 @@ def aside_words(text: str) -> frozenset[str]:
 
 def _without_asides(text: str) -> str:
     """`text` without what it says in parentheses, nested ones too (`Carrying amount
-    (non-current (liabilities)/assets)`), and without footnote marks."""
+    (non-current (liabilities)/assets)`), and without footnote marks, a digit glued to
+    its last word among them (`Order intake1`)."""
     while (shorter := _ASIDE.sub(" ", text)) != text:
         text = shorter
-    return text
+    return _GLUED_MARK.sub("", text)
+
+
+_GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
 
 
 def name_key(text: str) -> tuple[str, ...]:

@@ -451,3 +451,13 @@ def test_a_schedule_whose_rows_are_years_reads_the_column_the_item_names():
     assert refused("leases", "2022", documents=[doc("t")], tables=tables).code == "NOT_FOUND"
     assert refused("operating leases", "2024", documents=[doc("t")], tables=tables).code == \
         "NOT_FOUND"
+
+
+def test_a_footnote_digit_glued_to_a_labels_last_word_is_a_mark():
+    # TAT-QA dev: "Order intake1" (footnote 1), beside a count that is part of a name
+    tables = {"t": [table_from_rows([
+        ["", "2019", "2018"], ["Order intake1", "1,296", "1,208"],
+        ["Scope 1", "12", "14"]])]}
+    assert cell("order intake", "2019", documents=[doc("t")], tables=tables).value == "1,296"
+    assert cell("Scope 1", "2018", documents=[doc("t")], tables=tables).value == "14"
+    assert refused("Scope", "2018", documents=[doc("t")], tables=tables).code == "NOT_FOUND"
