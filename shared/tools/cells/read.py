@@ -147,8 +147,12 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     aside = len(aside_words(row.label) - request.words)
     # under the heading given, the one that says no more ("Revenue:" over "Cost of revenue")
     unasked = len(set(section.words) - request.context) if section and request.context else 0
+    # and of rows under headings that complete the name alike, the heading that says no
+    # more than the step's words ("… maintenance revenue": under "Revenue", not under
+    # "Cost of revenue")
+    beyond = len(set(section.words) - request.own) if section and how.how == "under" else 0
     key = (how.rank, not own, -len(request.context & heading), unasked, how.extra + aside,
-           not row.total)
+           beyond, not row.total)
     if not columns:
         why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
                     f"columns: {columns_named(table)})" if request.period else
@@ -177,7 +181,7 @@ def _named_by_header(request: Request, table: Table, label: Label, section: Labe
     if len(columns) < 2:
         return columns
     said = set(label.words) | set(section.words if section else ())
-    rest = {w for name, own in request.names if own for w in name.words} - said - FILLERS
+    rest = request.own - said - FILLERS
     named = [i for i in columns if rest & set(label_words(table.columns[i].header).words)]
     return named if 0 < len(named) < len(columns) else columns
 

@@ -38,6 +38,11 @@ class Request:
     item: a cell of another kind is not a value."""
     period: str | None
 
+    @cached_property
+    def own(self) -> frozenset[str]:
+        """The words of the step's own name for the row."""
+        return frozenset(w for name, own in self.names if own for w in name.words)
+
     def names_sharing(self, label: Label) -> tuple[tuple[Label, bool], ...]:
         """The names that share a word with `label` (every name for a label without
         words): only those can fit it."""

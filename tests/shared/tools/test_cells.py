@@ -377,6 +377,11 @@ def test_the_heading_given_picks_the_heading_that_says_no_more():
                 documents=[doc("t")], tables=tables).value == "2,322"
     assert refused("Software delivery, support and maintenance", "2018", documents=[doc("t")],
                    tables=tables).code == "AMBIGUOUS"
+    # the step's own words complete the name with a heading: the one that says no more
+    assert cell("Software delivery, support and maintenance revenue", "2018",
+                documents=[doc("t")], tables=tables).value == "$9,441"
+    assert cell("Software delivery, support and maintenance cost of revenue", "2017",
+                documents=[doc("t")], tables=tables).value == "2,918"
 
 
 def test_a_row_asked_as_a_percentage_reads_the_percent_column():
