@@ -457,6 +457,44 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
                   places=_places(places), scale=scale, name=label)
 
 
+def by_formula(metric: Metric, computed) -> Metric | None:
+    """`metric` with each term whose line item the domain library computes by a formula
+    (`computed(item)`: its `(formula, kind)`, as ("total current assets / total current
+    liabilities", "number") for "current ratio", else None) replaced by the formula's
+    operands in the term's period; None when no term's item has one. A ratio is rounded
+    as the question asks (two places unless it says otherwise); an amount is not."""
+    found = [computed(t.item) if t.when is not None else None for t in metric.terms]
+    if not any(found):
+        return None
+    terms: list[Term] = []
+    subs: list[str] = []
+    for term, formula in zip(metric.terms, found):
+        if formula is None:
+            terms.append(term)
+            subs.append(f"$T{len(terms)}")
+            continue
+        parts = []
+        for m in _TOKEN.finditer(formula[0]):
+            if m["op"] or regex.fullmatch(r"\s*\d+(?:\.\d+)?\s*", m["operand"] or ""):
+                parts.append((m["op"] or m["operand"]).strip())
+            elif item := _item(m["operand"].strip(), None):
+                terms.append(Term(item, term.when))
+                parts.append(f"$T{len(terms)}")
+        subs.append("(" + " ".join(parts) + ")")
+    expression = _PLACEHOLDER_REF.sub(lambda m: subs[int(m[1]) - 1], metric.expression or "$T1")
+    if all(f is None or f[1] == "money" for f in found):
+        return Metric(tuple(terms), expression, metric.kind, percent=metric.percent,
+                      scale=metric.scale, places=metric.places, name=metric.name)
+    places = _places(metric.places)
+    if not expression.startswith("round("):
+        expression = f"round({expression}, {places})"
+    return Metric(tuple(terms), expression, "defined" if metric.kind == "value" else metric.kind,
+                  percent=metric.percent, places=places, name=metric.name)
+
+
+_PLACEHOLDER_REF = regex.compile(r"\$T(\d+)")
+
+
 def _operand(text: str, whens: list[When], default: When | None):
     """(terms, expression template with `{}` per term) for one operand of a formula."""
     own = [whens[int(i)] for i in _PLACEHOLDER.findall(text)]

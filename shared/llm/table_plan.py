@@ -35,8 +35,9 @@ from shared.search.terms import all_words, stem, words
 from shared.tables.model import Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
+from shared.tools.line_items import items_named
 
-from .metric import Metric, Term, When
+from .metric import Metric, Term, When, by_formula
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
@@ -83,9 +84,11 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
         found = [_find(n, term, with_tables, tables, columns_for)
                  for n, term in enumerate(metric.terms, 1)]
     except NoAnswer:
-        if (every := _over_periods(metric, with_tables, tables, columns_for)) is None:
+        # the periods the table has, or the library's formula for an item no row states
+        if (other := _over_periods(metric, with_tables, tables, columns_for)
+                or by_formula(metric, _formula_of)) is None:
             raise
-        metric = every
+        metric = other
         found = [_find(n, term, with_tables, tables, columns_for)
                  for n, term in enumerate(metric.terms, 1)]
     if why := _unclear(metric, found):
@@ -93,6 +96,12 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
                         for f in found][:NEAREST])
     return _plan(metric, found, backend)
+
+
+def _formula_of(item: str) -> tuple[str, str] | None:
+    """The domain library's formula for the line item `item` names, and its kind."""
+    formulas = {(i.formula, i.kind) for i in items_named(item) if i.formula}
+    return formulas.pop() if len(formulas) == 1 else None
 
 
 _AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",

@@ -6,7 +6,7 @@ property, plant and equipment", "additions to property and equipment"), its kind
 per share.
 
 A file is `{"domain": …, "about": …, "line_items": [{"name", "kind", "names",
-"sections"?, "per_share"?}, …]}`; a new domain is a new file. `items_named(text)` finds
+"sections"?, "per_share"?, "formula"?}, …]}`; a new domain is a new file. `items_named(text)` finds
 the items one of whose names is `text` word for word (shared/tools/rows.py's words:
 case, punctuation, plurals, small words and "total" aside). EXTRACT by row consults
 every domain's file: a step does not carry its plan's domain, and a statement's line
@@ -45,6 +45,10 @@ class LineItem(BaseModel):
     alike, one under such a heading is read."""
     per_share: bool = False
     """Stated in units even in a table "in thousands, except per share data"."""
+    formula: str | None = None
+    """How the item is computed from other line items of the same period when no row
+    states it (`current assets / current liabilities`): the heuristic planner reads the
+    operands' rows and computes it."""
 
     def all_names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((self.name, *self.names)))
