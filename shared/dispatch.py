@@ -124,13 +124,14 @@ class PlanDispatch:
                 return
             self._send(view, [added.task.step.id])
 
-    def close(self, plan: Plan, repairs: list[str], mode: str) -> Plan:
+    def close(self, plan: Plan, repairs: list[str], mode: str, status: str = "") -> Plan:
         """Record the final plan (its steps renamed to the graph ids they run as), drop
         the rejected replies' steps never sent, add what it adds, close the graph, send
         what is ready, and the finalizer if every kept step already reported. Returns
         the plan as recorded; PlanError (`too_many_steps`) when its steps and the sent
         steps it does not keep are more than `max_steps`. `mode`: `streamed` or `whole`
-        (its steps' dispatch is then not timed against a reply)."""
+        (its steps' dispatch is then not timed against a reply); `status`: the status the
+        query moves to as the plan closes (`executing`), in the same script."""
         self._closing = True
         started = (self._placement.reply_started_at
                    if self._placement is not None and mode == "streamed" else None)
@@ -141,7 +142,7 @@ class PlanDispatch:
         placement = Placement(self.query_id, found, max(self.attempt, 1), started)
         final, added = placement.place_plan(plan)
         closing = self.store.close_graph(self.query_id, final, repairs, added, mode,
-                                         self.max_steps)
+                                         self.max_steps, status)
         if closing.outcome == "over budget":
             raise over_budget(len(final.steps), closing.spent, self.max_steps)
         if closing.outcome == "closed before":  # by another delivery: its plan stands

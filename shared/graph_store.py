@@ -3,13 +3,12 @@
 saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
 
     chordal:graph:{qid}      hash  step_id -> GraphStep JSON (first write wins)
-    chordal:dispatched:{qid} hash  step_id -> unix time its task was sent
     chordal:run:{qid}        graph_closed, plan_mode, plan, repairs once closed;
                              graph_unkept: the graph's steps the final plan does not
                              keep, graph_dropped: those of them never sent (space-separated);
+                             sent:<step>: unix time its task was sent (first write wins);
                              dispatch: the graph and send times, folded there when the
-                             query ends (the two keys above are then deleted,
-                             shared/retire.py)
+                             query ends (the graph is then deleted, shared/retire.py)
 
 The graph holds at most `max_steps` steps (CHORDAL_MAX_STEPS): the step budget of one
 query, across all its planner replies and planner deliveries. Adding and closing are
@@ -23,12 +22,14 @@ rejected replies' steps already sent exceed the budget.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Literal
 
 from shared import queues
 from shared.models import GraphStep, Plan, StepDispatch
-from shared.retire import RETIRE_LUA, kept_dispatch
+from shared.batch_counts import COUNT_LUA
+from shared.retire import EXPIRES, RETIRE_LUA, SENT, kept_dispatch, live_fields
 
 VIEW_LUA = """
 local function view()
@@ -40,11 +41,18 @@ end
 """Lua: `view()` reads the dispatch graph, the run's graph fields and the stored step ids
 (KEYS 1-3), for the scripts that change the graph or store a step and read it after."""
 _VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above reads them
+GRAPH_TTL_LUA = """
+local function expire_graph(expires, ttl)
+  if expires then redis.call('EXPIREAT', KEYS[1], expires) else redis.call('EXPIRE', KEYS[1], ttl) end
+end
+"""
+"""Lua: `expire_graph(expires, ttl)` gives a new graph (KEYS[1]) the run's `expires` (the
+query's keys' TTL while it runs, shared/retire.py), or `ttl` for a run without one."""
 
-ADD_LUA = VIEW_LUA + """
+ADD_LUA = VIEW_LUA + GRAPH_TTL_LUA + """
 local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
-local closed = redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1
-  or redis.call('HEXISTS', KEYS[2], 'terminal') == 1
+local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES')
+local closed, was = run[1] or run[2], n
 local refused = {}
 for i = 3, #ARGV, 2 do
   if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
@@ -56,36 +64,55 @@ for i = 3, #ARGV, 2 do
     end
   end
 end
-redis.call('EXPIRE', KEYS[1], ARGV[1])
+if was == 0 and n > 0 then expire_graph(run[3], ARGV[1]) end
 return {refused, view()}
-"""
+""".replace("'EXPIRES'", repr(EXPIRES))
 # ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
-# the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field, value) pairs.
-CLOSE_LUA = RETIRE_LUA + VIEW_LUA + """
-if redis.call('HEXISTS', KEYS[2], 'graph_closed') == 1 then return {'closed before', 0, view()} end
+# the status the query moves to ('' for none: a query already ended keeps its own) and
+# the time, the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field,
+# value) pairs. Returns the outcome, the steps spent, the view, and 0 when the graph
+# was empty before (its steps are then the ones added, not read back).
+CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + """
+local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES')
+if run[1] then return {'closed before', 0, view(), 1} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local status = ARGV[6] ~= '' and not run[2]
 local kept, unkept, dropped = {}, {}, {}
-for i = 6, 5 + k do kept[ARGV[i]] = true end
-for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
+for i = 8, 7 + k do kept[ARGV[i]] = true end
+local found = redis.call('HKEYS', KEYS[1])
+for _, id in ipairs(found) do
   if not kept[id] then
     unkept[#unkept + 1] = id
     if redis.call('HEXISTS', KEYS[2], prefix .. id) == 0 then dropped[#dropped + 1] = id end
   end
 end
 local spent = #unkept - #dropped
-if spent + k > cap then return {'over budget', spent, view()} end
-for _, id in ipairs(dropped) do redis.call('HSET', KEYS[2], prefix .. id, 'dropped') end
-local fields = 6 + k + 2 * a
-for i = 6 + k, fields - 1, 2 do redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) end
-for i = fields, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-if #unkept > 0 then redis.call('HSET', KEYS[2], 'graph_unkept', table.concat(unkept, ' ')) end
-if #dropped > 0 then redis.call('HSET', KEYS[2], 'graph_dropped', table.concat(dropped, ' ')) end
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-local seen = view()
-if redis.call('HEXISTS', KEYS[2], 'terminal') == 1 then retire(KEYS[2]) end
-return {'closed', spent, seen}
-"""
+if spent + k > cap then return {'over budget', spent, view(), 1} end
+local fields = 8 + k + 2 * a
+local added = 0
+for i = 8 + k, fields - 1, 2 do
+  added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+local set = {}
+for i = fields, #ARGV do set[#set + 1] = ARGV[i] end
+for _, id in ipairs(dropped) do set[#set + 1] = prefix .. id; set[#set + 1] = 'dropped' end
+if #unkept > 0 then set[#set + 1] = 'graph_unkept'; set[#set + 1] = table.concat(unkept, ' ') end
+if #dropped > 0 then set[#set + 1] = 'graph_dropped'; set[#set + 1] = table.concat(dropped, ' ') end
+if status then
+  set[#set + 1] = 'status'; set[#set + 1] = ARGV[6]
+  set[#set + 1] = 't_' .. ARGV[6]; set[#set + 1] = ARGV[7]
+end
+redis.call('HSET', KEYS[2], unpack(set))
+if #found == 0 and added > 0 then expire_graph(run[3], ARGV[1]) end
+if status then count(KEYS[2], ARGV[6], ARGV[1]) end
+-- the graph is what was found and what was added: read again only when it held steps
+local graph = {}
+if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
+local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
+              redis.call('HKEYS', KEYS[3])}
+if run[2] then retire(KEYS[2], ARGV[1]) end
+return {'closed', spent, seen, #found}
+""".replace("'EXPIRES'", repr(EXPIRES))
 
 
 def step_order(step_id: str) -> tuple:
@@ -162,19 +189,25 @@ class DispatchGraph:
         return scripted_view(view), list(refused)
 
     def close_graph(self, query_id: str, plan: Plan, repairs: list[str],
-                    added: list[GraphStep], mode: str, max_steps: int) -> Closing:
+                    added: list[GraphStep], mode: str, max_steps: int,
+                    status: str = "") -> Closing:
         """In one script: record `plan` (its ids the graph ids it runs as) and `repairs`,
         drop the graph's steps it does not keep that were never sent, add `added`,
-        and close the graph (`mode`: how the plan came) — unless the plan's steps and
-        the sent steps it does not keep are more than `max_steps` (`over budget`), or
-        the graph is closed already. Then read the graph."""
+        close the graph (`mode`: how the plan came) and move the query to `status` (if
+        given, and it has not ended) — unless the plan's steps and the sent steps it
+        does not keep are more than `max_steps` (`over budget`), or the graph is closed
+        already. Then read the graph."""
         pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
         fields = ["plan", plan.model_dump_json(exclude_defaults=True),
                   "repairs", json.dumps(repairs), "graph_closed", 1, "plan_mode", mode]
         args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
-                len(plan.steps), len(added), *(s.id for s in plan.steps), *pairs, *fields]
-        outcome, spent, view = self._close_script(keys=self._graph_keys(query_id), args=args)
-        return Closing(outcome, int(spent), scripted_view(view))
+                len(plan.steps), len(added), status, time.time(),
+                *(s.id for s in plan.steps), *pairs, *fields]
+        outcome, spent, view, found = self._close_script(keys=self._graph_keys(query_id),
+                                                         args=args)
+        # a graph empty before holds just what was added: the script did not read it back
+        known = None if found else {g.task.step.id: g for g in added}
+        return Closing(outcome, int(spent), scripted_view(view, known))
 
     def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
         """The dispatch graph, whether it is closed (and what its plan left out), the
@@ -189,33 +222,35 @@ class DispatchGraph:
             return _graph_view(p.execute(), known)
 
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
-        """Record when the tasks of `step_ids` were sent (the first time only)."""
+        """Record when the tasks of `step_ids` were sent (the first time only), in the
+        run hash (which has its TTL)."""
         if not step_ids:
             return
-        key = queues.dispatched_key(query_id)
+        key = queues.run_key(query_id)
+        if len(step_ids) == 1:
+            self.r.hsetnx(key, SENT + step_ids[0], at)
+            return
         with self.r.pipeline(transaction=False) as p:  # first write wins, field by field
             for step_id in step_ids:
-                p.hsetnx(key, step_id, at)
-            p.expire(key, self.ttl_s)
+                p.hsetnx(key, SENT + step_id, at)
             p.execute()
 
     def dispatched(self, query_id: str) -> dict[str, float]:
-        """step id -> unix time its task was sent (kept in the run hash once the query
-        is terminal, shared/retire.py)."""
-        with self.r.pipeline(transaction=False) as p:
-            p.hget(queues.run_key(query_id), "dispatch")
-            p.hgetall(queues.dispatched_key(query_id))
-            kept, live = p.execute()
-        sent = {k: at for k, (_, _, at) in kept_dispatch(kept).items() if at is not None}
-        return {**{k: float(v) for k, v in live.items()}, **sent}
+        """step id -> unix time its task was sent (kept in `dispatch` once the query is
+        terminal, shared/retire.py)."""
+        raw = self.r.hgetall(queues.run_key(query_id))
+        sent = {k: at for k, (_, _, at) in kept_dispatch(raw.get("dispatch")).items()
+                if at is not None}
+        return {**{k: float(v) for k, v in live_fields(raw, SENT).items()}, **sent}
 
-    def _dispatch(self, query_id: str, plan_order: list[str], dropped: str | None,
-                  kept: str | None = None) -> list[StepDispatch]:
+    def _dispatch(self, query_id: str, plan_order: list[str],
+                  raw: dict[str, str]) -> list[StepDispatch]:
         """The record's `dispatch`: the graph's steps in plan order, then the others;
-        `dropped`: the run hash's `graph_dropped`; `kept`: its `dispatch`, the graph as
-        the query's end left it (else the live graph is read)."""
-        rows = kept_dispatch(kept) if kept else self._live_dispatch(query_id)
-        gone = set((dropped or "").split())
+        `raw`: the run hash (its `graph_dropped`, and its `dispatch`, the graph as the
+        query's end left it; else the live graph is read)."""
+        kept = raw.get("dispatch")
+        rows = kept_dispatch(kept) if kept else self._live_dispatch(query_id, raw)
+        gone = set((raw.get("graph_dropped") or "").split())
         in_plan = set(plan_order) & set(rows)
         out = []
         for step_id in [s for s in plan_order if s in rows] + sorted(
@@ -228,11 +263,13 @@ class DispatchGraph:
                                     dropped=step_id in gone))
         return out
 
-    def _live_dispatch(self, query_id: str) -> dict[str, tuple[int, float | None, float | None]]:
-        """step id -> (attempt, reply_started_at, dispatched_at) from the live graph."""
+    def _live_dispatch(self, query_id: str,
+                       raw: dict[str, str]) -> dict[str, tuple[int, float | None, float | None]]:
+        """step id -> (attempt, reply_started_at, dispatched_at) from the live graph and
+        the send times in the run hash `raw`."""
         graph = self.r.hgetall(queues.graph_key(query_id))
         if not graph:
             return {}
-        sent = {k: float(v) for k, v in self.r.hgetall(queues.dispatched_key(query_id)).items()}
+        sent = {k: float(v) for k, v in live_fields(raw, SENT).items()}
         steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
         return {k: (g.attempt, g.reply_started_at, sent.get(k)) for k, g in steps.items()}

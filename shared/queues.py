@@ -81,12 +81,14 @@ def graph_key(query_id: str) -> str:
 
 
 def dispatched_key(query_id: str) -> str:
-    """Hash step_id -> unix time its task was sent to the `execute` queue."""
+    """Names no data Chordal writes: when each step was sent is the run hash's
+    `sent:{step}` (shared/retire.py). Kept so tests and tools can check the key is gone."""
     return f"{KEY_PREFIX}:dispatched:{query_id}"
 
 
 def done_key(query_id: str) -> str:
-    """List pushed once when a query reaches a terminal state (BLPOP to wait)."""
+    """List pushed once when a query reaches a terminal state (a waiter blocks on BLMOVE
+    of the list onto itself, which leaves the item for other waiters)."""
     return f"{KEY_PREFIX}:done:{query_id}"
 
 
@@ -97,7 +99,9 @@ def deadlines_key() -> str:
 
 
 def deliveries_key(action_id: str) -> str:
-    """Counter of deliveries of one task, for the redelivery cap."""
+    """Names no data Chordal writes: a task's delivery counter is the run hash's
+    `delivered:{name}` (shared/retire.py). Kept so tests and tools can check the key is
+    gone."""
     return f"{KEY_PREFIX}:deliveries:{action_id}"
 
 
@@ -246,7 +250,7 @@ def action_id(query_id: str, step_id: str) -> str:
 
 
 def plan_action_id(query_id: str) -> str:
-    """The id whose deliveries the planner counts (`deliveries_key`)."""
+    """The id whose deliveries the planner counts (`RunStore.count_delivery`)."""
     return f"{query_id}:plan"
 
 
@@ -257,7 +261,7 @@ def finalize_task_id(query_id: str) -> str:
 
 
 def react_action_id(query_id: str, n: int) -> str:
-    """The id whose deliveries ReAct iteration `n` counts (`deliveries_key`)."""
+    """The id whose deliveries ReAct iteration `n` counts (`RunStore.count_delivery`)."""
     return f"{query_id}:react:{n}"
 
 

@@ -107,7 +107,7 @@ WORKERS = (
     Rule(f"&{CONTROL} &{EVENTS} +psubscribe +punsubscribe +publish",
          "receive control broadcasts; send task and worker events (Flower)"),
     Rule(_keys(f"{queues.KEY_PREFIX}:*") + " +get +set +incr +incrby +del +exists "
-         "+expire +hget +hset +hsetnx +hdel +hgetall +hkeys +hmget +hlen +hincrby "
+         "+expire +expireat +hget +hset +hsetnx +hdel +hgetall +hkeys +hmget +hlen +hincrby "
          "+hexists +lrange +llen +rpush +lrem +zadd +zrem +zrange +zrangebyscore +zcard "
          "+zcount +zscore +zremrangebyscore",
          "the run store, step results, dispatch graphs, heartbeats, in-flight and held "
@@ -140,15 +140,15 @@ PRODUCERS = (
     Rule(_keys(queues.run_key("*"), queues.deadlines_key(), queues.done_key("*"),
                queues.batch_key("*"), queues.batches_key(), queues.session_key("*"),
                queues.auth_failures_key("*"), queues.get_cache_generation_key("*"))
-         + " +hset +hsetnx +del +expire +zadd +zrem +rpush +blpop +incrby",
+         + " +hset +hsetnx +hdel +del +expire +expireat +zadd +zrem +rpush +blmove +incrby",
          "write query records (queued, withdrawn, failed past the deadline), wait for "
-         "answers (BLPOP), batches, the API's sessions and its count of wrong tokens per "
+         "answers (BLMOVE of the done list onto itself), batches, the API's sessions and its count of wrong tokens per "
          "client; `chordal index` bumps the GET cache's generation"),
-    Rule(f"({_keys(queues.graph_key('*'), queues.dispatched_key('*'))} "
-         f"{_keys(queues.deliveries_key('*'))} +del)",
-         "delete a query's dispatch graph, send times and delivery counters once they are "
-         "folded into its record, in the script that cancels it or fails it past its "
-         "deadline (shared/retire.py)"),
+    Rule(f"({_keys(queues.graph_key('*'))} +del)",
+         "delete a query's dispatch graph once it is folded into its record, in the script "
+         "that cancels it or fails it past its deadline (shared/retire.py)"),
+    Rule(f"({_keys(queues.steps_key('*'))} +expire)",
+         "give a query's step results the TTL of its record as that script ends it"),
     Rule(_keys(queues.batch_counts_key("*"), queues.batch_open_key("*"),
                queues.batch_latency_key("*"), queues.batch_failures_key("*"))
          + " +hset +hincrby +del +expire +zadd +zrem",

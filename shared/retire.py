@@ -1,27 +1,36 @@
-"""What a finished query keeps of the keys only a running query needs: consumes the run
-hash and its working keys at the terminal transition, produces two compact fields of
-the run hash that the record reads instead (`kept_dispatch`, `kept_deliveries`).
+"""What a finished query keeps of what only a running query needs: consumes the run
+hash and its dispatch graph at the terminal transition, produces two compact fields of
+the run hash that the record reads instead (`dispatch`, `deliveries`).
 
-`RETIRE_LUA` defines `retire(run_key)`; the run store's TERMINATE script calls it in
-the same round trip that ends the query, and the graph's ADD and CLOSE scripts call it
-when they write to a query that is already terminal. It folds
+`RETIRE_LUA` defines `retire(run_key, ttl)`; the run store's TERMINATE script calls it
+in the same round trip that ends the query, and the graph's CLOSE script calls it when
+it writes to a query that is already terminal. It folds
 
     chordal:graph:{qid}           the dispatch graph (step id -> GraphStep JSON)
-    chordal:dispatched:{qid}      when each step was sent
-    chordal:deliveries:{qid}:*    the redelivery counters (plan, each step, ReAct n)
+    sent:{step} of the run hash   when each step was sent
+    delivered:{name}              the redelivery counters (plan, each step, ReAct react:N)
+    expires                       when the running query's keys expire (below)
 
 into the run hash's `dispatch` (`id attempt reply_started_at dispatched_at`, one row
 per step, `;` between rows, `null` for none) and `deliveries` (`plan=1 E1=2 …`), then
-deletes them: what the graph and timeline pages, `chordal show` and
-`RunStore.deliveries` read stays, about 50 bytes a step instead of about 500. Folding
-again merges (a row already kept keeps its first send time; counts add up): a plan
-closed after its query was cancelled is folded by the CLOSE script. A step task sent,
-or delivered again, in the moment its query ends writes its send time or counter after
-the fold; that key lives out its TTL. The keys are built in the script, like the batch
-counters' (a Redis that is not a cluster).
+deletes the graph and those fields: what the graph and timeline pages, `chordal show`
+and `RunStore.deliveries` read stays, about 50 bytes a step instead of about 500.
+Folding again merges (a row already kept keeps its first send time; counts add up): a
+plan closed after its query was cancelled is folded by the CLOSE script. A step task
+sent, or delivered again, in the moment its query ends writes its send time or counter
+after the fold, into the run hash, where the readers add it to what was folded. The
+graph key is built in the script, like the batch counters' (a Redis that is not a
+cluster).
+
+TTLs are set once per key, not per write: the run hash gets `CHORDAL_RUN_TTL_S` past
+the query's last deadline when it is created (`expires`: that moment), the steps and
+graph hashes expire then too, set once as each is created; `retire` sets the run and
+steps hashes to `CHORDAL_RUN_TTL_S` from the query's end. So no key of a running query
+expires before `CHORDAL_RUN_TTL_S` after its last change, and none is renewed by every
+write.
 
 The done list (`chordal:done:{qid}`, pushed at the terminal transition to wake waiters
-blocked on it) lives `DONE_TTL_S`: a waiter checks `terminal` before every BLPOP of at
+blocked on it) lives `DONE_TTL_S`: a waiter checks `terminal` before every wait of at
 most a second, so the list only spares blocked waiters that second.
 """
 
@@ -33,11 +42,26 @@ DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
 
 RETIRE_LUA = """
-local function retire(run)
+local function retire(run, ttl)
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
-  local graph, sent_key = 'GRAPH' .. qid, 'SENT' .. qid
-  local rows, order = {}, {}
-  for row in string.gmatch(redis.call('HGET', run, 'dispatch') or '', '[^;]+') do
+  local graph = 'GRAPH' .. qid
+  local h = redis.call('HGETALL', run)
+  local rows, order, sent, counts, names, gone = {}, {}, {}, {}, {}, {}
+  local kept_dispatch, kept_deliveries = '', ''
+  for i = 1, #h, 2 do
+    local f, v = h[i], h[i + 1]
+    if f == 'dispatch' then kept_dispatch = v
+    elseif f == 'deliveries' then kept_deliveries = v
+    elseif f == 'expires' then gone[#gone + 1] = f
+    elseif string.sub(f, 1, 5) == 'sent:' then
+      sent[string.sub(f, 6)] = v; gone[#gone + 1] = f
+    elseif string.sub(f, 1, 10) == 'delivered:' then
+      local id = string.sub(f, 11)
+      if not counts[id] then names[#names + 1] = id end
+      counts[id] = (counts[id] or 0) + tonumber(v); gone[#gone + 1] = f
+    end
+  end
+  for row in string.gmatch(kept_dispatch, '[^;]+') do
     local id, attempt, started, at = string.match(row, '^(%S+) (%S+) (%S+) (%S+)$')
     if id then rows[id] = {attempt, started, at}; order[#order + 1] = id end
   end
@@ -48,46 +72,48 @@ local function retire(run)
     if not rows[g[i]] then order[#order + 1] = g[i] end
     rows[g[i]] = {attempt or '1', started or 'null', rows[g[i]] and rows[g[i]][3] or 'null'}
   end
-  local s = redis.call('HGETALL', sent_key)
-  for i = 1, #s, 2 do
-    local row = rows[s[i]]
-    if row and row[3] == 'null' then row[3] = s[i + 1] end
+  for id, at in pairs(sent) do
+    local row = rows[id]
+    if row and row[3] == 'null' then row[3] = at end
   end
   local out = {}
   for _, id in ipairs(order) do out[#out + 1] = id .. ' ' .. table.concat(rows[id], ' ') end
-  if #out > 0 then redis.call('HSET', run, 'dispatch', table.concat(out, ';')) end
-  local counts, names = {}, {}
-  for part in string.gmatch(redis.call('HGET', run, 'deliveries') or '', '%S+') do
+  for part in string.gmatch(kept_deliveries, '%S+') do
     local id, n = string.match(part, '^(.+)=(%d+)$')
-    if id then counts[id] = tonumber(n); names[#names + 1] = id end
-  end
-  local ids = {'plan'}
-  for _, id in ipairs(order) do ids[#ids + 1] = id end
-  local last = 0
-  for _, n in ipairs(redis.call('HKEYS', 'REACT' .. qid)) do
-    last = math.max(last, tonumber(n) or 0)
-  end
-  for n = 1, last + 1 do ids[#ids + 1] = 'react:' .. n end
-  local gone = {graph, sent_key}
-  for _, id in ipairs(ids) do
-    local key = 'DELIVERIES' .. qid .. ':' .. id
-    local n = redis.call('GET', key)
-    if n then
+    if id then
       if not counts[id] then names[#names + 1] = id end
       counts[id] = (counts[id] or 0) + tonumber(n)
-      gone[#gone + 1] = key
     end
   end
   local folded = {}
   for _, id in ipairs(names) do folded[#folded + 1] = id .. '=' .. counts[id] end
-  if #folded > 0 then redis.call('HSET', run, 'deliveries', table.concat(folded, ' ')) end
-  redis.call('DEL', unpack(gone))
+  local fields = {}
+  if #out > 0 then fields[#fields + 1] = 'dispatch'; fields[#fields + 1] = table.concat(out, ';') end
+  if #folded > 0 then
+    fields[#fields + 1] = 'deliveries'; fields[#fields + 1] = table.concat(folded, ' ')
+  end
+  if #fields > 0 then redis.call('HSET', run, unpack(fields)) end
+  if #gone > 0 then redis.call('HDEL', run, unpack(gone)) end
+  if #g > 0 then redis.call('DEL', graph) end
+  redis.call('EXPIRE', run, ttl)
+  redis.call('EXPIRE', 'STEPS' .. qid, ttl)
 end
 """.replace("RUN_PREFIX_LEN", str(len(queues.run_key("")))) \
    .replace("'GRAPH'", repr(queues.graph_key(""))) \
-   .replace("'SENT'", repr(queues.dispatched_key(""))) \
-   .replace("'REACT'", repr(queues.iterations_key(""))) \
-   .replace("'DELIVERIES'", repr(queues.deliveries_key("")))
+   .replace("'STEPS'", repr(queues.steps_key("")))
+
+SENT = "sent:"
+"""Run-hash field prefix: `sent:{step id}` -> unix time the step's task was sent."""
+DELIVERED = "delivered:"
+"""Run-hash field prefix: `delivered:{name}` -> deliveries of the task `name` (`plan`, a
+step id, `react:N`)."""
+EXPIRES = "expires"
+"""Run-hash field: unix time the running query's keys expire (set at its creation)."""
+
+
+def live_fields(raw: dict[str, str], prefix: str) -> dict[str, str]:
+    """The fields of run hash `raw` under `prefix`, by what follows it."""
+    return {k[len(prefix):]: v for k, v in raw.items() if k.startswith(prefix)}
 
 
 def _number(text: str) -> float | None:

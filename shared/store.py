@@ -5,25 +5,27 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/qu
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
                                  answer, error, usage, terminal, planned_at,
                                  stored_bytes (the bytes of its step results, held to
-                                 max_query_bytes); once terminal, dispatch and
-                                 deliveries (shared/retire.py)
+                                 max_query_bytes); while it runs, expires, sent:<step>
+                                 and delivered:<name>, folded at its end into dispatch
+                                 and deliveries (shared/retire.py)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
                                  texts by reference and quote (shared/texts.py)
-    chordal:done:{qid}     list  one item once the query is terminal (BLPOP to wait),
+    chordal:done:{qid}     list  one item once the query is terminal (BLMOVE onto itself
+                                 to wait),
                                  for DONE_TTL_S seconds
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
-    chordal:graph:{qid}    hash  the dispatch graph, and chordal:dispatched:{qid} when
-                                 each of its steps was sent (shared/graph_store.py)
+    chordal:graph:{qid}    hash  the dispatch graph (shared/graph_store.py)
 
 A query's deadline is `deadline_s` from enqueue; a batch query's (`queue_wait_s` set)
 is `queue_wait_s` from enqueue until a worker takes it from the queue, then
 `deadline_s` from that moment (`leave_queue`).
 
 The query, plan and answer are kept as JSON without the fields at their defaults.
-Every write refreshes the TTL, so a record lives `ttl_s` (`CHORDAL_RUN_TTL_S`) after its
-last change.
+TTLs are set once per key (shared/retire.py): a running query's keys live until `ttl_s`
+(`CHORDAL_RUN_TTL_S`) past its last deadline, and a finished query's `ttl_s` after its
+end, so a record lives at least `ttl_s` after its last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
 or cancelled exactly once, however often a task is redelivered or a cancel repeated. The scripts that change a
 status also move the counters of the query's batch (shared/batch_counts.py); the one
@@ -34,6 +36,7 @@ run hash and deletes them (shared/retire.py).
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import redis
@@ -42,7 +45,8 @@ from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
 from shared.graph_store import VIEW_LUA, DispatchGraph, GraphView, scripted_view, step_order
-from shared.retire import DONE_TTL_S, RETIRE_LUA, kept_deliveries
+from shared.retire import (DELIVERED, DONE_TTL_S, EXPIRES, RETIRE_LUA, SENT,
+                           kept_deliveries, live_fields)
 from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult)
@@ -52,11 +56,10 @@ _TERMINATE = """
 if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 count(KEYS[1], ARGV[1], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], DONE_TTL)
-retire(KEYS[1])
+retire(KEYS[1], ARGV[2])
 return 1
 """.replace("DONE_TTL", str(DONE_TTL_S))
 TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
@@ -90,14 +93,14 @@ if ARGV[5] then
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
 count(KEYS[1], ARGV[1], ARGV[4])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
 return planned
 """
 """A status change; with ARGV[5] (a run deadline, seconds) and ARGV[6] (the query id),
 the query's first move out of `queued` also records `planned_at` and re-scores its
 deadline to `planned_at` + ARGV[5], unless it waited past its queue-wait deadline (-1,
 nothing changed). Returns 0 for a terminal query, else `planned_at` (now, when none is
-recorded)."""
+recorded). No TTL is renewed: a query's run hash lives past its last deadline from its
+creation (CREATE_LUA)."""
 
 
 def _expired_reason(status: str, raw_query: str | None) -> str:
@@ -123,31 +126,36 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
-PUT_STEP_LUA = VIEW_LUA + """
+PUT_STEP_LUA = """
 local payload = redis.call('HGET', KEYS[3], ARGV[1])
+local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept',
+                       'stored_bytes', 'EXPIRES')
 if not payload then
   payload = ARGV[2]
   if #payload > tonumber(ARGV[4]) then
     payload = ARGV[6]
-  elseif tonumber(redis.call('HGET', KEYS[2], 'stored_bytes') or '0') + #payload
-         > tonumber(ARGV[5]) then
+  elseif tonumber(run[4] or '0') + #payload > tonumber(ARGV[5]) then
     payload = ARGV[7]
   end
   redis.call('HSET', KEYS[3], ARGV[1], payload)
-  redis.call('EXPIRE', KEYS[3], ARGV[3])
   redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  if run[2] or (not run[4] and not run[5]) then
+    redis.call('EXPIRE', KEYS[3], ARGV[3])
+  elseif not run[4] then
+    redis.call('EXPIREAT', KEYS[3], run[5])
+  end
 end
-if ARGV[8] == 'graph' then return {payload, view()} end
-if ARGV[8] == 'state' then
-  return {payload, {{}, redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept'),
-                    redis.call('HKEYS', KEYS[3])}}
-end
-return {payload}
-"""
-"""KEYS: the graph, run and steps keys (as the graph's view() reads them); ARGV: step id,
-its stored JSON, ttl, the two caps, the two error results stored in its place, and what
-to read after: `graph` (the view), `state` (the view but the graph's steps) or ``."""
+if ARGV[8] == '' then return {payload} end
+local graph = {}
+if ARGV[8] == 'graph' then graph = redis.call('HGETALL', KEYS[1]) end
+return {payload, {graph, {run[1], run[2], run[3]}, redis.call('HKEYS', KEYS[3])}}
+""".replace("EXPIRES", EXPIRES)
+"""KEYS: the graph, run and steps keys; ARGV: step id, its stored JSON, ttl, the two
+caps, the two error results stored in its place, and what to read after: `graph` (the
+graph's view, as graph_store's view() reads it), `state` (the view but the graph's
+steps) or ``. The steps hash gets its TTL as its first result is stored (the run's
+`expires`), or `ttl` when the query has ended (a late step's write) or has no
+`expires`."""
 START_STEP_LUA = """
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 if stored then return {stored, 0} end
@@ -156,19 +164,20 @@ if run[1] then return {'', 0} end
 for id in string.gmatch(run[2] or '', '%S+') do
   if id == ARGV[1] then return {'', 0} end
 end
-local n = redis.call('INCR', KEYS[3])
-redis.call('EXPIRE', KEYS[3], ARGV[2])
-return {'', n}
-"""
-"""KEYS: steps, run, the step's delivery counter; ARGV: step id, ttl. {stored JSON, 0},
-{'', 0} when nothing waits for the step, else {'', deliveries counted}."""
+return {'', redis.call('HINCRBY', KEYS[2], 'DELIVERED' .. ARGV[1], 1)}
+""".replace("DELIVERED", DELIVERED)
+"""KEYS: steps, run; ARGV: step id. {stored JSON, 0}, {'', 0} when nothing waits for
+the step, else {'', deliveries counted}."""
 CREATE_LUA = """
 if redis.call('HSETNX', KEYS[1], 'query', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2], 'EXPIRES', ARGV[3])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 return 1
-"""
+""".replace("EXPIRES", EXPIRES)
+"""KEYS: the run hash, the deadlines; ARGV: the query's JSON, the time, when its keys
+expire while it runs (`expires`: `ttl_s` past its last possible deadline), its first
+deadline, its id."""
 
 
 def too_large(result: StepResult, code: str, message: str) -> str:
@@ -229,9 +238,13 @@ class RunStore(DispatchGraph):
     def create(self, query: Query) -> bool:
         """Record a new query as `queued`; False when the id was already submitted."""
         now = query.created_at or time.time()
+        # the latest a running query can end: its queue wait, then its whole deadline
+        last_deadline = now + query.first_deadline_s + (
+            query.deadline_s if query.queue_wait_s is not None else 0)
         return bool(self._create_script(
             keys=[queues.run_key(query.id), queues.deadlines_key()],
-            args=[query.model_dump_json(exclude_defaults=True), now, self.ttl_s,
+            args=[query.model_dump_json(exclude_defaults=True), now,
+                  math.ceil(max(now, last_deadline) + self.ttl_s),
                   now + query.first_deadline_s, query.id]))
 
     def withdraw(self, query_id: str) -> bool:
@@ -300,9 +313,7 @@ class RunStore(DispatchGraph):
         and, if so, one more delivery of it counted: (None, deliveries so far), or (None,
         0) to skip it. One script."""
         raw, delivery = self._start_step_script(
-            keys=[queues.steps_key(query_id), queues.run_key(query_id),
-                  queues.deliveries_key(queues.action_id(query_id, step_id))],
-            args=[step_id, self.ttl_s])
+            keys=[queues.steps_key(query_id), queues.run_key(query_id)], args=[step_id])
         return (StepResult.model_validate_json(raw) if raw else None), int(delivery)
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
@@ -342,28 +353,17 @@ class RunStore(DispatchGraph):
     def deliveries(self, query_id: str) -> dict[str, int]:
         """How often each task of the query was delivered (`plan`, a step id, `react:N`):
         its counters while it runs, what the script that ended it kept of them after."""
-        run = queues.run_key(query_id)
-        folded, ids, its = self.r.pipeline().hget(run, "deliveries").hkeys(
-            queues.graph_key(query_id)).hkeys(queues.iterations_key(query_id)).execute()
-        names = ["plan", *ids, *(f"react:{n}" for n in its)]
-        with self.r.pipeline(transaction=False) as p:
-            for name in names:
-                p.get(queues.deliveries_key(queues.action_id(query_id, name)))
-            live = p.execute()
-        counts = kept_deliveries(folded)
-        for name, n in zip(names, live):
-            if n is not None:
-                counts[name] = counts.get(name, 0) + int(n)
+        raw = self.r.hgetall(queues.run_key(query_id))
+        counts = kept_deliveries(raw.get("deliveries"))
+        for name, n in live_fields(raw, DELIVERED).items():
+            counts[name] = counts.get(name, 0) + int(n)
         return counts
 
     def count_delivery(self, action_id: str) -> int:
-        """Count one more delivery of the task behind `action_id`."""
-        key = queues.deliveries_key(action_id)
-        with self.r.pipeline(transaction=False) as p:  # the TTL is the counter's only
-            p.incr(key)
-            p.expire(key, self.ttl_s)
-            n, _ = p.execute()
-        return int(n)
+        """Count one more delivery of the task behind `action_id` (`{query id}:{name}`:
+        a field of the query's run hash, which has its TTL)."""
+        query_id, _, name = action_id.partition(":")
+        return int(self.r.hincrby(queues.run_key(query_id), DELIVERED + name, 1))
 
     def _terminate(self, query_id: str, status: str, fields: dict) -> bool:
         # One script, so a waiter never sees `terminal` before the answer and status.
@@ -495,14 +495,18 @@ class RunStore(DispatchGraph):
         return self.r.hget(queues.run_key(query_id), "status")
 
     def record(self, query_id: str) -> RunRecord | None:
-        raw = self.r.hgetall(queues.run_key(query_id))
+        with self.r.pipeline(transaction=False) as p:
+            p.hgetall(queues.run_key(query_id))
+            p.hgetall(queues.steps_key(query_id))
+            p.hgetall(queues.iterations_key(query_id))
+            raw, steps_raw, its_raw = p.execute()
         if not raw or "query" not in raw:
             return None
         # Only the question and mode are read, not the whole Query: a record stays
         # readable when a field of it no longer validates (a deadline stored as null).
         query = json.loads(raw["query"])
         plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
-        steps = self.steps(query_id)
+        steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
         plan_ids = [s.id for s in plan.steps] if plan else []
         order = plan_ids + sorted(set(steps) - set(plan_ids), key=step_order)  # ReAct results: R1, R2, …
         return RunRecord(
@@ -519,11 +523,12 @@ class RunStore(DispatchGraph):
             timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
             usage={k[6:]: int(v) for k, v in raw.items() if k.startswith("usage_")},
             mode=query.get("mode", "rewoo"),
-            llm_calls=self.llm_calls(query_id),
-            iterations=self.iterations(query_id),
+            # every LLM call counts itself in `usage_calls` (add_llm_call)
+            llm_calls=self.llm_calls(query_id) if "usage_calls" in raw else [],
+            iterations=sorted((ReactIteration.model_validate_json(v)
+                               for v in its_raw.values()), key=lambda it: it.n),
             plan_mode=raw.get("plan_mode"),
-            dispatch=self._dispatch(query_id, plan_ids, raw.get("graph_dropped"),
-                                    raw.get("dispatch")),
+            dispatch=self._dispatch(query_id, plan_ids, raw),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 
@@ -560,8 +565,6 @@ class RunStore(DispatchGraph):
             left = deadline - time.monotonic()
             if left <= 0:
                 return self.record(query_id)
-            if self.r.blpop([done], timeout=max(0.01, min(left, 1.0))):
-                with self.r.pipeline() as p:  # leave it for other waiters, for a while
-                    p.rpush(done, "seen")
-                    p.expire(done, DONE_TTL_S)
-                    p.execute()
+            # a list moved onto itself wakes the waiter and leaves the item for others
+            if self.r.blmove(done, done, max(0.01, min(left, 1.0)), "RIGHT", "LEFT"):
+                return self.record(query_id)

@@ -33,7 +33,8 @@ from workers.react import start_loop
 def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
-    lanes.feed(store.r, settings().plan_lane_depth)  # this message's place, to the next batch
+    if q.queue_wait_s is not None:  # a batch query: its place, to the next batch's
+        lanes.feed(store.r, settings().plan_lane_depth)
     delivery = counted(store, queues.plan_action_id(q.id), q.id, "the planner")
     if not delivery:
         return
@@ -66,9 +67,8 @@ def plan(self, query: dict) -> None:
                                    max_plan_chars=settings().max_plan_chars,
                                    on_call=on_call, ended=ended,
                                    sink=dispatch if llm is not None else None)
-            store.set_status(q.id, "executing")
             streamed = any(getattr(c, "streamed", False) for c in calls)
-            dispatch.close(p, repairs, "streamed" if streamed else "whole")
+            dispatch.close(p, repairs, "streamed" if streamed else "whole", "executing")
         except NoAnswer as exc:  # the heuristic planner abstains: an honest "not found"
             store.finish(q.id, abstention(exc), planner="heuristic")
         except PlanError as exc:
