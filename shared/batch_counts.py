@@ -2,7 +2,9 @@
 `chordal status`, the batches page and `GET /batches/{name}` show costs the same for
 100,000 queries as for 10.
 
-`COUNT_LUA` defines `count(run_key, status, ttl)`; it is prepended to the batch store's
+`COUNT_LUA` defines `count(run_key, status, ttl)`, and `count_known(run_key, status,
+ttl, batch, counted, t_queued, now)` for a script that read those fields already; it is
+prepended to the batch store's
 CREATE and the run store's STATUS and TERMINATE scripts and called once the state
 changed, so the counters move in the same round trip as the record. It reads `batch`
 from the run hash (a query of no batch counts nowhere; the counter keys are built in
@@ -42,9 +44,7 @@ RECENT_S = 60
 CHUNK = 1000
 
 COUNT_LUA = """
-local function count(run, new, ttl)
-  local f = redis.call('HMGET', run, 'batch', 'counted', 't_queued', 't_' .. new)
-  local batch, prev, queued, now = f[1], f[2], f[3], f[4]
+local function count_known(run, new, ttl, batch, prev, queued, now)
   if not batch or prev == new then return end
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
   local counts, open, lat = 'COUNTS' .. batch, 'OPEN' .. batch, 'LATENCY' .. batch
@@ -90,6 +90,10 @@ local function count(run, new, ttl)
   redis.call('EXPIRE', counts, ttl)
   redis.call('EXPIRE', open, ttl)
   redis.call('EXPIRE', lat, ttl)
+end
+local function count(run, new, ttl)
+  local f = redis.call('HMGET', run, 'batch', 'counted', 't_queued', 't_' .. new)
+  count_known(run, new, ttl, f[1], f[2], f[3], f[4])
 end
 """.replace("RUN_PREFIX_LEN", str(len(queues.run_key("")))) \
    .replace("'COUNTS'", repr(queues.batch_counts_key(""))) \

@@ -142,13 +142,17 @@ class PlanDispatch:
         placement = Placement(self.query_id, found, max(self.attempt, 1), started)
         final, added = placement.place_plan(plan)
         closing = self.store.close_graph(self.query_id, final, repairs, added, mode,
-                                         self.max_steps, status)
+                                         self.max_steps, status, self.owner)
         if closing.outcome == "over budget":
             raise over_budget(len(final.steps), closing.spent, self.max_steps)
         if closing.outcome == "closed before":  # by another delivery: its plan stands
-            final, added = self.store.plan(self.query_id) or final, []
-        self._send(closing.view, [g.task.step.id for g in added])
-        if joined(self.store, closing.view, self.query_id, self.owner):
+            if joined(self.store, closing.view, self.query_id, self.owner):
+                self._send_finalize(self.query_id)
+            return self.store.plan(self.query_id) or final
+        # the script claimed what is ready and the join
+        send_steps(self.store, self.query_id,
+                   [closing.view.steps[s].task for s in closing.claimed], self._send_step)
+        if closing.joined:
             self._send_finalize(self.query_id)
         return final
 

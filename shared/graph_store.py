@@ -41,6 +41,40 @@ end
 """Lua: `view()` reads the dispatch graph, the run's graph fields and the stored step ids
 (KEYS 1-3), for the scripts that change the graph or store a step and read it after."""
 _VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above reads them
+CLAIM_LUA = ("""
+local function reads(graph_step)
+  local ids, inputs = {}, string.match(graph_step, '"inputs":(%b{})')
+  if inputs then for id in string.gmatch(inputs, ':"([^"]*)"') do ids[#ids + 1] = id end end
+  return ids
+end
+local function claim(field, owner, now)
+  if redis.call('HSETNX', KEYS[2], field, owner ~= '' and owner or now) == 1 then return true end
+  return owner ~= '' and redis.call('HGET', KEYS[2], field) == owner
+end
+local function claim_ready(candidates, reads_of, stored, left, owner, now)
+  local out = {}
+  for _, id in ipairs(candidates) do
+    if not stored[id] and not left[id] then
+      local ready = true
+      for _, input in ipairs(reads_of[id]) do
+        if not stored[input] then ready = false; break end
+      end
+      if ready and claim('DISPATCH_CLAIM' .. id, owner, now) then out[#out + 1] = id end
+    end
+  end
+  return out
+end
+local function set_of(list)
+  local out = {}
+  for _, x in ipairs(list) do out[x] = true end
+  return out
+end
+""").replace("DISPATCH_CLAIM", "claimed_" + queues.dispatch_claim(""))
+"""Lua, the claims of shared/dispatch.py inside the scripts that store a step or close
+the graph (KEYS[2]: the run hash): `reads(GraphStep JSON)` the step ids its task reads
+(the only `"inputs":` key of the JSON: inside a string its quotes are escaped);
+`claim(field, owner, now)` as `RunStore.claim`; `claim_ready(ids, reads_of, stored,
+left, owner, now)` the ids that are ready (`ready_steps`) and claimed to send."""
 GRAPH_TTL_LUA = """
 local function expire_graph(expires, ttl)
   if expires then redis.call('EXPIREAT', KEYS[1], expires) else redis.call('EXPIRE', KEYS[1], ttl) end
@@ -68,17 +102,20 @@ if was == 0 and n > 0 then expire_graph(run[3], ARGV[1]) end
 return {refused, view()}
 """.replace("'EXPIRES'", repr(EXPIRES))
 # ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
-# the status the query moves to ('' for none: a query already ended keeps its own) and
-# the time, the plan's k graph ids, a pairs (id, GraphStep JSON), then run-hash (field,
-# value) pairs. Returns the outcome, the steps spent, the view, and 0 when the graph
-# was empty before (its steps are then the ones added, not read back).
-CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + """
-local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES')
+# the status the query moves to ('' for none: a query already ended keeps its own), the
+# time, the owner of the claims, the plan's k graph ids, a pairs (id, GraphStep JSON),
+# then run-hash (field, value) pairs. Returns the outcome, the steps spent, the view, 0
+# when the graph was empty before (its steps are then the ones added, not read back),
+# and once closed, the added steps ready and claimed to send, and 1 when the join (the
+# finalizer's claim) is the owner's.
+CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + CLAIM_LUA + """
+local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES', 'batch',
+                       'counted', 't_queued')
 if run[1] then return {'closed before', 0, view(), 1} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local status = ARGV[6] ~= '' and not run[2]
 local kept, unkept, dropped = {}, {}, {}
-for i = 8, 7 + k do kept[ARGV[i]] = true end
+for i = 9, 8 + k do kept[ARGV[i]] = true end
 local found = redis.call('HKEYS', KEYS[1])
 for _, id in ipairs(found) do
   if not kept[id] then
@@ -88,9 +125,9 @@ for _, id in ipairs(found) do
 end
 local spent = #unkept - #dropped
 if spent + k > cap then return {'over budget', spent, view(), 1} end
-local fields = 8 + k + 2 * a
+local fields = 9 + k + 2 * a
 local added = 0
-for i = 8 + k, fields - 1, 2 do
+for i = 9 + k, fields - 1, 2 do
   added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 local set = {}
@@ -104,15 +141,33 @@ if status then
 end
 redis.call('HSET', KEYS[2], unpack(set))
 if #found == 0 and added > 0 then expire_graph(run[3], ARGV[1]) end
-if status then count(KEYS[2], ARGV[6], ARGV[1]) end
+if status then count_known(KEYS[2], ARGV[6], ARGV[1], run[4], run[5], run[6], ARGV[7]) end
 -- the graph is what was found and what was added: read again only when it held steps
 local graph = {}
 if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
+local stored_ids = redis.call('HKEYS', KEYS[3])
 local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
-              redis.call('HKEYS', KEYS[3])}
-if run[2] then retire(KEYS[2], ARGV[1]) end
-return {'closed', spent, seen, #found}
-""".replace("'EXPIRES'", repr(EXPIRES))
+              stored_ids}
+if run[2] then
+  retire(KEYS[2], ARGV[1])
+  return {'closed', spent, seen, #found, {}, 0}
+end
+-- what the planner sends: the added steps now ready, and the finalizer once all the
+-- steps the plan keeps are stored (dispatch.py's claim_ready and joined)
+local stored, left, reads_of, candidates = set_of(stored_ids), set_of(unkept), {}, {}
+for i = 9 + k, fields - 1, 2 do
+  candidates[#candidates + 1] = ARGV[i]
+  reads_of[ARGV[i]] = reads(ARGV[i + 1])
+end
+local owner, now = ARGV[8], ARGV[7]
+local claimed = claim_ready(candidates, reads_of, stored, left, owner, now)
+local join = 1
+for _, id in ipairs(found) do if not left[id] and not stored[id] then join = 0 end end
+for _, id in ipairs(candidates) do if not stored[id] then join = 0 end end
+if join == 1 and not claim('FINALIZE_CLAIM', owner, now) then join = 0 end
+return {'closed', spent, seen, #found, claimed, join}
+""".replace("'EXPIRES'", repr(EXPIRES)).replace(
+    "FINALIZE_CLAIM", "claimed_" + queues.finalize_claim())
 
 
 def step_order(step_id: str) -> tuple:
@@ -149,6 +204,11 @@ class Closing:
     spent: int
     """Steps of rejected replies that were sent and that the plan does not keep."""
     view: GraphView
+    claimed: tuple[str, ...] = ()
+    """`closed`: the added steps that are ready, claimed for the closing owner to send."""
+    joined: bool = False
+    """`closed`: every step the plan keeps is stored, and the owner holds the claim to
+    send the finalizer."""
 
 
 def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
@@ -190,24 +250,27 @@ class DispatchGraph:
 
     def close_graph(self, query_id: str, plan: Plan, repairs: list[str],
                     added: list[GraphStep], mode: str, max_steps: int,
-                    status: str = "") -> Closing:
+                    status: str = "", owner: str = "") -> Closing:
         """In one script: record `plan` (its ids the graph ids it runs as) and `repairs`,
         drop the graph's steps it does not keep that were never sent, add `added`,
         close the graph (`mode`: how the plan came) and move the query to `status` (if
         given, and it has not ended) — unless the plan's steps and the sent steps it
         does not keep are more than `max_steps` (`over budget`), or the graph is closed
-        already. Then read the graph."""
+        already. Then read the graph, and once closed, claim for `owner` the added steps
+        that are ready and the join (dispatch.py's `claim_ready` and `joined`)."""
         pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
         fields = ["plan", plan.model_dump_json(exclude_defaults=True),
                   "repairs", json.dumps(repairs), "graph_closed", 1, "plan_mode", mode]
         args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
-                len(plan.steps), len(added), status, time.time(),
+                len(plan.steps), len(added), status, time.time(), owner,
                 *(s.id for s in plan.steps), *pairs, *fields]
-        outcome, spent, view, found = self._close_script(keys=self._graph_keys(query_id),
-                                                         args=args)
+        outcome, spent, view, found, *claims = self._close_script(
+            keys=self._graph_keys(query_id), args=args)
         # a graph empty before holds just what was added: the script did not read it back
         known = None if found else {g.task.step.id: g for g in added}
-        return Closing(outcome, int(spent), scripted_view(view, known))
+        claimed, joined = claims or ([], 0)
+        return Closing(outcome, int(spent), scripted_view(view, known),
+                       tuple(claimed), bool(joined))
 
     def graph(self, query_id: str, known: dict[str, GraphStep] | None = None) -> GraphView:
         """The dispatch graph, whether it is closed (and what its plan left out), the

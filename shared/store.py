@@ -38,18 +38,19 @@ from __future__ import annotations
 import json
 import math
 import time
+from dataclasses import dataclass
 
 import redis
 
 from shared import queues
 from shared.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
-from shared.graph_store import VIEW_LUA, DispatchGraph, GraphView, scripted_view, step_order
+from shared.graph_store import CLAIM_LUA, DispatchGraph, GraphView, scripted_view, step_order
 from shared.retire import (DELIVERED, DONE_TTL_S, EXPIRES, RETIRE_LUA, SENT,
                            kept_deliveries, live_fields)
 from shared.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
-                           RunRecord, StepResult)
+                           RunRecord, StepResult, StepTask)
 
 
 _TERMINATE = """
@@ -78,10 +79,11 @@ return out
 and done keys; ARGV: ttl, time, reason, then the ids): per query 1, 0 when it was
 terminal, -1 when its record is gone (nothing is written)."""
 STATUS_LUA = COUNT_LUA + """
-if redis.call('HEXISTS', KEYS[1], 'terminal') == 1 then return 0 end
+local was = redis.call('HMGET', KEYS[1], 'status', 'planned_at', 'terminal', 'batch',
+                       'counted', 't_queued')
+if was[3] then return 0 end
 local planned = ARGV[3]
 if ARGV[5] then
-  local was = redis.call('HMGET', KEYS[1], 'status', 'planned_at')
   if was[1] == 'queued' then
     local due = redis.call('ZSCORE', KEYS[2], ARGV[6])
     if due and tonumber(due) < tonumber(ARGV[3]) then return -1 end
@@ -92,7 +94,7 @@ if ARGV[5] then
   end
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
-count(KEYS[1], ARGV[1], ARGV[4])
+count_known(KEYS[1], ARGV[1], ARGV[4], was[4], was[5], was[6], ARGV[3])
 return planned
 """
 """A status change; with ARGV[5] (a run deadline, seconds) and ARGV[6] (the query id),
@@ -126,7 +128,7 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 """
 
 
-PUT_STEP_LUA = """
+PUT_STEP_LUA = CLAIM_LUA + """
 local payload = redis.call('HGET', KEYS[3], ARGV[1])
 local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept',
                        'stored_bytes', 'EXPIRES')
@@ -146,15 +148,43 @@ if not payload then
   end
 end
 if ARGV[8] == '' then return {payload} end
-local graph = {}
-if ARGV[8] == 'graph' then graph = redis.call('HGETALL', KEYS[1]) end
-return {payload, {graph, {run[1], run[2], run[3]}, redis.call('HKEYS', KEYS[3])}}
-""".replace("EXPIRES", EXPIRES)
+local graph, ids, reads_of = {}, {}, {}
+if ARGV[8] == 'graph' then
+  graph = redis.call('HGETALL', KEYS[1])
+  for i = 1, #graph, 2 do ids[#ids + 1] = graph[i]; reads_of[graph[i]] = reads(graph[i + 1]) end
+else
+  for i = 11, #ARGV do
+    local line = {}
+    for id in string.gmatch(ARGV[i], '%S+') do line[#line + 1] = id end
+    ids[#ids + 1] = table.remove(line, 1); reads_of[ids[#ids]] = line
+  end
+end
+local stored_ids = redis.call('HKEYS', KEYS[3])
+local seen = {graph, {run[1], run[2], run[3]}, stored_ids}
+if run[2] then return {payload, seen, {}, 0} end
+-- what the step sends: the steps that read it and are now ready, and the finalizer once
+-- the graph is closed and every step it keeps is stored (dispatch.py's next_steps, joined)
+local stored, left, readers = set_of(stored_ids), {}, {}
+for id in string.gmatch(run[3] or '', '%S+') do left[id] = true end
+for _, id in ipairs(ids) do
+  for _, input in ipairs(reads_of[id]) do
+    if input == ARGV[1] then readers[#readers + 1] = id; break end
+  end
+end
+local claimed = claim_ready(readers, reads_of, stored, left, ARGV[9], ARGV[10])
+local join = run[1] and 1 or 0
+for _, id in ipairs(ids) do if not left[id] and not stored[id] then join = 0 end end
+if join == 1 and not claim('FINALIZE_CLAIM', ARGV[9], ARGV[10]) then join = 0 end
+return {payload, seen, claimed, join}
+""".replace("EXPIRES", EXPIRES).replace("FINALIZE_CLAIM", "claimed_" + queues.finalize_claim())
 """KEYS: the graph, run and steps keys; ARGV: step id, its stored JSON, ttl, the two
-caps, the two error results stored in its place, and what to read after: `graph` (the
-graph's view, as graph_store's view() reads it), `state` (the view but the graph's
-steps) or ``. The steps hash gets its TTL as its first result is stored (the run's
-`expires`), or `ttl` when the query has ended (a late step's write) or has no
+caps, the two error results stored in its place, what to read after, the owner of the
+claims and the time, then (`state`) the graph's steps, each `id input input …`. What to
+read after: `graph` (the graph's view, as graph_store's view() reads it), `state` (the
+view but the graph's steps, which the caller knows) or `` (nothing). With a view, the
+steps that read this one and are now ready are claimed for the owner, and the join
+(shared/dispatch.py). The steps hash gets its TTL as its first result is stored (the
+run's `expires`), or `ttl` when the query has ended (a late step's write) or has no
 `expires`."""
 START_STEP_LUA = """
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
@@ -188,6 +218,20 @@ def too_large(result: StepResult, code: str, message: str) -> str:
                       duration_ms=result.duration_ms, attempt=result.attempt,
                       started_at=result.started_at, finished_at=result.finished_at,
                       worker=result.worker, task_id=result.task_id).model_dump_json()
+
+
+@dataclass(frozen=True)
+class StoredStep:
+    """What storing a step result came to (`RunStore.put_step_and_dispatch`)."""
+
+    result: StepResult
+    """The stored result (an earlier delivery's, if it stored first)."""
+    view: GraphView
+    """The dispatch graph right after."""
+    send: list[StepTask]
+    """The steps that read it, now ready, claimed to send."""
+    joined: bool
+    """The finalizer's claim is the caller's: send it."""
 
 
 CHUNK = 1000
@@ -322,18 +366,22 @@ class RunStore(DispatchGraph):
         `max_step_bytes`, or one that would take the query's stored step results past
         `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
         instead, in the same script that checks it (so two steps cannot both fit)."""
-        return StepResult.model_validate_json(self._put(query_id, result, "", None)[0])
+        return StepResult.model_validate_json(self._put(query_id, result, "")[0])
 
-    def put_step_and_view(self, query_id: str, result: StepResult,
-                          known: dict | None = None) -> tuple[StepResult, GraphView]:
-        """`put_step`, and the dispatch graph as it stands right after (`graph`), in the
-        same script: what an executor needs to send what follows and the join. `known`:
-        the steps of a graph already read closed, which are not read again."""
-        raw, view = self._put(query_id, result, "graph" if known is None else "state", known)
-        return StepResult.model_validate_json(raw), view
+    def put_step_and_dispatch(self, query_id: str, result: StepResult, owner: str,
+                              known: dict | None = None) -> StoredStep:
+        """`put_step`, and in the same script, the dispatch graph as it stands right
+        after, the steps that read this one and are now ready claimed for `owner` to send,
+        and the join (shared/dispatch.py's `next_steps` and `joined`). `known`: the steps
+        of a graph already read closed, which are not read again."""
+        reply = self._put(query_id, result, "graph" if known is None else "state", owner,
+                          known)
+        raw, view, claimed, join = reply
+        return StoredStep(StepResult.model_validate_json(raw), view,
+                          [view.steps[s].task for s in claimed], bool(join))
 
-    def _put(self, query_id: str, result: StepResult, then: str,
-             known: dict | None) -> tuple[str, GraphView | None]:
+    def _put(self, query_id: str, result: StepResult, then: str, owner: str = "",
+             known: dict | None = None) -> list:
         payload = stored_json(result)
         size = len(payload.encode())
         step_error = too_large(result, "STEP_TOO_LARGE", (
@@ -344,11 +392,15 @@ class RunStore(DispatchGraph):
             f"step {result.step_id}'s result ({size:,} bytes) would take the query's stored "
             f"results past CHORDAL_MAX_QUERY_BYTES ({self.max_query_bytes:,}); plan fewer or "
             "smaller steps, or raise CHORDAL_MAX_QUERY_BYTES"))
+        graph = [" ".join([s, *g.task.inputs.values()]) for s, g in (known or {}).items()]
         reply = self._put_step_script(
             keys=self._graph_keys(query_id),
             args=[result.step_id, payload, self.ttl_s, self.max_step_bytes,
-                  self.max_query_bytes, step_error, query_error, then])
-        return reply[0], (scripted_view(reply[1], known) if then else None)
+                  self.max_query_bytes, step_error, query_error, then, owner, time.time(),
+                  *graph])
+        if not then:
+            return reply
+        return [reply[0], scripted_view(reply[1], known), *reply[2:]]
 
     def deliveries(self, query_id: str) -> dict[str, int]:
         """How often each task of the query was delivered (`plan`, a step id, `react:N`):

@@ -20,6 +20,7 @@ from shared import queues
 from shared.dispatch import joined, next_steps, send_steps
 from shared.graph_store import GraphView
 from shared.models import GraphStep, StepResult, StepTask
+from shared.store import StoredStep
 from shared.steps import error_result, run_step, step_base
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
@@ -45,13 +46,15 @@ def _run(task, payload: dict) -> dict:
     step_task = StepTask.model_validate(payload)
     store = run_store()
     query_id = step_task.query_id
-    seen: list[GraphView] = []
+    owner = task.request.id or ""
+    seen: list[StoredStep] = []
 
     def put(qid: str, result: StepResult) -> StepResult:
-        """Store the result and read the graph right after, in one script."""
-        stored, view = store.put_step_and_view(qid, result, _CLOSED.get(qid))
-        seen.append(view)
-        return stored
+        """Store the result, read the graph right after and claim what follows and the
+        join, in one script."""
+        stored = store.put_step_and_dispatch(qid, result, owner, _CLOSED.get(qid))
+        seen.append(stored)
+        return stored.result
     try:
         result = run_step(step_task, store, search_backend(), settings().max_deliveries, put)
     except SoftTimeLimitExceeded:
@@ -65,14 +68,18 @@ def _run(task, payload: dict) -> dict:
     if result.status == "error":
         log.warning("step %s failed: %s %s", result.action_id, result.error_code,
                     result.error_message)
-    owner = task.request.id or ""
     # what follows and the join, from the graph as it stood after the result was stored
-    # (a redelivery that found it stored already reads it now)
-    view = _remember(query_id, seen[-1] if seen else store.graph(query_id,
-                                                                 _CLOSED.get(query_id)))
-    send_steps(store, query_id, next_steps(store, view, query_id, step_task.step.id, owner),
-               send_step)
-    if joined(store, view, query_id, owner):
+    # (claimed by the script that stored it; a redelivery that found it stored already
+    # reads the graph and claims now)
+    if seen:
+        _remember(query_id, seen[-1].view)
+        follow, join = seen[-1].send, seen[-1].joined
+    else:
+        view = _remember(query_id, store.graph(query_id, _CLOSED.get(query_id)))
+        follow = next_steps(store, view, query_id, step_task.step.id, owner)
+        join = joined(store, view, query_id, owner)
+    send_steps(store, query_id, follow, send_step)
+    if join:
         send_finalize(query_id)
     return result.reference()
 
