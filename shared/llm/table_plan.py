@@ -327,13 +327,15 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
 
     A change, total or average of figures written negative ("(21,387)" for an expense)
     may be of the amounts or of the signed figures, unless their row states both signs
-    (net income 542.0 beside (762.3): the sign is the figure's); a percentage change of percentages
+    (net income 542.0 beside (762.3): the sign is the figure's) or the figures are all
+    negative and the change a relative one; a percentage change of percentages
     may mean points or a relative change. Either way the answer could be wrong."""
     quantities = [f.read.quantity for f in found]
     if any(q is None or q.kind == "date" for q in quantities):
         return "a cell it reads is not a figure"
     if metric.kind in SIGNED and any(q.amount < 0 and not f.signed
-                                     for q, f in zip(quantities, found)):
+                                     for q, f in zip(quantities, found)) \
+            and not _all_negative(metric, found):
         return ("the figures are written as negatives (in parentheses or with a minus): "
                 f"whether the {metric.kind.replace('_', ' ')} is of the amounts or of the "
                 "signed figures is unclear")
@@ -341,6 +343,14 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
         return ("the figures are percentages: a percentage change of them may mean points or "
                 "a relative change")
     return None
+
+
+def _all_negative(metric: Metric, found: list[_Found]) -> bool:
+    """Whether a percentage change is of figures all written negative: of the amounts or
+    of the signed figures it is the same relative change ((21,387) from (28,237) is
+    -24.26% either way), which the plan computes on their amounts."""
+    return metric.kind == "percent_change" and all(
+        f.read.quantity.amount < 0 for f in found)
 
 
 def _doc_rank(doc: Document, term: Term) -> tuple:
@@ -381,6 +391,8 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
         steps.append(f.step.model_copy(update={"id": f"E{len(steps) + 1}",
                                                "source": gets[f.doc.id].output_var}))
     expression = metric.expression
+    if expression is not None and _all_negative(metric, found):
+        expression = regex.sub(r"\$T\d+", lambda m: f"abs({m.group()})", expression)
     if expression is None and _outflow(found[0]):
         expression = "abs($T1)"
     expression = _in_scale_asked(metric, found, expression)

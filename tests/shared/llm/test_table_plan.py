@@ -122,6 +122,15 @@ def test_a_change_of_figures_written_negative_abstains(reports):
                        "to Givobar's annual report?", reports)
 
 
+def test_a_percentage_change_of_figures_all_written_negative_is_the_same_either_way(reports):
+    # (21,387) in 2019 from (28,237) in 2018: -24.26% of the amounts and of the signed
+    # figures alike, computed on the amounts (COMPUTE refuses bracketed arithmetic)
+    plan = heuristic_plan("What is the percentage change in Voyage expenses from 2018 to "
+                          "2019, according to Givobar's annual report?", reports)
+    assert plan.steps[-1].expression == "round((abs($T2) - abs($T1)) / abs($T1) * 100, 2)"
+    assert run(plan, reports).value == "-24.26"
+
+
 def test_a_question_whose_answer_is_words_is_never_answered_from_a_table(reports):
     with pytest.raises(NoAnswer, match="not a figure") as found:
         heuristic_plan("Which contract types does Cududic's annual report list?", reports)
