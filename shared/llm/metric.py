@@ -103,6 +103,12 @@ _BY_WHAT_PERCENT = regex.compile(
     r"(?:\s+by)?\b", regex.I)
 _SHORT_FISCAL = regex.compile(r"\bF(\d{2})\b")
 """`F19`: fiscal 2019, as some annual reports write it."""
+_MONTH_DAY = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+              r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}")
+_SHARED_YEAR = regex.compile(
+    rf"\b(?P<a>{_MONTH_DAY})(?!\s*,?\s*\d)(?P<join>\s+(?:and|to|through|-|–)\s+)"
+    rf"(?P<b>{_MONTH_DAY},?\s+(?P<y>(?:19|20)\d{{2}}))\b", regex.I)
+"""Two days of one year, the year written once ("June 30 and December 31, 2019")."""
 _FISCAL_FIRST = regex.compile(r"\bfiscal\s+((?:19|20)\d{2})\s+(first|second|third|fourth)\s+quarter\b",
                               regex.I)
 """`fiscal 2019 third quarter`: the third quarter of fiscal 2019."""
@@ -154,7 +160,8 @@ of sales …", whose item is the percentage."""
 _PERIOD_PHRASE = regex.compile(
     r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
     r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"
-    r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended)\s*)*,?\s*(?:@\d+)"
+    r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended|quarters?\s+end(?:ed|ing))\s*)*,?\s*"
+    r"(?:@\d+)"
     r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",
     regex.I)
 _SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during)\s+(?:the\s+|all\s+|both\s+)?(?:\d|two|three|four|"
@@ -193,6 +200,7 @@ def mask(text: str) -> _Masked:
     """`text` with every period and date it names replaced by `@n`, `n` indexing
     `whens`; a year range (`2017-2019`) becomes its first and last year."""
     text = _YEAR_RANGE.sub(r"\1 to \2", text)
+    text = _SHARED_YEAR.sub(r"\g<a>, \g<y>\g<join>\g<b>", text)
     text = _SHORT_FISCAL.sub(r"FY\1", text)
     text = _FISCAL_FIRST.sub(lambda m: f"Q{ORDINALS[m[2].lower()]} FY{m[1]}", text)
     spans = [(m.start, m.end, _when(m.text, m.period)) for m in find_periods(text)]

@@ -102,6 +102,12 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What is the total value of computer equipment and software at the end of 2018 and 2019 "
      "altogether?", ["computer equipment and software at the end"] * 2, ["2018", "2019"],
      "$T1 + $T2"),
+    # two days of one year, the year written once; a quarter named by the day it ended
+    ("What is the percentage change in the working capital adjustment at June 30 and "
+     "December 31, 2019?", ["working capital adjustment"] * 2, ["2019-06-30", "2019-12-31"],
+     "round(($T2 - $T1) / $T1 * 100, 2)"),
+    ("What was the change in net income between quarters ended January 26 and April 27, "
+     "2019?", ["net income"] * 2, ["2019-01-26", "2019-04-27"], "$T2 - $T1"),
 ])
 def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
                                                                  expression):
