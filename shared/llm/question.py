@@ -92,12 +92,16 @@ NOT_FIGURE = regex.compile(
     r"measured|defined|recogni[sz]ed|accounted|estimated|classified|presented|allocated|"
     r"assessed|valued|funded|treated|managed|organi[sz]ed|made\s+up)\b"
     r"|\b(?:comprised|composed|made\s+up)\s+of\b"
-    r"|\bhow\s+(?:long|often)\b", regex.I)
+    r"|\bhow\s+(?:long|often)\b"
+    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:(?!of\b)\w+\s+){0,2}?(?:fiscal\s+)?"
+    r"(?:year|date)s?\s+(?:of|when|in\s+which|on\s+which)\b"
+    r"|\bwhat\s+(?:fiscal\s+)?year\b(?![-\w])(?!\s+(?:end|ended|ending|to)\b)", regex.I)
 """Wordings whose answer is not a figure: which/why/who/where (or "…, which year had"
 anywhere), a yes/no question, what
 a thing's types, regions, reasons or components are, how a figure is calculated, what a
 change is due to or driven by, how a figure changed, a question that ends on a
-preposition ("… recognized as?": the answer completes the sentence)."""
+preposition ("… recognized as?": the answer completes the sentence), what year or date
+something is ("the last fiscal year of expiration")."""
 _DEFINITION = regex.compile(r"^\s*(?i:what\s+(?:is|are)\s+(?!the\b|a\b|an\b|its\b|their\b|our\b))"
                             r"(?=[A-Z])[\w\s&'’-]+?(?:,|\?|$)")
 """What a named thing is ("What is Trade receivables?", "What are OEM?"), asked for no

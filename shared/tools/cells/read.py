@@ -147,10 +147,11 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     aside = len(aside_words(row.label) - request.words)
     # under the heading given, the one that says no more ("Revenue:" over "Cost of revenue")
     unasked = len(set(section.words) - request.context) if section and request.context else 0
-    # and of rows under headings that complete the name alike, the heading that says no
-    # more than the step's words ("… maintenance revenue": under "Revenue", not under
-    # "Cost of revenue")
-    beyond = len(set(section.words) - request.own) if section and how.how == "under" else 0
+    # and of rows that headings or titles complete alike, the heading that says no more
+    # than the step's words ("… maintenance revenue": under "Revenue", not under "Cost of
+    # revenue"; a total of the table, not the subtotal under "Acquisition-related charges")
+    beyond = len(set(section.words) - request.own) if section and how.how in (
+        "under", "context") else 0
     key = (how.rank, not own, -len(request.context & heading), unasked, how.extra + aside,
            beyond, not row.total)
     if not columns:

@@ -170,6 +170,8 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "In which year was the amount of Investments higher?",
     "Where does the company reports the intangible impairment charges?",
     "Is the company's revenue growing?",
+    "What was the last fiscal year of expiration for domestic-state tax credit carryforwards?",
+    "What year did revenue peak?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -179,6 +181,8 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What was the net sales in Americas in 2018?",
     "What was the amount of Service-Based RSUs in 2017?",
     "What was the expected term in 2019 in years?",
+    "What is the year-over-year change in revenue from 2018 to 2019?",
+    "What was the year end balance of cash in 2019?",
     "What is the percentage change in the valuation allowance from 2018 to 2019?",
     "How much is the 2019 free cash flow?",
 ])

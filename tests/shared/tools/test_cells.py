@@ -466,3 +466,16 @@ def test_a_footnote_digit_glued_to_a_labels_last_word_is_a_mark():
     assert cell("order intake", "2019", documents=[doc("t")], tables=tables).value == "1,296"
     assert cell("Scope 1", "2018", documents=[doc("t")], tables=tables).value == "14"
     assert refused("Scope", "2018", documents=[doc("t")], tables=tables).code == "NOT_FOUND"
+
+
+def test_a_total_the_title_names_is_the_tables_total_not_a_subtotal_under_a_heading():
+    # TAT-QA dev: charges in operating income, a blank subtotal under its heading and a
+    # "Total" of the table
+    tables = {"t": [table_from_rows([
+        ["", "Fiscal 2019", "Fiscal 2018"], ["Acquisition-related charges", "", ""],
+        ["Acquisition and integration costs", "$ 27", "$ 14"],
+        ["Amortization of fair value adjustments", "3", "8"], ["", "30", "22"],
+        ["Restructuring and other charges, net", "255", "126"], ["Total", "$ 302", "$ 148"]],
+        title="Operating income included the following:")]}
+    assert cell("Total operating income", "2018", documents=[doc("t")], tables=tables).value \
+        == "$ 148"
