@@ -291,11 +291,19 @@ def _label(row: Row) -> tuple[Label, Label | None]:
     """The words a row is named by, and its heading's. A label that reads on from its
     heading (`Number of shares used in computing:` / `-basic earnings per share`,
     `Includes stock-based compensation of:` / `Cost of services revenue`) is named by
-    both."""
+    both; what a label says after "for the year ended …" is not its name."""
     section = label_words(row.section) if row.section else None
-    if row.section and (_CONTINUES.match(row.label) or _LEADS_ON.search(row.section)):
-        return label_words(f"{row.section} {row.label}"), None
-    return label_words(row.label), section
+    text = _PERIOD_TAIL.sub("", row.label)
+    if row.section and (_CONTINUES.match(text) or _LEADS_ON.search(row.section)):
+        return label_words(f"{row.section} {text}"), None
+    return label_words(text), section
+
+
+_PERIOD_TAIL = regex.compile(
+    r"(?<=\w)\s+for\s+the\s+(?:(?:half|financial|fiscal)[\s-]+)?(?:years?|period|quarter|"
+    r"(?:three|six|nine|twelve)\s+months)\s+end(?:ed|ing)\b.*$", regex.I | regex.S)
+"""What a label says of the period it is for ("Final dividend for the year ended 30 June
+2018 of AU 14 cents"): the row is named by what comes before."""
 
 
 def _fit(request: Request, label: Label, section: Label | None,

@@ -479,3 +479,16 @@ def test_a_total_the_title_names_is_the_tables_total_not_a_subtotal_under_a_head
         title="Operating income included the following:")]}
     assert cell("Total operating income", "2018", documents=[doc("t")], tables=tables).value \
         == "$ 148"
+
+
+def test_what_a_label_says_of_its_period_after_for_the_year_ended_is_not_its_name():
+    # TAT-QA dev: dividends paid, each row dated in its label
+    tables = {"t": [table_from_rows([
+        ["", "2019", "2018"],
+        ["Final dividend for the year ended 30 June 2018 of AU 14 cents (2017: AU 12 cents)",
+         "13,327", "12,534"],
+        ["Interim dividend for the half year ended 31 December 2018 of AU 16 cents",
+         "14,801", "13,099"]])]}
+    assert cell("final dividend", "2018", documents=[doc("t")], tables=tables).value == "12,534"
+    assert cell("interim dividend", "2019", documents=[doc("t")], tables=tables).value == \
+        "14,801"
