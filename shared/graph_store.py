@@ -149,7 +149,7 @@ local stored_ids = redis.call('HKEYS', KEYS[3])
 local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
               stored_ids}
 if run[2] then
-  retire(KEYS[2], ARGV[1])
+  retire(KEYS[2], ARGV[1], {})
   return {'closed', spent, seen, #found, {}, 0}
 end
 -- what the planner sends: the added steps now ready, and the finalizer once all the

@@ -2,9 +2,11 @@
 hash and its dispatch graph at the terminal transition, produces two compact fields of
 the run hash that the record reads instead (`dispatch`, `deliveries`).
 
-`RETIRE_LUA` defines `retire(run_key, ttl)`; the run store's TERMINATE script calls it
-in the same round trip that ends the query, and the graph's CLOSE script calls it when
-it writes to a query that is already terminal. It folds
+`RETIRE_LUA` defines `retire(run_key, ttl, set)`; the run store's TERMINATE script calls
+it in the same round trip that ends the query (`set`: the fields that end it, written in
+the fold's one HSET; it returns the run hash as it found it, field -> value), and the
+graph's CLOSE script calls it when it writes to a query that is already terminal. It
+folds
 
     chordal:graph:{qid}           the dispatch graph (step id -> GraphStep JSON)
     sent:{step} of the run hash   when each step was sent
@@ -42,14 +44,15 @@ DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
 
 RETIRE_LUA = """
-local function retire(run, ttl)
+local function retire(run, ttl, fields)
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
   local graph = 'GRAPH' .. qid
-  local h = redis.call('HGETALL', run)
+  local h, found = redis.call('HGETALL', run), {}
   local rows, order, sent, counts, names, gone = {}, {}, {}, {}, {}, {}
   local kept_dispatch, kept_deliveries = '', ''
   for i = 1, #h, 2 do
     local f, v = h[i], h[i + 1]
+    found[f] = v
     if f == 'dispatch' then kept_dispatch = v
     elseif f == 'deliveries' then kept_deliveries = v
     elseif f == 'expires' then gone[#gone + 1] = f
@@ -87,7 +90,6 @@ local function retire(run, ttl)
   end
   local folded = {}
   for _, id in ipairs(names) do folded[#folded + 1] = id .. '=' .. counts[id] end
-  local fields = {}
   if #out > 0 then fields[#fields + 1] = 'dispatch'; fields[#fields + 1] = table.concat(out, ';') end
   if #folded > 0 then
     fields[#fields + 1] = 'deliveries'; fields[#fields + 1] = table.concat(folded, ' ')
@@ -97,6 +99,7 @@ local function retire(run, ttl)
   if #g > 0 then redis.call('DEL', graph) end
   redis.call('EXPIRE', run, ttl)
   redis.call('EXPIRE', 'STEPS' .. qid, ttl)
+  return found
 end
 """.replace("RUN_PREFIX_LEN", str(len(queues.run_key("")))) \
    .replace("'GRAPH'", repr(queues.graph_key(""))) \

@@ -42,11 +42,15 @@ first, then the refused ones nearest): the rest would make a query's record grow
 the corpus."""
 
 
-def _inputs(store: RunStore, task: StepTask, backend: SearchBackend) -> dict[str, StepResult]:
+def _inputs(store: RunStore, task: StepTask, backend: SearchBackend,
+            read: dict[str, str] | None = None) -> dict[str, StepResult]:
+    """The results of the steps `task` reads; `read`: their stored JSON as the step's
+    start read it (a step missing there is read again)."""
     results = {}
     tolerant = task.step.operation in TOLERATES_FAILED_INPUTS
     for var, step_id in task.inputs.items():
-        result = store.step(task.query_id, step_id)
+        raw = (read or {}).get(step_id)
+        result = StepResult.model_validate_json(raw) if raw else store.step(task.query_id, step_id)
         if result is None:
             raise ToolError("INPUT_MISSING", f"${var} (step {step_id}) has no result yet; "
                             "the step ran before its input, which is a dispatch bug")
@@ -106,14 +110,17 @@ def failure_result(base: dict, exc: Exception, started: float | None = None) -> 
 
 
 def execute(task: StepTask, store: RunStore, backend: SearchBackend,
-            attempt: int = 1, sleep: Callable[[float], None] = time.sleep) -> StepResult:
+            attempt: int = 1, sleep: Callable[[float], None] = time.sleep,
+            read: dict[str, str] | None = None) -> StepResult:
     """Run the step's tool and turn whatever happens into a StepResult (not stored). A
-    soft time limit propagates: the executor task reports it as TIME_LIMIT."""
+    soft time limit propagates: the executor task reports it as TIME_LIMIT. `read`: the
+    stored JSON of the steps it reads, as its start read them."""
     base = step_base(task, attempt=attempt, started_at=time.time())
     started = time.perf_counter()
     for retry in range(TRANSIENT_RETRIES + 1):
         try:
-            return tool_result(base, run_tool(task.step, _inputs(store, task, backend), backend), started)
+            return tool_result(base, run_tool(task.step, _inputs(store, task, backend, read),
+                                              backend), started)
         except SoftTimeLimitExceeded:
             raise
         except TransientToolError as exc:
@@ -136,7 +143,9 @@ def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
     or None when nothing waits for the step (skipped: the query is terminal, or its
     final plan left the step out after it was sent). `put` stores the result (the
     store's `put_step` unless given: the executor's also reads the graph)."""
-    existing, delivery = store.start_step(task.query_id, task.step.id)
+    # the results it reads come with its start (one round trip)
+    existing, delivery, read = store.start_step(task.query_id, task.step.id,
+                                                sorted(set(task.inputs.values())))
     if existing is not None:
         return existing
     if not delivery:
@@ -146,5 +155,5 @@ def run_step(task: StepTask, store: RunStore, backend: SearchBackend,
                               f"delivered {delivery} times without finishing (cap "
                               f"{max_deliveries}); the worker running it keeps dying")
     else:
-        result = execute(task, store, backend, attempt=delivery)
+        result = execute(task, store, backend, attempt=delivery, read=read)
     return (put or store.put_step)(task.query_id, result)

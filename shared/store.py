@@ -55,12 +55,16 @@ from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactItera
 
 _TERMINATE = """
 if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
-count(KEYS[1], ARGV[1], ARGV[2])
+local set, now = {}, nil
+for i = 4, #ARGV, 2 do
+  set[#set + 1] = ARGV[i]; set[#set + 1] = ARGV[i + 1]
+  if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
+end
+local was = retire(KEYS[1], ARGV[2], set)
+count_known(KEYS[1], ARGV[1], ARGV[2], was['batch'], was['counted'], was['t_queued'], now)
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], DONE_TTL)
-retire(KEYS[1], ARGV[2])
 return 1
 """.replace("DONE_TTL", str(DONE_TTL_S))
 TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
@@ -129,17 +133,17 @@ return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
 
 
 PUT_STEP_LUA = CLAIM_LUA + """
-local payload = redis.call('HGET', KEYS[3], ARGV[1])
 local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept',
                        'stored_bytes', 'EXPIRES')
-if not payload then
-  payload = ARGV[2]
-  if #payload > tonumber(ARGV[4]) then
-    payload = ARGV[6]
-  elseif tonumber(run[4] or '0') + #payload > tonumber(ARGV[5]) then
-    payload = ARGV[7]
-  end
-  redis.call('HSET', KEYS[3], ARGV[1], payload)
+local payload = ARGV[2]
+if #payload > tonumber(ARGV[4]) then
+  payload = ARGV[6]
+elseif tonumber(run[4] or '0') + #payload > tonumber(ARGV[5]) then
+  payload = ARGV[7]
+end
+if redis.call('HSETNX', KEYS[3], ARGV[1], payload) == 0 then
+  payload = redis.call('HGET', KEYS[3], ARGV[1])
+else
   redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
   if run[2] or (not run[4] and not run[5]) then
     redis.call('EXPIRE', KEYS[3], ARGV[3])
@@ -187,17 +191,19 @@ steps that read this one and are now ready are claimed for the owner, and the jo
 run's `expires`), or `ttl` when the query has ended (a late step's write) or has no
 `expires`."""
 START_STEP_LUA = """
-local stored = redis.call('HGET', KEYS[1], ARGV[1])
-if stored then return {stored, 0} end
+local stored = redis.call('HMGET', KEYS[1], unpack(ARGV))
+if stored[1] then return {stored[1], 0} end
 local run = redis.call('HMGET', KEYS[2], 'terminal', 'graph_unkept')
 if run[1] then return {'', 0} end
 for id in string.gmatch(run[2] or '', '%S+') do
   if id == ARGV[1] then return {'', 0} end
 end
-return {'', redis.call('HINCRBY', KEYS[2], 'DELIVERED' .. ARGV[1], 1)}
+stored[1] = redis.call('HINCRBY', KEYS[2], 'DELIVERED' .. ARGV[1], 1)
+return stored
 """.replace("DELIVERED", DELIVERED)
-"""KEYS: steps, run; ARGV: step id. {stored JSON, 0}, {'', 0} when nothing waits for
-the step, else {'', deliveries counted}."""
+"""KEYS: steps, run; ARGV: step id, then the ids of the steps it reads. {stored JSON, 0},
+{'', 0} when nothing waits for the step, else {deliveries counted, the stored results
+of the steps it reads (false: none)…}."""
 CREATE_LUA = """
 if redis.call('HSETNX', KEYS[1], 'query', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2], 'EXPIRES', ARGV[3])
@@ -351,14 +357,19 @@ class RunStore(DispatchGraph):
         return [bool(first) or (bool(owner) and holder == owner)
                 for first, holder in zip(replies[::2], replies[1::2])]
 
-    def start_step(self, query_id: str, step_id: str) -> tuple[StepResult | None, int]:
+    def start_step(self, query_id: str, step_id: str,
+                   reads: list[str] = ()) -> tuple[StepResult | None, int, dict[str, str]]:
         """The stored result of `step_id`, if any; else whether running it is still
         wanted (the query is not terminal, and its plan, once closed, keeps the step)
-        and, if so, one more delivery of it counted: (None, deliveries so far), or (None,
-        0) to skip it. One script."""
-        raw, delivery = self._start_step_script(
-            keys=[queues.steps_key(query_id), queues.run_key(query_id)], args=[step_id])
-        return (StepResult.model_validate_json(raw) if raw else None), int(delivery)
+        and, if so, one more delivery of it counted: (None, deliveries so far, the stored
+        JSON of each of the steps in `reads` that has one), or (None, 0, {}) to skip
+        it. One script."""
+        reply = self._start_step_script(
+            keys=[queues.steps_key(query_id), queues.run_key(query_id)],
+            args=[step_id, *reads])
+        if isinstance(reply[0], str):
+            return (StepResult.model_validate_json(reply[0]) if reply[0] else None), 0, {}
+        return None, int(reply[0]), {s: raw for s, raw in zip(reads, reply[1:]) if raw}
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent). Its
