@@ -354,14 +354,16 @@ def _all_negative(metric: Metric, found: list[_Found]) -> bool:
 
 
 def _doc_rank(doc: Document, term: Term) -> tuple:
-    """Official first; then the document about the cell's own period; then the earliest
-    later one; documents without a period last."""
+    """Official first; then the document about the cell's own period (its period ends
+    within it: the fiscal 2019 10-K, ended September 30, 2019, is about 2019; the fiscal
+    2020 10-K, which began in October 2019, is not); then the earliest later one;
+    documents without a period last."""
     period = doc.period_range()
     if term.when is None or period is None:
         relation, distance = (1, 0) if period is not None else (2, 0)
     else:
         first, last = term.when.span
-        own = period[0] <= last and first <= period[1]
+        own = first <= period[1] <= last
         relation = 0 if own else 1
         distance = (period[1] - last).days if period[1] >= last else 10**6
     return (source_rank(doc), relation, distance, doc.title, doc.id)

@@ -6,6 +6,7 @@ is less plain is "not found" naming the nearest rows and documents."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from pathlib import Path
 
@@ -293,3 +294,29 @@ def test_an_item_the_library_computes_is_its_formula_over_the_rows_of_its_parts(
     working = heuristic_plan("What was the working capital in 2018, according to Nopuvef's "
                              "annual report?", reports)
     assert Decimal(run(working, reports).value) == Decimal("-17190")  # 73,202 - 90,392
+
+
+def test_the_filing_about_a_fiscal_year_answers_it_over_a_later_ones_restated_figure(
+        tmp_path):
+    # as Patriot Transportation's 10-Ks for fiscal 2019 and 2020 (years ended September
+    # 30): the later one states fiscal 2019's operating cash flow restated
+    def filing(year: int, figures: list[str]) -> dict:
+        return {"id": f"10k-{year}", "title": f"Halvorsen Marine Form 10-K fiscal {year}",
+                "content": "Cash flows", "source_type": "official_report",
+                "period": f"{year - 1}-10-01..{year}-09-30",
+                "tables": [{"title": "Years ended September 30 (in thousands)",
+                            "rows": [["", str(year), str(year - 1)],
+                                     ["Net cash provided by operating activities",
+                                      *figures]]}]}
+    path = tmp_path / "filings.jsonl"
+    path.write_text("".join(json.dumps(filing(*f)) + "\n" for f in [
+        (2019, ["10,429", "9,870"]), (2020, ["11,020", "10,804"])]))
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(path))
+    try:
+        plan = heuristic_plan("What was Halvorsen Marine's net cash provided by operating "
+                              "activities in FY2019?", backend)
+        assert run(plan, backend).value == "10,429"
+        assert plan.steps[0].source == "Halvorsen Marine Form 10-K fiscal 2019"
+    finally:
+        backend.close()
