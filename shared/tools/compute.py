@@ -30,8 +30,9 @@ than answered one way: adding or subtracting a figure a table writes in accounta
 parentheses (an expense "(21,387)", an allowance "(135)": a change or an average of it
 may be of the amounts or of the signed figures; EXTRACT writes a negative with a minus
 where its row states figures of both signs, "542.0" beside "(762.3)", so that one is
-signed), and a difference of percentages over a
-percentage (a percentage change of percentages may mean points or a relative change).
+signed; a relative change `(a - b) / b` of two such figures is the same either way and is
+computed), and a difference of percentages over a percentage (a percentage change of
+percentages may mean points or a relative change).
 
 ToolError codes: BAD_EXPRESSION, MISSING_INPUT, NOT_A_NUMBER, DIVISION_BY_ZERO,
 OUT_OF_RANGE (beyond 1e99, an exponent past 100, or no real result like `(-8) ** 0.5`),
@@ -184,6 +185,8 @@ class _Evaluator:
     def __init__(self, parsed: Expression, variables: dict[str, object],
                  quantities: dict[str, Quantity | None]):
         self.parsed, self.variables, self.quantities = parsed, variables, quantities
+        self.relative: set[int] = set()
+        """The subtractions of a relative change of two negatives ((a - b) / b)."""
 
     def value_of(self, node: ast.expr) -> tuple[Decimal | bool, Unit | None]:
         if isinstance(node, ast.Constant):
@@ -219,6 +222,8 @@ class _Evaluator:
         return tuple(self.parsed.text(n) for n in nodes)
 
     def binary(self, node: ast.BinOp) -> tuple[Decimal, Unit | None]:
+        if self.relative_change_of_negatives(node):
+            self.relative.add(id(node.left))
         (left, lu), (right, ru) = self.number(node.left), self.number(node.right)
         divides = isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod))
         if (divides and right == 0) or (isinstance(node.op, ast.Pow) and left == 0 > right):
@@ -248,7 +253,7 @@ class _Evaluator:
     def unclear(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None) -> None:
         """Raise UNCLEAR_ARITHMETIC when the operation means different things to
         different readers of the figures (the module docstring says which)."""
-        if isinstance(node.op, (ast.Add, ast.Sub)):
+        if isinstance(node.op, (ast.Add, ast.Sub)) and id(node) not in self.relative:
             for side in (node.left, node.right):
                 q = self.quantity_of(side)
                 if q is not None and q.amount is not None and q.amount < 0 and \
@@ -265,6 +270,19 @@ class _Evaluator:
                             "change of percentages over a percentage may mean points or a "
                             "relative change; compute the difference in points, or say "
                             "which is asked")
+
+    def relative_change_of_negatives(self, node: ast.BinOp) -> bool:
+        """Whether `node` is `(a - b) / b` of two figures both negative: the same relative
+        change of the amounts and of the signed figures ((21,387) from (28,237) is
+        -24.26% either way), so not unclear."""
+        if not (isinstance(node.op, ast.Div) and isinstance(node.left, ast.BinOp)
+                and isinstance(node.left.op, ast.Sub)
+                and isinstance(node.left.right, ast.Name) and isinstance(node.right, ast.Name)
+                and self.parsed.names.get(node.left.right.id)
+                == self.parsed.names.get(node.right.id) is not None):
+            return False
+        figures = [self.quantity_of(side) for side in (node.left.left, node.left.right)]
+        return all(q is not None and q.amount is not None and q.amount < 0 for q in figures)
 
     def quantity_of(self, node: ast.expr) -> Quantity | None:
         """The quantity of `node` when it is a variable; None otherwise."""

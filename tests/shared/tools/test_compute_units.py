@@ -126,12 +126,23 @@ ALLOWANCE_2019 = parse_quantity("(135)", unit="USD", scale=3)
 
 
 @pytest.mark.parametrize("expression", ["$T2 - $T1", "($T1 + $T2) / 2",
-                                        "round(($T2 - $T1) / $T1 * 100, 2)"])
+                                        "round(($T2 - $T1) / $T2 * 100, 2)"])
 def test_a_change_or_average_of_figures_written_in_parentheses_is_refused_as_unclear(expression):
     # the gold reads "the change in the allowance" as 135 - 23 = 112; -112 is as defensible
     with pytest.raises(ToolError) as e:
         compute(expression, T1=ALLOWANCE_2018, T2=ALLOWANCE_2019)
     assert e.value.code == "UNCLEAR_ARITHMETIC" and "in parentheses" in str(e.value)
+
+
+def test_a_relative_change_of_two_figures_in_parentheses_is_the_same_either_way():
+    # (135) from (23): +486.96% of the amounts and of the signed figures alike
+    assert compute("round(($T2 - $T1) / $T1 * 100, 2)", T1=ALLOWANCE_2018,
+                   T2=ALLOWANCE_2019).value == "486.96"
+    with pytest.raises(ToolError) as e:  # of a figure of the other sign it is not
+        compute("round(($T2 - $T1) / $T1 * 100, 2)", T1=parse_quantity("23", unit="USD",
+                                                                        scale=3),
+                T2=ALLOWANCE_2019)
+    assert e.value.code == "UNCLEAR_ARITHMETIC"
 
 
 def test_the_amounts_of_figures_in_parentheses_are_computed_when_the_plan_says_so():
