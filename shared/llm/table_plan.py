@@ -348,7 +348,7 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
 def _all_negative(metric: Metric, found: list[_Found]) -> bool:
     """Whether a percentage change is of figures all written negative: of the amounts or
     of the signed figures it is the same relative change ((21,387) from (28,237) is
-    -24.26% either way), which the plan computes on their amounts."""
+    -24.26% either way), which COMPUTE computes."""
     return metric.kind == "percent_change" and all(
         f.read.quantity.amount < 0 for f in found)
 
@@ -393,8 +393,6 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
         steps.append(f.step.model_copy(update={"id": f"E{len(steps) + 1}",
                                                "source": gets[f.doc.id].output_var}))
     expression = metric.expression
-    if expression is not None and _all_negative(metric, found):
-        expression = regex.sub(r"\$T\d+", lambda m: f"abs({m.group()})", expression)
     if expression is None and _outflow(found[0]):
         expression = "abs($T1)"
     expression = _in_scale_asked(metric, found, expression)
