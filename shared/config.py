@@ -57,7 +57,9 @@ class Settings(BaseSettings):
     `producers` (set it to `monitoring` for a read-only `chordal status`)."""
 
     run_ttl_s: int = Field(7 * 24 * 3600, ge=60)
-    """How long the run store keeps a query's record after its last write."""
+    """How long the run store keeps a query's record after it ends (while it runs, its keys
+    live this long past its last possible deadline): at least this long after its last
+    change."""
 
     task_time_limit_s: int = Field(120, ge=5)
     """Hard time limit of one task; must stay below `visibility_timeout_s`."""
