@@ -233,6 +233,22 @@ class Channel(kombu_redis.Channel):
     priority_steps = [0]
     _moving_from: str | None = None
     _received: bytes | None = None
+    _shared_client: redis.Redis | None = None
+
+    def _create_client(self, asynchronous=False):
+        """kombu's, with one client kept per connection pool on the synchronous side:
+        kombu builds a redis-py client for every publish, event, record and
+        acknowledgement, and building one costs about 0.15 ms of CPU (its table of some
+        170 response callbacks), more than sending the command. A redis-py client is
+        safe to share between threads (each command takes a connection from the pool
+        and gives it back); a new pool (after a fork, or a close) gets a new client."""
+        if asynchronous:
+            return super()._create_client(asynchronous=True)
+        pool = self.pool  # a closed channel's builds a new pool, or raises (_connparams)
+        client = self._shared_client
+        if client is None or client.connection_pool is not pool:
+            client = self._shared_client = super()._create_client()
+        return client
 
     def _inflight_queue(self) -> str | None:
         """The one queue this channel takes into the in-flight list, or None (BRPOP)."""
