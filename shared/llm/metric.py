@@ -196,6 +196,34 @@ def _when(text: str, span: DateRange) -> When:
     return When(format_scope(span), span, fiscal)
 
 
+_NO_YEAR_QUARTERS = regex.compile(
+    r"\b(?P<a>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?"
+    r"(?:\s*(?:,|and|&|to|through|-)\s*(?P<b>first|second|third|fourth|1st|2nd|3rd|4th))?"
+    r"\s+quarters?\b", regex.I)
+_QUARTER_NUMBER = {**ORDINALS, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def _bare_quarters(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, quarter) of each quarter a question names with no year ("the third
+    and fourth quarter": 3 and 4, each its own placeholder)."""
+    found = []
+    for m in _NO_YEAR_QUARTERS.finditer(text):
+        if m["b"]:
+            found += [(m.start("a"), m.end("a"), _QUARTER_NUMBER[m["a"].lower()]),
+                      (m.start("b"), m.end(), _QUARTER_NUMBER[m["b"].lower()])]
+        else:
+            found.append((m.start(), m.end(), _QUARTER_NUMBER[m["a"].lower()]))
+    return found
+
+
+def _bare_quarter(quarter: int) -> When:
+    """A quarter of no year: EXTRACT reads it as the newest year's (`Q3`); its span, in
+    year 1, only orders it among the question's quarters."""
+    start = date(1, 3 * quarter - 2, 1)
+    end = date(1, 3 * quarter, 30 if quarter in (2, 3) else 31)
+    return When(f"Q{quarter}", (start, end))
+
+
 def mask(text: str) -> _Masked:
     """`text` with every period and date it names replaced by `@n`, `n` indexing
     `whens`; a year range (`2017-2019`) becomes its first and last year."""
@@ -208,6 +236,8 @@ def mask(text: str) -> _Masked:
     for day, a, b in find_dates(text):
         if not any(a < y and x < b for x, y in taken):
             spans.append((a, b, When(day.isoformat(), (day, day))))
+    if not spans:  # "in the third quarter", "between the third and fourth quarter"
+        spans = [(a, b, _bare_quarter(n)) for a, b, n in _bare_quarters(text)]
     out, last, whens = [], 0, []
     for a, b, when in sorted(spans, key=lambda s: s[0]):
         out.append(text[last:a])

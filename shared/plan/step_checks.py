@@ -31,7 +31,7 @@ from shared.models import (ArbitrateStep, ComputeStep, ExtractStep, FilterStep, 
 from shared.models.plan import VAR_RE
 from shared.search.dates import parse_scope
 from shared.search.periods import named_period
-from shared.tables.periods import period_of
+from shared.tables.periods import bare_quarter, period_of
 from shared.tools.arbitrate import ACCEPTED_RULES, parse_rule
 from shared.tools.capture_shape import capture_shape
 from shared.tools.compute import parse_expression
@@ -42,7 +42,7 @@ from shared.tools.rows import aside_words, hints, label_words
 _REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
 """What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
 _FISCAL_QUARTER = re.compile(r"^FY\s*'?(?:\d{4}|\d{2})\s*-\s*Q[1-4]$", re.IGNORECASE)
-PERIOD_FORMS = "FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018"
+PERIOD_FORMS = "FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018, Q3 (the newest year's)"
 
 def check_fields(step) -> list[tuple[str, str]]:
     """Every problem with `step`'s own fields."""
@@ -163,7 +163,8 @@ def has_words(row: str) -> bool:
 
 def _readable(period: str) -> bool:
     text = " ".join(period.split())
-    if named_period(text) or period_of(text) or _FISCAL_QUARTER.match(text):
+    if named_period(text) or period_of(text) or _FISCAL_QUARTER.match(text) or \
+            bare_quarter(text) is not None:
         return True
     try:
         parse_scope(re.sub(r"^FY\s?", "", text, flags=re.IGNORECASE))

@@ -102,6 +102,29 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
              "4th": 4}
 
 
+_BARE_QUARTER = regex.compile(r"^\s*Q([1-4])\s*$", _F)
+"""A quarter asked with no year ("Q3"): of the newest year the table shows."""
+_ORDINAL_HEADER = regex.compile(
+    r"^\s*(?:(?P<o>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?|Q(?P<q>[1-4]))\s*"
+    rf"{MARK}?\s*$", _F)
+"""A header that names a quarter and nothing else (`Third`, `Fourth Quarter`, `Q2`): its
+year is the heading of the rows (a table of quarters under "2019" and "2018")."""
+
+
+def bare_quarter(period: str | None) -> int | None:
+    """The quarter a period asked with no year names ("Q3": 3), else None."""
+    m = _BARE_QUARTER.match(period or "")
+    return int(m[1]) if m else None
+
+
+def header_quarter(header: str) -> int | None:
+    """The quarter a header names by itself (`Third`, `Q3`), else None."""
+    m = _ORDINAL_HEADER.match(header or "")
+    if not m:
+        return None
+    return int(m["q"]) if m["q"] else _ORDINALS[m["o"].lower()]
+
+
 YEAR_CELL = regex.compile(
     rf"(?:FY\s*)?(?:19|20)\d{{2}}\s*{MARK}?", _F)
 """A header cell that is a year (`2019`, `2011(c)`, `FY2019`, `2018*`): not a figure."""
@@ -247,12 +270,18 @@ def _split_year_names(wanted: Request, header: str) -> bool:
 
 def _header_quarters(table: Table, period: str) -> list[int]:
     """The columns whose headers name the fiscal quarter asked (`Fiscal 2019 Third
-    Quarter` for "Q3 FY2019"): the company's own quarter, which no dates place."""
-    asked = _fiscal_quarter_named(period)
+    Quarter` for "Q3 FY2019", or for "Q3" in a table whose newest such year is 2019):
+    the company's own quarter, which no dates place."""
+    named = [(i, _fiscal_quarter_named(c.header)) for i, c in enumerate(table.columns)
+             if not COMPARE.search(c.header)]
+    if (quarter := bare_quarter(period)) is not None:  # "Q3": the newest year's
+        years = [q[0] for _, q in named if q is not None]
+        asked = (max(years), quarter) if years else None
+    else:
+        asked = _fiscal_quarter_named(period)
     if asked is None:
         return []
-    return [i for i, c in enumerate(table.columns)
-            if not COMPARE.search(c.header) and _fiscal_quarter_named(c.header) == asked]
+    return [i for i, q in named if q == asked]
 
 
 def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:

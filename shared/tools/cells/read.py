@@ -15,7 +15,7 @@ from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToo
 from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.tables.model import Cell, Column, Row, Table
-from shared.tables.periods import columns_for, period_of
+from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tools.quantities import parse_quantity
@@ -218,6 +218,10 @@ def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
             named.append((n, text, period))
     if not named:
         return {}
+    if (quarter := _quarter_columns(request, table)) is not None:
+        # a table of quarters under year headings: "Q3" is the newest year's
+        years = [p for _, _, p in named if regex.fullmatch(r"\d{4}", p)]
+        return {n: p == max(years) for n, _, p in named} if years and quarter else {}
     named += _between_balances(table, named)
     asked = set(columns_for(Table(columns=[Column(header=text, period=p)
                                            for _, text, p in named], rows=[]),
@@ -257,10 +261,22 @@ def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
     unless it is one (`Number of Shares` of `shares outstanding`, not `Weighted-Average
     Exercise Price Per Share`), else all of them."""
     figures = [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
+    if (quarter := _quarter_columns(request, table)) is not None:
+        return [i for i in quarter if i in figures]
     per_share = bool(PER_SHARE.search(request.row))
     named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
              and per_share == bool(PER_SHARE.search(table.columns[i].header))]
     return named or figures
+
+
+def _quarter_columns(request: Request, table: Table) -> list[int] | None:
+    """For a quarter asked with no year ("Q3"), the columns whose header names that
+    quarter and nothing else (`Third`, `Third Quarter`); None when no quarter is asked
+    that way."""
+    quarter = bare_quarter(request.period)
+    if quarter is None:
+        return None
+    return [i for i, c in enumerate(table.columns) if header_quarter(c.header) == quarter]
 
 
 def counts_shares(row: Row, column: int) -> bool:

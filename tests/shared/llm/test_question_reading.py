@@ -108,6 +108,10 @@ def test_an_acronym_no_title_uses_is_no_company():
      "round(($T2 - $T1) / $T1 * 100, 2)"),
     ("What was the change in net income between quarters ended January 26 and April 27, "
      "2019?", ["net income"] * 2, ["2019-01-26", "2019-04-27"], "$T2 - $T1"),
+    # quarters named with no year: the newest year's, which EXTRACT reads as "Q3"
+    ("What was the net sales in the third quarter?", ["net sales"], ["Q3"], None),
+    ("What was the change in the net sales between the third and fourth quarter?",
+     ["net sales"] * 2, ["Q3", "Q4"], "$T2 - $T1"),
 ])
 def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
                                                                  expression):

@@ -245,7 +245,7 @@ ROW = {"id": "E2", "operation": "EXTRACT", "source": "$R1", "row": "capital expe
 
 @pytest.mark.parametrize("period", ["FY2018", "2018", "fiscal 2018", "FY18", "2019-Q3",
                                     "Q3 2019", "Q3 FY2019", "FY2019-Q3", "December 31, 2018",
-                                    "2018-12-31", "2018-10-01..2019-09-30"])
+                                    "2018-12-31", "2018-10-01..2019-09-30", "Q3"])
 def test_an_extract_by_row_with_a_period_a_column_can_be_of_passes(period):
     assert validate_plan(plan(GET, {**ROW, "period": period}, COMPUTE)) == []
     assert validate_plan(plan(GET, {**ROW, "period": None}, COMPUTE)) == []

@@ -492,3 +492,23 @@ def test_what_a_label_says_of_its_period_after_for_the_year_ended_is_not_its_nam
     assert cell("final dividend", "2018", documents=[doc("t")], tables=tables).value == "12,534"
     assert cell("interim dividend", "2019", documents=[doc("t")], tables=tables).value == \
         "14,801"
+
+
+def test_a_quarter_asked_with_no_year_is_the_newest_years_in_a_table_of_quarters():
+    # TAT-QA dev: quarterly results, "First" … "Fourth" over rows under "2019" and "2018"
+    tables = {"t": [table_from_rows([
+        ["", "First", "Second", "Third", "Fourth"], ["2019", "", "", "", ""],
+        ["Net sales", "$117,625", "$120,684", "$115,651", "$115,040"],
+        ["Operating earnings", "$14,218", "$17,083", "$10,124", "$12,391"],
+        ["2018", "", "", "", ""],
+        ["Net sales", "$113,530", "$118,021", "$118,859", "$120,073"],
+        ["Operating earnings", "$13,359", "$14,544", "$16,118", "$17,017"]])]}
+    assert cell("net sales", "Q3", documents=[doc("t")], tables=tables).value == "$115,651"
+    assert cell("operating earnings", "Q4", documents=[doc("t")], tables=tables).value == \
+        "$12,391"
+    # in two tables of one year's quarters each, which year is not told
+    years = {"t": [table_from_rows([["", f"Fiscal {y} First Quarter", f"Fiscal {y} Third Quarter"],
+                                    ["Revenues", a, b]])
+                   for y, a, b in ((2019, "$94,888", "$88,495"), (2018, "$88,081", "$93,669"))]}
+    assert refused("revenues", "Q3", documents=[doc("t")], tables=years).code == "AMBIGUOUS"
+    assert cell("revenues", "Q3 FY2018", documents=[doc("t")], tables=years).value == "$93,669"
