@@ -34,6 +34,8 @@ import regex
 from shared.search.dates import DateRange, format_scope
 from shared.search.periods import find_dates, find_periods, part_of
 
+from shared.tables.periods import MONTH, QUARTER_ORDINALS
+
 from .question import asked_part
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
@@ -103,8 +105,7 @@ _BY_WHAT_PERCENT = regex.compile(
     r"(?:\s+by)?\b", regex.I)
 _SHORT_FISCAL = regex.compile(r"\bF(\d{2})\b")
 """`F19`: fiscal 2019, as some annual reports write it."""
-_MONTH_DAY = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-              r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}")
+_MONTH_DAY = rf"{MONTH}\.?\s+\d{{1,2}}"
 _SHARED_YEAR = regex.compile(
     rf"\b(?P<a>{_MONTH_DAY})(?!\s*,?\s*\d)(?P<join>\s+(?:and|to|through|-|–)\s+)"
     rf"(?P<b>{_MONTH_DAY},?\s+(?P<y>(?:19|20)\d{{2}}))\b", regex.I)
@@ -200,7 +201,6 @@ _NO_YEAR_QUARTERS = regex.compile(
     r"\b(?P<a>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?"
     r"(?:\s*(?:,|and|&|to|through|-)\s*(?P<b>first|second|third|fourth|1st|2nd|3rd|4th))?"
     r"\s+quarters?\b", regex.I)
-_QUARTER_NUMBER = {**ORDINALS, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
 
 def _bare_quarters(text: str) -> list[tuple[int, int, int]]:
@@ -209,10 +209,10 @@ def _bare_quarters(text: str) -> list[tuple[int, int, int]]:
     found = []
     for m in _NO_YEAR_QUARTERS.finditer(text):
         if m["b"]:
-            found += [(m.start("a"), m.end("a"), _QUARTER_NUMBER[m["a"].lower()]),
-                      (m.start("b"), m.end(), _QUARTER_NUMBER[m["b"].lower()])]
+            found += [(m.start("a"), m.end("a"), QUARTER_ORDINALS[m["a"].lower()]),
+                      (m.start("b"), m.end(), QUARTER_ORDINALS[m["b"].lower()])]
         else:
-            found.append((m.start(), m.end(), _QUARTER_NUMBER[m["a"].lower()]))
+            found.append((m.start(), m.end(), QUARTER_ORDINALS[m["a"].lower()]))
     return found
 
 

@@ -41,12 +41,12 @@ from shared.search.terms import stem, stems, words
 from .model import Table
 
 _F = regex.IGNORECASE | regex.VERSION1
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _DATE = regex.compile(
     rf"(?<!\d)(?<y>(?:19|20)\d{{2}})-(?<mo>\d{{2}})-(?<d>\d{{2}})(?!\d)"
-    rf"|\b(?<mn>{_MONTH})\.?\s+(?<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)"
-    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{_MONTH})\.?,?\s+"
+    rf"|\b(?<mn>{MONTH})\.?\s+(?<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?<y>(?:19|20)\d{{2}})(?!\d)"
+    rf"|(?<!\d)(?<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?<mn>{MONTH})\.?,?\s+"
     rf"(?<y>(?:19|20)\d{{2}})(?!\d)",
     _F)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -71,9 +71,9 @@ _SPAN_WORDS = regex.compile(
 _YEAR_ENDED = regex.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)\b", _F)
 _CONTEXT = regex.compile(
     rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
-    rf"(?:13|26|39|52|53)[\s-]+weeks)\s+end(?:ed|ing)\s+{_MONTH}\.?\s+\d{{1,2}}\b"
-    rf"|\b(?:as\s+(?:of|at)|at)\s+{_MONTH}\.?\s+\d{{1,2}}\b", _F)
-_MONTH_NAMED = regex.compile(rf"\b{_MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
+    rf"(?:13|26|39|52|53)[\s-]+weeks)\s+end(?:ed|ing)\s+{MONTH}\.?\s+\d{{1,2}}\b"
+    rf"|\b(?:as\s+(?:of|at)|at)\s+{MONTH}\.?\s+\d{{1,2}}\b", _F)
+_MONTH_NAMED = regex.compile(rf"\b{MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
 _SPACED_YEAR = regex.compile(
     r"(?<!\d)(?<!(?:^|\s)\d\s)([12]) ([09]) (\d) (\d)(?!\d)(?!\s\d(?:\s|$))")
@@ -94,11 +94,11 @@ _FISCAL_QUARTER = regex.compile(
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
 _PERIOD_WORD = regex.compile(
-    rf"{_MONTH}|\d+|fy\d*|q[1-4]|h[12]|f\d{{2}}|fiscal|years?|months?|weeks?|quarters?|half|ended|"
+    rf"{MONTH}|\d+|fy\d*|q[1-4]|h[12]|f\d{{2}}|fiscal|years?|months?|weeks?|quarters?|half|ended|"
     r"ending|end|as|of|at|for|in|on|the|to|and|date|ytd|three|six|nine|twelve|first|second|"
     r"third|fourth|1st|2nd|3rd|4th|through|period", _F)
 """A word of a period as a request writes it: what is left names one of its columns."""
-_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
              "4th": 4}
 
 
@@ -122,7 +122,7 @@ def header_quarter(header: str) -> int | None:
     m = _ORDINAL_HEADER.match(header or "")
     if not m:
         return None
-    return int(m["q"]) if m["q"] else _ORDINALS[m["o"].lower()]
+    return int(m["q"]) if m["q"] else QUARTER_ORDINALS[m["o"].lower()]
 
 
 YEAR_CELL = regex.compile(
@@ -292,7 +292,7 @@ def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:
     for m in [*_FISCAL_QUARTER.finditer(text), *_HEADER_QUARTER.finditer(text)]:
         quarter = m.groupdict().get("q")
         named.add((int(m["y"]) if len(m["y"]) == 4 else 2000 + int(m["y"]),
-                   int(quarter) if quarter else _ORDINALS[m["o"].lower()]))
+                   int(quarter) if quarter else QUARTER_ORDINALS[m["o"].lower()]))
     return named.pop() if len(named) == 1 else None
 
 
@@ -327,7 +327,7 @@ def _request(text: str, spans: list[DateRange | None]) -> Request | None:
     if not text:
         return None
     if m := _FISCAL_QUARTER.search(text):
-        q = int(m["q"]) if m["q"] else _ORDINALS[m["o"].lower()]
+        q = int(m["q"]) if m["q"] else QUARTER_ORDINALS[m["o"].lower()]
         year = int(m["y"]) if len(m["y"]) == 4 else 2000 + int(m["y"])
         return _fiscal_quarter(year, q, spans)
     if ".." in text or regex.fullmatch(r"(?:FY\s?)?\d{4}(?:-Q[1-4]|-H[12]|-\d{2}){0,2}", text, _F):
