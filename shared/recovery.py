@@ -18,7 +18,7 @@ instance whose heartbeat is `dead_after_s` old and, for each message it held, mo
 message from `unacked` back to the head of its queue: kombu's own restore, done early.
 One Redis transaction watches both hashes, so a message is restored only while the dead
 instance still holds it, once, however many workers recover at the same time, and never
-after a live worker took it. Re-running a restored task is safe (DESIGN: steps store
+after a live worker took it. Re-running a restored task is safe (steps store
 first-write-wins, the finalizer's terminal guard, the join counts stored steps).
 
 A message is recorded as held in the same transaction that records it unacknowledged

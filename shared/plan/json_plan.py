@@ -1,6 +1,6 @@
 """Plan JSON in (text or an already-decoded dict), a `Draft` out (see draft.py).
 
-The format is the one in DESIGN.md: one object with `steps` (a list of step objects,
+The format (docs/plans.md): one object with `steps` (a list of step objects,
 `$NAME` referring to an earlier step's `output_var`) and optional `domain`, `answer`,
 `planner`, `drop_unused`. Raises PlanError (code `bad_json`) when the text is not one
 JSON object, naming the line and column. `json_size` measures a decoded plan as compact

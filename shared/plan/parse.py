@@ -1,5 +1,5 @@
 """Plan source in, checked `Plan` out: consumes a plan in any of the three syntaxes
-(JSON as in DESIGN.md, ReWOO `#E1 = Tool[input]` text, LLMCompiler `1. tool(args)` text;
+(JSON (json_plan.py), ReWOO `#E1 = Tool[input]` text, LLMCompiler `1. tool(args)` text;
 str, bytes or an already-decoded dict), detected by content (syntax.py); produces a
 `Plan` that was repaired (repair.py) and passed the static checks (validate.py), or
 raises `PlanError` carrying every problem at once. A plan too large, or written with too

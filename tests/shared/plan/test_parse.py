@@ -12,7 +12,7 @@ from shared.errors import InputError, PlanError
 from shared.models import ComputeStep, ExtractStep, GetStep
 from shared.plan.parse import load_plan_file, parse_plan
 
-DESIGN_EXAMPLE = r"""{"domain": "finance",
+PLAN_EXAMPLE = r"""{"domain": "finance",
  "steps": [
   {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3", "output_var": "$R1"},
   {"id": "E2", "operation": "EXTRACT", "source": "$R1", "pattern": "battery yield rate.*?(\\d+\\.\\d+)%", "output_var": "$Y", "fallback": "unknown"},
@@ -27,14 +27,14 @@ def problems_of(source, **kwargs) -> list:
 
 
 def test_the_design_example_plan_parses_into_typed_steps():
-    plan = parse_plan(DESIGN_EXAMPLE)
+    plan = parse_plan(PLAN_EXAMPLE)
     assert [type(s) for s in plan.steps] == [GetStep, ExtractStep, ComputeStep]
     assert plan.steps[1].pattern == r"battery yield rate.*?(\d+\.\d+)%"
     assert [s.var for s in plan.steps] == ["R1", "Y", "GAP"]
 
 
 def test_bytes_and_an_already_decoded_dict_are_accepted_too():
-    assert parse_plan(DESIGN_EXAMPLE.encode()) == parse_plan(json.loads(DESIGN_EXAMPLE))
+    assert parse_plan(PLAN_EXAMPLE.encode()) == parse_plan(json.loads(PLAN_EXAMPLE))
 
 
 def test_a_plan_with_three_bad_steps_reports_three_problems_naming_each_step():
@@ -94,7 +94,7 @@ def test_a_json_syntax_error_names_its_line_and_column():
 
 
 def test_a_plan_that_parses_still_gets_its_static_checks():
-    plan = json.loads(DESIGN_EXAMPLE)
+    plan = json.loads(PLAN_EXAMPLE)
     plan["steps"][2]["expression"] = "$YIELD - 92"
     [problem] = problems_of(plan)
     assert (problem.step, problem.code) == ("E3", "undefined_variable")
@@ -108,9 +108,9 @@ def test_a_missing_plan_file_is_an_input_error_naming_the_path(tmp_path):
 
 def test_a_plan_file_loads_and_its_problems_name_the_file(tmp_path):
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
-    good.write_text(DESIGN_EXAMPLE)
+    good.write_text(PLAN_EXAMPLE)
     bad.write_text('{"steps": []}')
-    assert load_plan_file(good) == parse_plan(DESIGN_EXAMPLE)
+    assert load_plan_file(good) == parse_plan(PLAN_EXAMPLE)
     with pytest.raises(PlanError, match="bad.json"):
         load_plan_file(bad)
 
@@ -165,15 +165,15 @@ def test_a_plan_with_an_unknown_operation_still_reports_problems_in_the_other_st
 
 
 def test_a_plan_whose_steps_are_out_of_order_is_reordered_not_rejected():
-    data = json.loads(DESIGN_EXAMPLE)
+    data = json.loads(PLAN_EXAMPLE)
     data["steps"].reverse()
     plan = parse_plan(data)
     assert [s.id for s in plan.steps] == ["E1", "E2", "E3"]
 
 
 def test_parse_plan_rejects_a_plan_longer_than_max_steps():
-    assert len(parse_plan(DESIGN_EXAMPLE, max_steps=3).steps) == 3
-    [problem] = problems_of(DESIGN_EXAMPLE, max_steps=2)
+    assert len(parse_plan(PLAN_EXAMPLE, max_steps=3).steps) == 3
+    [problem] = problems_of(PLAN_EXAMPLE, max_steps=2)
     assert (problem.step, problem.code) == (None, "too_many_steps")
 
 
