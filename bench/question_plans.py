@@ -5,7 +5,7 @@ question does not read as line items and arithmetic.
 
 A stand-in for an LLM that writes sensible plans without seeing the tables: it measures
 what the executors make of such plans (EXTRACT by row, COMPUTE), not the planner. It
-reads the question with the heuristic planner's own reader (shared/llm/metric.py), but
+reads the question with the heuristic planner's own reader (shared/planners/metric.py), but
 never looks at a document, a table, the gold answer or its derivation.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import regex
 
-from shared.llm.metric import Refusal, read_metric
+from shared.planners.metric import Refusal, read_metric
 
 _NAMED = regex.compile(r"according to (?P<name>[\w&.\- ]+?)'s annual report", regex.I)
 

@@ -296,7 +296,7 @@ def fake_llm(script: Path = typer.Option(..., "--script", help="JSON Lines of {\
              token_delay: float = typer.Option(0.0, "--token-delay", min=0.0, help="Seconds per token of every reply (a stream sends each token this long after the last; a whole reply waits tokens x this); the script's server line or an entry may set its own."),
              host: str = typer.Option("127.0.0.1", "--host", help="Address to bind.")):
     """Serve a scripted OpenAI-compatible endpoint (replies from FILE) until Ctrl-C."""
-    from shared.llm.replay import serve  # FastAPI and uvicorn load only for this command
+    from shared.stack.replay import serve  # FastAPI and uvicorn load only for this command
 
     try:
         serve(script, host=host, port=port, latency=latency, token_delay=token_delay)

@@ -1,7 +1,7 @@
 """Choose and check the plan for a query: Query in, checked Plan out.
 
 A plan given with the query is repaired and checked; without one, the LLM planner
-writes it when an `LLMClient` is passed (shared/llm/planner.py: up to `plan_attempts`
+writes it when an `LLMClient` is passed (shared/planners/llm.py: up to `plan_attempts`
 plans, the problems of each failed one sent back), else the heuristic planner builds one
 from the search store. The plan records which planner ran (`user`, `llm`, `heuristic`).
 Raises PlanError (with per-step problems), InputError, or LLMError when the model
@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from shared.errors import StoreError
 from shared.llm.client import LLMClient
-from shared.llm.heuristic import heuristic_plan
-from shared.llm.planner import QueryWatch, StepSink, llm_plan
+from shared.planners.heuristic import heuristic_plan
+from shared.planners.llm import QueryWatch, StepSink, llm_plan
 from shared.models import LLMCall, Plan, Query
 from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.repair import prepare_plan

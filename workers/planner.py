@@ -20,7 +20,7 @@ from __future__ import annotations
 from shared import lanes, queues
 from shared.dispatch import PlanDispatch
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
-from shared.llm.heuristic import abstention
+from shared.planners.heuristic import abstention
 from shared.models import TERMINAL, Query
 from shared.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings

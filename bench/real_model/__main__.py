@@ -21,7 +21,7 @@ import redis
 from shared.config import Settings
 from shared.evaluation import load_cases
 from shared.llm.client import LLMClient
-from shared.llm.prompts import PROMPT_VARIANTS, plan_messages
+from shared.planners.prompts import PROMPT_VARIANTS, plan_messages
 from shared.ingest import load_jsonl
 from shared.search import open_backend
 from shared.stack.embedded import Stack

@@ -16,8 +16,8 @@ import urllib.request
 from shared.errors import LLMError, PlanError
 from shared.evaluation import Case, judge
 from shared.llm.client import LLMClient, LLMReply
-from shared.llm.planner import llm_plan, read_reply
-from shared.llm.prompts import system_prompt
+from shared.planners.llm import llm_plan, read_reply
+from shared.planners.prompts import system_prompt
 from shared.planning import candidate_documents
 from shared.search import SearchBackend
 

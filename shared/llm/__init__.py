@@ -1,5 +1,4 @@
-"""Planning with and without a model: the OpenAI-compatible client (client.py) and its
-cluster-wide concurrency cap (limit.py), the planner prompts (prompts.py) with the strict
-reply schema derived from the Plan models (schema.py), the LLM planner (planner.py), the
-heuristic planner used without an LLM (heuristic.py), and the scripted replay server
-behind `chordal fake-llm` (replay.py, replay_script.py)."""
+"""The OpenAI-compatible LLM client: chat messages in, a reply and its audit record out
+(client.py), bounded in time and size (bounds.py), capped cluster-wide (limit.py), with
+structured-output forms (forms.py, form_choice.py), strict schemas (schema.py) and
+streamed replies (stream_choice.py, stream_reader.py)."""

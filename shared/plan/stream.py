@@ -1,5 +1,5 @@
 """Plan steps read out of a planner reply while it is still being written: consumes the
-reply as text deltas (the text shared/llm/planner.py's `read_reply` reads once it is
+reply as text deltas (the text shared/planners/llm.py's `read_reply` reads once it is
 whole), produces each step the moment it is completely written, in plan order, as
 `StreamedStep(index, raw)`: `raw` is what the syntax reader makes of that step (a dict,
 or a PlanProblem for a text line it cannot read), `index` its place in the plan.

@@ -9,7 +9,7 @@ ended `done` with a confident figure that no document gave. So a template an LLM
 must print at least one step's variable (`uncited_answer`), and every figure in its
 literal text must come from the question or from the plan's own arguments, such as the
 92 of a COMPUTE `$Y - 92` (`uncited_figure`). Plans that users give keep their freedom;
-the LLM planner (shared/llm/planner.py) sends these problems back like the others.
+the LLM planner (shared/planners/llm.py) sends these problems back like the others.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ January"), one end of a range ("between 4% and 5%", "16–17 billion"), a negati
 in words or in accounting brackets ("negative $41 million", "a net loss of NOK 45
 million", "(12.3)") — or None.
 
-Both readers of documents use it: the heuristic planner (shared/llm/reading.py) and the
+Both readers of documents use it: the heuristic planner (shared/planners/reading.py) and the
 EXTRACT tool's built-in layers (shared/tools/entities.py), so neither reports 4 for
 "between 4% and 5%" or $41 million for "negative $41 million".
 """

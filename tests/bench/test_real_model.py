@@ -6,8 +6,8 @@ from pathlib import Path
 
 from shared.evaluation import judge, load_cases
 from shared.llm.client import LLMClient
-from shared.llm.planner import llm_plan
-from shared.llm.prompts import PROMPT_VARIANTS, system_prompt
+from shared.planners.llm import llm_plan
+from shared.planners.prompts import PROMPT_VARIANTS, system_prompt
 
 from bench.real_model import table
 from bench.real_model.planning import RecordingClient, parses

@@ -8,7 +8,7 @@ planner talks to it, and the local model server.
   output `form` it asked for (shared/llm/forms.py), the script `entry` (line number) it
   got, its `fault` and the HTTP `status` answered.
   `fake_llm.base_url` is `http://127.0.0.1:PORT` (the OpenAI base URL is `+ "/v1"`).
-  The script format and matching rule are in shared/llm/replay_script.py.
+  The script format and matching rule are in shared/stack/replay_script.py.
 - `llm_pipeline` (session): like `pipeline` (tests/conftest.py: `ask`, `submit`,
   `cli`, `store`), but a second stack with its own CHORDAL_HOME and Redis port, the
   bundled corpus (shared/data/corpus.jsonl) indexed, and workers configured for LLM

@@ -9,7 +9,7 @@ import pytest
 
 from shared.llm.form_choice import FormChoice
 from shared.llm.forms import request_fields
-from shared.llm.prompts import REPLY_SCHEMA
+from shared.planners.prompts import REPLY_SCHEMA
 
 pytestmark = pytest.mark.integration
 QUESTION = "What was Tesla's battery yield rate in Q3 2023?"

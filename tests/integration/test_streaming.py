@@ -1,6 +1,6 @@
 """Streamed planning end to end: the replay server writes the plan at a known speed,
 real planner, executor and finalizer processes run each step the moment it is written
-(shared/dispatch.py, shared/llm/planner.py)."""
+(shared/dispatch.py, shared/planners/llm.py)."""
 
 from __future__ import annotations
 

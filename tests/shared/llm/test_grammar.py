@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from shared.config import Settings
-from shared.llm.prompts import REPLY_SCHEMA, reply_schema
+from shared.planners.prompts import REPLY_SCHEMA, reply_schema
 from shared.models import Plan
 
 llama_cpp = pytest.importorskip(

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from shared.config import Settings
 from shared.llm.forms import request_fields
-from shared.llm.prompts import (EXAMPLE_STEPS, REPLY_SCHEMA, REPLY_STRING_CHARS,
+from shared.planners.prompts import (EXAMPLE_STEPS, REPLY_SCHEMA, REPLY_STRING_CHARS,
                                 WORKED_EXAMPLE, PlannerReply, reply_schema)
-from shared.llm.planner import read_reply
+from shared.planners.llm import read_reply
 from shared.llm.schema import LENGTHS, strict_schema
 from shared.models import DOMAINS, OPERATIONS, GetStep, Plan, Step
 from shared.models.fields import Text

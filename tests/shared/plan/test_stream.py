@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.llm.planner import read_reply
-from shared.llm.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE
+from shared.planners.llm import read_reply
+from shared.planners.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE
 from shared.llm.schema import without_nulls
 from shared.models import PlanProblem
 from shared.plan.draft import FENCE_RE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.llm.prompts import WORKED_EXAMPLE
+from shared.planners.prompts import WORKED_EXAMPLE
 from shared.plan.parse import parse_plan
 from shared.plan.template_evidence import check_template_evidence
 

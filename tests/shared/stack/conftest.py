@@ -16,6 +16,8 @@ import pytest
 
 from shared.config import Settings
 
+from ...integration.conftest import fake_llm  # noqa: F401 - the replay server's tests
+
 PROBE_APP = '''
 import time
 from celery import Celery

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from shared.errors import PatternRefused
-from shared.llm.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE
+from shared.planners.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE
 from shared.tools.pattern_limits import (MAX_PATTERN_CHARS, MAX_PATTERN_ELEMENTS,
                                          check_pattern_size, pattern_elements)
 from shared.tools.patterns import FLAGS

@@ -43,7 +43,7 @@ from typing import Protocol
 
 from shared.errors import InputError, LLMError, LLMReplyStopped, LLMStreamBroken, PlanError
 from shared.llm.client import LLMClient, LLMReply
-from shared.llm.prompts import plan_messages, problems_message, reply_schema
+from shared.planners.prompts import plan_messages, problems_message, reply_schema
 from shared.llm.schema import without_nulls
 from shared.llm.stream_reader import StopReading
 from shared.log_lines import clip_line

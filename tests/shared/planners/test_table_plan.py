@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from shared.errors import NoAnswer
-from shared.llm.heuristic import heuristic_plan
+from shared.planners.heuristic import heuristic_plan
 from shared.models import StepResult
 from shared.ingest import load_jsonl
 from shared.search import SqliteSearch

@@ -9,8 +9,8 @@ import pytest
 
 from shared.errors import PlanError
 from shared.llm.client import LLMClient
-from shared.llm.planner import llm_plan, read_reply
-from shared.llm.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE, plan_messages, system_prompt
+from shared.planners.llm import llm_plan, read_reply
+from shared.planners.prompts import EXAMPLE_STEPS, WORKED_EXAMPLE, plan_messages, system_prompt
 from shared.models import OPERATIONS
 from shared.plan.parse import parse_plan
 

@@ -15,7 +15,7 @@ import openai
 import pytest
 
 from shared.errors import InputError
-from shared.llm.replay_script import MALFORMED, Script
+from shared.stack.replay_script import MALFORMED, Script
 
 from ...integration.conftest import FakeLLM
 

@@ -3,13 +3,13 @@ search backend, produces a two-step Plan (GET the document → EXTRACT the value
 answers the question), or raises NoAnswer saying what was not found and which
 documents came closest. It never plans a value it cannot support.
 
-1. The question is read (shared/llm/question.py): its period, its names (the entity),
+1. The question is read (shared/planners/question.py): its period, its names (the entity),
    what it asks about, and the kind of value its wording asks for.
 2. Candidate documents come from the search store within the question's period window;
    a document is eligible when its title holds the question's names and it is about
    exactly the period asked (the GET rules of shared/search/matching.py: Q3 2024 is not
    2024; a document without a period counts by publication date).
-3. Each eligible document is read (shared/llm/reading.py): a sentence holding the words
+3. Each eligible document is read (shared/planners/reading.py): a sentence holding the words
    asked about, and in it the reported figure — not an expectation, a baseline, a
    change or another period's figure.
 4. Of the documents that gave a reading, official sources beat news and news beats

@@ -1,12 +1,12 @@
 """The heuristic planner's table path: consumes a question read as a `Metric`
-(shared/llm/metric.py), the documents it names and the search backend; produces a plan
+(shared/planners/metric.py), the documents it names and the search backend; produces a plan
 that reads each cell with an EXTRACT by row and period and, for arithmetic, a COMPUTE
 with the unit asked — or NoAnswer naming the nearest rows and documents.
 
 Each EXTRACT is run on the document's tables while planning, exactly as the plan will
 run it (shared/tools/cells/), so a plan never asks for a cell EXTRACT would not
 read. Two ways to name a row are tried: the label the question's words pick in the
-tables (shared/llm/rows.py) and the question's own words for the item (which EXTRACT
+tables (shared/planners/rows.py) and the question's own words for the item (which EXTRACT
 also knows by the domain library's names); when both read a cell it must be the same.
 "The average X" with no period, when no row is named so, is the mean of X over every
 period of the one table whose row X names a figure in each.

@@ -3,7 +3,7 @@ the span of the value (or sentence) chosen in it, produces a regular expression 
 one group captures exactly that span when the EXTRACT tool runs it on that text.
 
 A value's pattern is the few words before it, spelled literally, then a generic
-capture of its kind (shared/llm/reading.py: VALUE_PATTERNS); more words are added until
+capture of its kind (shared/planners/reading.py: VALUE_PATTERNS); more words are added until
 the first match in the whole text is the chosen value, with and without IGNORECASE (the
 EXTRACT tool ignores case).
 """

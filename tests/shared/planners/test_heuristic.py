@@ -6,7 +6,7 @@ import pytest
 
 import shared
 from shared.errors import InputError, NoAnswer, SearchUnavailable, TransientToolError
-from shared.llm.heuristic import abstention, heuristic_plan
+from shared.planners.heuristic import abstention, heuristic_plan
 from shared.ingest import load_jsonl
 from shared.search import Document, SqliteSearch
 from shared.plan.validate import validate_plan

@@ -56,7 +56,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from shared.errors import InputError
 from shared.llm.forms import field, form_of
-from shared.llm.replay_script import Entry, Script, Server
+from shared.stack.replay_script import Entry, Script, Server
 from shared.llm.stream_reader import approx_tokens, message_text
 
 MODEL = "replay"

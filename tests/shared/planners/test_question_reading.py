@@ -11,8 +11,8 @@ from datetime import date
 
 import pytest
 
-from shared.llm.metric import Refusal, read_metric
-from shared.llm.question import Question
+from shared.planners.metric import Refusal, read_metric
+from shared.planners.question import Question
 
 
 @pytest.mark.parametrize("question, period", [
