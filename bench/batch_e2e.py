@@ -38,7 +38,7 @@ from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.stack.embedded import is_stack_running
 from shared.stack.process import ChildProcess
-from producers.batch_follow import batch_status
+from producers.batch.follow import batch_status
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

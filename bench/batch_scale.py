@@ -20,7 +20,7 @@ from pathlib import Path
 
 import redis
 
-from producers.batch_follow import batch_status, tally_batch
+from producers.batch.follow import batch_status, tally_batch
 from producers.cancel import cancel_batch
 from shared.batch_counts import recount
 from shared.batch_store import BatchStore

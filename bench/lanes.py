@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from producers.batch_send import enqueue
+from producers.batch.send import enqueue
 from producers.submit import submit
 from shared.batch_store import BatchStore
 from shared.broker import make_celery

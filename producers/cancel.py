@@ -1,5 +1,5 @@
-"""Cancelling: `chordal cancel QUERY_ID` or `chordal cancel --batch NAME`, and what the
-API's DELETE routes and the pages' cancel buttons call. Consumes a query id or a batch
+"""Cancelling, as `chordal cancel` (producers/cli/batch.py), the API's DELETE routes and
+the pages' cancel buttons ask for it. Consumes a query id or a batch
 name; produces a `Cancelled` count.
 
 Every unfinished query ends `cancelled` through the run store's terminal guard
@@ -7,8 +7,6 @@ Every unfinished query ends `cancelled` through the run store's terminal guard
 is untouched, and cancelling again is a no-op. Queued messages of a cancelled query do
 nothing when a worker takes them (every task checks the query is not terminal), and a
 step already running stores its result, which nothing reads.
-Exit codes: 0 (something was cancelled, or everything had finished already); 2 an
-unknown query or batch, or both or neither given.
 """
 
 from __future__ import annotations
@@ -16,15 +14,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional
 
-import typer
-
-from producers.batch import batch_names, out, stores
-from producers.output import fail
 from shared import lanes
 from shared.batch_store import BatchStore
-from shared.config import Settings
 from shared.store import RunStore
 
 
@@ -62,26 +54,3 @@ def cancel_batch(batches: BatchStore, runs: RunStore, name: str, reason: str) ->
         outcomes.extend(runs.cancel([qid for qid, _ in members], reason))
     lanes.drop(runs.r, name)
     return _count(outcomes, started)
-
-
-def cancel(query_id: Optional[str] = typer.Argument(None, help="The query to cancel."),
-           batch: Optional[str] = typer.Option(None, "--batch", help="Cancel every unfinished query of this batch.")):
-    """End unfinished queries as `cancelled`; answered ones are untouched."""
-    if (query_id is None) == (batch is None):
-        fail("give a QUERY_ID or --batch NAME (one of them)")
-    settings = Settings()
-    batches, runs = stores(settings)
-    if batch is not None:
-        name = batch_names(batches, batch, settings)[0]
-        out.print(cancel_batch(batches, runs, name, "cancelled by `chordal cancel "
-                               f"--batch {name}`").line(f"batch {name}"))
-        return
-    result = cancel_queries(runs, [query_id], "cancelled by `chordal cancel`")
-    if result.missing:
-        fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}: "
-             "check the id, or it expired after CHORDAL_RUN_TTL_S")
-    if result.finished:
-        out.print(f"query {query_id} had already finished ({runs.status(query_id)}): "
-                  "nothing to cancel")
-    else:
-        out.print(f"query {query_id}: cancelled")

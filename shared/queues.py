@@ -234,13 +234,13 @@ def plan_lanes_key() -> str:
 def session_key(digest: str) -> str:
     """Hash of one browser session of the pages (`csrf`, `token`): `digest` is the SHA-256
     of the session cookie, so the key does not give the cookie away
-    (producers/api_sessions.py)."""
+    (producers/api/sessions.py)."""
     return f"{KEY_PREFIX}:session:{digest}"
 
 
 def auth_failures_key(client: str) -> str:
     """Counter of the wrong API tokens (bearer or login form) one client address sent in
-    its current window; expires with the window (producers/api_failures.py)."""
+    its current window; expires with the window (producers/api/failures.py)."""
     return f"{KEY_PREFIX}:auth-failures:{client}"
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from producers.redis_auth_cli import server_argv
-from producers.settings_report import env_name
+from producers.cli.redis_auth import server_argv
+from producers.cli.settings_report import env_name
 from shared import queues
 from shared.config import Settings
 from shared.redis_auth import AuthDir

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from producers.batch_file import LineDefaults, parse_line
+from producers.batch.file import LineDefaults, parse_line
 from shared import queues
 from shared.batch_store import BatchStore
 from shared.models import Query

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from producers.batch_send import enqueue
+from producers.batch.send import enqueue
 from shared import queues
 from shared.batch_store import BatchStore
 from shared.models import Query

@@ -47,7 +47,7 @@ from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis, find_redis_server
 from shared.store import RunStore
 
-from producers.redis_auth_cli import server_argv
+from producers.cli.redis_auth import server_argv
 
 from ..conftest import DATA, Pipeline, free_port, processes_using
 from ..producers.conftest import ApiServer

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from producers.page_query import query_view
-from producers.page_timeline import timeline
+from producers.api.pages.query import query_view
+from producers.api.pages.timeline import timeline
 from shared import queues
 from shared.dispatch import PlanDispatch
 from shared.models import Plan, Query

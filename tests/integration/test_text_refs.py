@@ -12,7 +12,7 @@ import redis
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from producers.api import create_app
+from producers.api.app import create_app
 from shared import queues
 from shared.models import ExtractStep, GetStep, Query, StepTask
 from shared.search import open_backend

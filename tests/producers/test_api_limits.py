@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from producers.api import create_app
+from producers.api.app import create_app
 from shared.config import Settings
 from shared.errors import ConfigError
 

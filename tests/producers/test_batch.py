@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from producers.batch_export import result_line
-from producers.batch_file import (LineDefaults, LineError, check_file, derived_id, parse_line,
+from producers.batch.export import result_line
+from producers.batch.file import (LineDefaults, LineError, check_file, derived_id, parse_line,
                                   read_queries)
-from producers.batch_follow import Tally, percentile
+from producers.batch.follow import Tally, percentile
 from shared.errors import InputError
 
 DEFAULTS = LineDefaults(batch="b1", mode="rewoo", deadline_s=90.0)

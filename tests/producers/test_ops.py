@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from producers.ops import basic_auth, flower_argv, flower_env
+from producers.cli.flower import basic_auth, flower_argv, flower_env
 from shared.config import Settings
 from shared.errors import ConfigError
 

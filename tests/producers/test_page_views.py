@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from producers.batch_follow import Tally
-from producers.page_batches import reason_and_code
-from producers.page_graph import depths, plan_graph
-from producers.page_query import pieces, query_view, safe_href
-from producers.page_timeline import timeline
+from producers.batch.follow import Tally
+from producers.api.pages.batches import reason_and_code
+from producers.api.pages.graph import depths, plan_graph
+from producers.api.pages.query import pieces, query_view, safe_href
+from producers.api.pages.timeline import timeline
 from shared.models import (Answer, Evidence, Footnote, Plan, RunRecord, StepDispatch,
                            StepResult)
 

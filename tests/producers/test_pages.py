@@ -1,4 +1,4 @@
-"""The pages over HTTP: the API app (producers/api.py) in this process, on a real Redis
+"""The pages over HTTP: the API app (producers/api/app.py) in this process, on a real Redis
 with no workers, its records written the way the workers write them. Login, sessions,
 CSRF, the security headers, and the escaping of everything a question, a plan, a model
 or a document can put on a page."""
@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import pytest
 from fastapi.testclient import TestClient
 
-from producers.api import create_app
+from producers.api.app import create_app
 from shared.admission import Refusal, count_refusal
 from shared.batch_store import BatchStore
 from shared.config import Settings

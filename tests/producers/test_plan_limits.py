@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from producers.batch_file import derived_id
+from producers.batch.file import derived_id
 
 from ..conftest import peak_mb
 

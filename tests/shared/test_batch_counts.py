@@ -8,8 +8,8 @@ import time
 
 import redis
 
-from producers.batch_follow import batch_status
-from producers.page_batches import batch_view
+from producers.batch.follow import batch_status
+from producers.api.pages.batches import batch_view
 from shared import queues
 from shared.batch_counts import read_counts, recount
 from shared.batch_store import BatchStore

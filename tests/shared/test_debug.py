@@ -282,14 +282,15 @@ class FakeStore:
 
 @pytest.fixture
 def cli(monkeypatch, tmp_path):
-    from producers import cli as module
+    from producers.cli import cli as command
+    from shared.store import RunStore
 
     run = record([GET, extract(r"battery yield rate is (\d+\.\d+)%")],
                  [ok("E1", "GET", TEXT, document=REPORT), failed("E2", "EXTRACT", "NO_MATCH")])
     monkeypatch.setenv("CHORDAL_HOME", str(tmp_path))
-    monkeypatch.setattr(module.RunStore, "from_url",
+    monkeypatch.setattr(RunStore, "from_url",
                         classmethod(lambda cls, url, ttl_s: FakeStore({"q": run})))
-    return lambda *args: CliRunner().invoke(module.cli, ["debug", *args])
+    return lambda *args: CliRunner().invoke(command, ["debug", *args])
 
 
 def test_chordal_debug_prints_each_diagnosis_with_its_cause_and_fix(cli):

@@ -1,6 +1,6 @@
 """Request bodies of `POST /queries` in, `Query` models or a 422 out.
 
-Consumes `QueryIn` items (producers/api_models.py) and the `Settings` (plan step limit,
+Consumes `QueryIn` items (producers/api/models.py) and the `Settings` (plan step limit,
 default deadline); produces the `Query` of each, its plan parsed, repaired and checked by
 `shared.plan.parse` (JSON object, ReWOO or LLMCompiler text), or a
 `RequestValidationError` listing every problem of every item. `unprocessable` renders
@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from producers.api_models import MAX_BATCH, BadField, QueryIn, Unprocessable
+from producers.api.models import MAX_BATCH, BadField, QueryIn, Unprocessable
 from shared.config import Settings
 from shared.errors import InputError, PlanError
 from shared.models import Query

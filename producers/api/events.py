@@ -30,7 +30,7 @@ from typing import get_args
 import anyio.to_thread
 import redis
 
-from producers.api_models import StreamEnd
+from producers.api.models import StreamEnd
 from shared.models import TERMINAL, Answer, PlanProblem, ReactIteration, Status, StepResult
 from shared.store import RunStore
 

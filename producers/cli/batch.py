@@ -3,8 +3,8 @@
 messages on the `plan` queue, progress on stderr, summaries and exports on stdout.
 
 `enqueue` is all or nothing: a first streaming pass checks every line
-(producers/batch_file.py) and any bad line stops it with exit code 2 before anything is
-submitted; a second pass submits (producers/batch_send.py). Exit codes: 0 success;
+(producers/batch/file.py) and any bad line stops it with exit code 2 before anything is
+submitted; a second pass submits (producers/batch/send.py). Exit codes: 0 success;
 `wait`: 1 when a query failed or `--timeout` passed first; 2 bad input or unknown batch.
 """
 
@@ -24,12 +24,13 @@ from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn,
                            TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 
-from producers.batch_export import export_results
-from producers.batch_file import LineDefaults, check_file, read_queries
-from producers.batch_follow import (STATES, BatchStatus, batch_status, queue_depths,
+from producers.batch.export import export_results
+from producers.batch.file import LineDefaults, check_file, read_queries
+from producers.batch.follow import (STATES, BatchStatus, batch_status, queue_depths,
                                     wait_batches)
-from producers.batch_send import enqueue as send_batch
-from producers.output import fail
+from producers.batch.send import enqueue as send_batch
+from producers.cancel import cancel_batch, cancel_queries
+from producers.cli.output import fail
 from shared import lanes
 from shared.batch_counts import recount as redo_counts
 from shared.batch_store import BatchStore
@@ -234,3 +235,28 @@ def results(batch: str = typer.Option(..., "--batch", help="The batch to export.
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     err.print(f"wrote {sum(counts.values())} results of batch {name} to "
               f"{'stdout' if out_path == '-' else out_path} ({summary})")
+
+
+def cancel(query_id: Optional[str] = typer.Argument(None, help="The query to cancel."),
+           batch: Optional[str] = typer.Option(None, "--batch", help="Cancel every unfinished query of this batch.")):
+    """End unfinished queries as `cancelled`; answered ones are untouched. Exit codes: 0
+    (something was cancelled, or everything had finished already); 2 an unknown query or
+    batch, or both or neither given."""
+    if (query_id is None) == (batch is None):
+        fail("give a QUERY_ID or --batch NAME (one of them)")
+    settings = Settings()
+    batches, runs = stores(settings)
+    if batch is not None:
+        name = batch_names(batches, batch, settings)[0]
+        out.print(cancel_batch(batches, runs, name, "cancelled by `chordal cancel "
+                               f"--batch {name}`").line(f"batch {name}"))
+        return
+    result = cancel_queries(runs, [query_id], "cancelled by `chordal cancel`")
+    if result.missing:
+        fail(f"no query {query_id!r} in the run store at {settings.masked_redis_url}: "
+             "check the id, or it expired after CHORDAL_RUN_TTL_S")
+    if result.finished:
+        out.print(f"query {query_id} had already finished ({runs.status(query_id)}): "
+                  "nothing to cancel")
+    else:
+        out.print(f"query {query_id}: cancelled")

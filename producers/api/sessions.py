@@ -14,7 +14,7 @@ cookie itself is HttpOnly, SameSite=Strict, Path=/, and Secure unless the page w
 for over plain http on a loopback address (`cookie_attributes`): browsers keep Secure
 cookies over http://localhost and 127.0.0.1 in Chromium and Firefox only, and cookies are
 not kept apart by port, so Secure adds nothing on one machine; anywhere else the login
-is refused over plain http (producers/pages_auth.py).
+is refused over plain http (producers/api/pages/login.py).
 """
 
 from __future__ import annotations

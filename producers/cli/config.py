@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from producers.settings_report import env_name, report
+from producers.cli.settings_report import env_name, report
 from shared.config import Settings
 from shared.errors import ConfigError
 

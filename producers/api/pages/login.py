@@ -1,5 +1,5 @@
 """Logging in to the pages and out: consumes the login form (the API token) and the
-session cookie; produces a session (producers/api_sessions.py) and its cookie, or its end.
+session cookie; produces a session (producers/api/sessions.py) and its cookie, or its end.
 
     GET  /ui/login    the form; sets the login cookie, whose value the form carries too
     POST /ui/login    token + that value (double-submit CSRF) -> session cookie, 303 to
@@ -7,7 +7,7 @@ session cookie; produces a session (producers/api_sessions.py) and its cookie, o
     POST /ui/logout   the session's CSRF token -> session deleted, cookie cleared
 
 A wrong token gets the form again with 401, compared in constant time, and counts
-against the client (producers/api_failures.py): past its wrong tokens, the form comes
+against the client (producers/api/failures.py): past its wrong tokens, the form comes
 back with 429 and Retry-After before the body is read. The form body is at most
 `MAX_FORM_BYTES` (413), read within CHORDAL_API_BODY_TIMEOUT_S (408, api_body.py). Over
 plain http on an address other than loopback the login is refused (400): the session
@@ -24,11 +24,11 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from producers.api_auth import Access, is_loopback
-from producers.api_failures import TooManyFailures, client_of
-from producers.api_sessions import (LOGIN_COOKIE, LOGIN_TTL_S, SESSION_COOKIE, SESSION_TTL_S,
+from producers.api.auth import Access, is_loopback
+from producers.api.failures import TooManyFailures, client_of
+from producers.api.sessions import (LOGIN_COOKIE, LOGIN_TTL_S, SESSION_COOKIE, SESSION_TTL_S,
                                     Session, cookie_attributes, same)
-from producers.page_templates import PREFIX, render
+from producers.api.pages.templates import PREFIX, render
 
 MAX_FORM_BYTES = 8192
 HOME = f"{PREFIX}/batches"

@@ -1,6 +1,6 @@
 """The HTTP API's own request and response bodies (the rest are `shared.models`).
 
-Consumes nothing; produces the pydantic models that `producers/api.py` validates request
+Consumes nothing; produces the pydantic models that `producers/api/app.py` validates request
 bodies with and documents in `/openapi.json`: `QueryIn` (one query to submit, mirroring
 `Query`), `QueryBatch` (one `QueryIn` or a list), `Submitted`/`SubmitReply`, `Health`,
 `BatchOut` (`GET /batches/{name}`), `CancelReply` (the DELETE routes),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from producers.batch_follow import BatchStatus, status_of, tally_batch
+from producers.batch.follow import BatchStatus, status_of, tally_batch
 from shared.batch_counts import read_counts, reason_and_code
 from shared.batch_store import BatchStore
 

@@ -1,5 +1,5 @@
 """The plan drawn as a graph: consumes a `Plan` and each step's status; produces boxes
-and edges placed for an SVG (producers/templates/query_live.html draws them).
+and edges placed for an SVG (producers/api/pages/html/query_live.html draws them).
 
 A step sits in the column of its depth (a step reading nothing is in column 0, one
 reading a column-n step in column n+1), in plan order down the column; each edge runs

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import quote, urlencode
 
-from producers.page_graph import Graph, plan_graph
-from producers.page_timeline import Timeline, timeline
+from producers.api.pages.graph import Graph, plan_graph
+from producers.api.pages.timeline import Timeline, timeline
 from shared.models import TERMINAL, Evidence, RunRecord, StepResult
 from shared.render import chain
 from shared.render.cited import MARKER

@@ -21,7 +21,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from producers.output import fail
+from producers.cli.output import fail
 from shared.config import Settings
 from shared.errors import ChordalError, InputError
 from shared.search import BACKENDS, Document, default_backend, open_backend

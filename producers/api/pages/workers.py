@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kombu.utils.encoding import bytes_to_str
 
-from producers.batch_follow import queue_depths
+from producers.batch.follow import queue_depths
 from shared import queues
 from shared.recovery import HELD, WORKERS, Census, Held, consumed_queues, count_live
 from shared.store import RunStore

@@ -1,6 +1,6 @@
 """A query's timeline: consumes a `RunRecord` (status times, LLM calls, dispatch times,
 step results, ReAct iterations); produces rows of bars placed for an SVG
-(producers/templates/query_live.html draws them).
+(producers/api/pages/html/query_live.html draws them).
 
 Per step: its queue wait, from when its task was sent (`RunRecord.dispatch`,
 `dispatched_at`) to when a worker started it (`StepResult.started_at`), and its run

@@ -12,6 +12,8 @@ from rich.markup import escape
 from shared.models import RunRecord
 
 _stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+out = Console(soft_wrap=True)  # what a command prints
+err = Console(stderr=True, soft_wrap=True)  # what it says about its work
 
 
 def print_error(message: str) -> None:

@@ -9,7 +9,7 @@ Latency is queued → done (`t_done - t_queued`) over the answered queries; answ
 second is the number answered divided by the time from the first query queued to the
 last one finished, and over the last minute the number answered in the last 60 s
 divided by 60 (or by the time since the first query was queued, when shorter). A query
-whose record expired before it was counted is `missing`. The pages (producers/pages.py)
+whose record expired before it was counted is `missing`. The pages (producers/api/pages/site.py)
 show the same `BatchStatus`. Latency percentiles from the counters are the upper bound
 of a 10%-wide bucket; answers over the last minute are counted per whole second.
 """

@@ -1,7 +1,7 @@
 """Who may call the HTTP API and open its pages.
 
 Consumes the `Settings` (CHORDAL_API_TOKEN), the run store's Redis (sessions,
-producers/api_sessions.py; wrong tokens per client, producers/api_failures.py) and each
+producers/api/sessions.py; wrong tokens per client, producers/api/failures.py) and each
 request; produces the token the API requires (`api_token`: a ConfigError for none, an
 empty or a short one) and FastAPI dependencies:
 
@@ -9,9 +9,9 @@ empty or a short one) and FastAPI dependencies:
   cookie of a browser that logged in (so `EventSource` needs no token in its URL). A
   request that changes something (POST) on the cookie alone must carry the session's
   CSRF token in `X-CSRF-Token`. Otherwise 401 (403 for a missing CSRF token). It runs
-  before a request's body is read (`BeforeBody`, producers/api_body.py).
+  before a request's body is read (`BeforeBody`, producers/api/body.py).
 - `Access.page()` for the pages: the same, but a browser without a session is sent to
-  the login form (`LoginRequired`, answered with a redirect by producers/pages.py).
+  the login form (`LoginRequired`, answered with a redirect by producers/api/pages/site.py).
 
 A client that sent too many wrong bearer tokens gets 429 before its token is compared.
 Without a token (`--insecure`, allowed on loopback only, see `check_exposure`) everyone
@@ -27,9 +27,9 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
-from producers.api_body import BeforeBody
-from producers.api_failures import AuthFailures, client_of
-from producers.api_sessions import SESSION_COOKIE, Session, SessionStore, same
+from producers.api.body import BeforeBody
+from producers.api.failures import AuthFailures, client_of
+from producers.api.sessions import SESSION_COOKIE, Session, SessionStore, same
 from shared.config import Settings
 from shared.errors import ConfigError
 

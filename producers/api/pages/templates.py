@@ -1,9 +1,9 @@
-"""How the pages are written out: consumes a template name (producers/templates/*.html)
+"""How the pages are written out: consumes a template name (producers/api/pages/html/*.html)
 and its context; produces an `HTMLResponse`, and the headers every page gets.
 
 The Jinja2 environment escapes everything (autoescape on for every template, no `|safe`
 anywhere) and fails on an undefined name. Scripts and styles come from
-producers/static/ only: `SECURITY_HEADERS` carry a Content-Security-Policy without
+producers/api/pages/static/ only: `SECURITY_HEADERS` carry a Content-Security-Policy without
 `unsafe-inline`, so nothing a question, plan or document smuggles into a page can run,
 even where escaping were missed. `PageHeaders` adds them to every response under `/ui`
 and to `/`, streamed or not (a plain ASGI wrapper: Starlette's BaseHTTPMiddleware
@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 HERE = Path(__file__).resolve().parent
-TEMPLATES, STATIC = HERE / "templates", HERE / "static"
+TEMPLATES, STATIC = HERE / "html", HERE / "static"
 PREFIX = "/ui"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")

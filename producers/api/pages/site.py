@@ -1,9 +1,9 @@
 """The pages `chordal api` serves to a browser, next to the JSON routes, with their auth.
 
 Consumes the run store, the batch store, the Settings (CHORDAL_FLOWER_URL,
-CHORDAL_WORKER_DEAD_AFTER_S) and `Access` (producers/api_auth.py); produces HTML pages,
-written by producers/page_templates.py from producers/templates/ and
-producers/static/:
+CHORDAL_WORKER_DEAD_AFTER_S) and `Access` (producers/api/auth.py); produces HTML pages,
+written by producers/api/pages/templates.py from producers/api/pages/html/ and
+producers/api/pages/static/:
 
     GET /ui/batches                        every batch: progress, counts per state,
                                            answers/s (overall, last minute), p50/p95,
@@ -17,7 +17,7 @@ producers/static/:
     POST /ui/batches/{name}/cancel         cancel its unfinished queries (the page's button)
     POST /ui/queries/{id}/cancel           cancel the query, back to its page
     GET /ui/workers                        live workers per queue, tasks held, silent ones
-    GET/POST /ui/login, POST /ui/logout    producers/pages_auth.py
+    GET/POST /ui/login, POST /ui/logout    producers/api/pages/login.py
 
 A page needs the bearer token or a session; a browser without one goes to the login form.
 A cancel form carries the session's CSRF token (403 without it), as the log-out form does.
@@ -33,15 +33,15 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from producers.api_auth import Access, LoginRequired
-from producers.api_sessions import Session, same
+from producers.api.auth import Access, LoginRequired
+from producers.api.sessions import Session, same
 from producers.cancel import cancel_batch, cancel_queries
-from producers.batch_follow import STATES
-from producers.page_batches import SHOWN_IDS, batch_view, failed_in_group
-from producers.page_query import query_view
-from producers.page_templates import PREFIX, STATIC, PageHeaders, render
-from producers.page_workers import workers_view
-from producers.pages_auth import HOME, FormTooLarge, auth_routes, read_form
+from producers.batch.follow import STATES
+from producers.api.pages.batches import SHOWN_IDS, batch_view, failed_in_group
+from producers.api.pages.query import query_view
+from producers.api.pages.templates import PREFIX, STATIC, PageHeaders, render
+from producers.api.pages.workers import workers_view
+from producers.api.pages.login import HOME, FormTooLarge, auth_routes, read_form
 from shared.batch_store import BatchStore
 from shared.config import Settings
 from shared.store import RunStore

@@ -53,17 +53,17 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from kombu.exceptions import OperationalError
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from producers import api_events
-from producers.api_auth import LOOPBACK_NAMES, Access, api_token, is_loopback
-from producers.api_body import BodyLimits, StrictJsonRoute
-from producers.api_failures import AuthFailures
-from producers.api_health import check_health
-from producers.api_models import (BatchOut, CancelReply, Health, QueryBatch, Refusal,
+from producers.api import events as api_events
+from producers.api.auth import LOOPBACK_NAMES, Access, api_token, is_loopback
+from producers.api.body import BodyLimits, StrictJsonRoute
+from producers.api.failures import AuthFailures
+from producers.api.health import check_health
+from producers.api.models import (BatchOut, CancelReply, Health, QueryBatch, Refusal,
                                   SubmitReply, Submitted, Unprocessable)
-from producers.batch_follow import batch_status
+from producers.batch.follow import batch_status
 from producers.cancel import cancel_batch, cancel_queries
-from producers.api_requests import to_queries, unprocessable
-from producers.pages import install_pages
+from producers.api.requests import to_queries, unprocessable
+from producers.api.pages.site import install_pages
 from producers.submit import submit
 from shared.batch_store import BatchStore
 from shared.broker import make_celery

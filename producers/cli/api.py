@@ -1,4 +1,4 @@
-"""`chordal api`: serve the HTTP API (producers/api.py) with uvicorn until Ctrl-C.
+"""`chordal api`: serve the HTTP API (producers/api/app.py) with uvicorn until Ctrl-C.
 
 Consumes `Settings` (CHORDAL_API_TOKEN, the run store's Redis, the request limits) and
 the bind address; produces a running server, or one message and exit code 2 when it must
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from producers.output import fail
+from producers.cli.output import fail
 from shared.config import Settings
 from shared.errors import ConfigError
 
@@ -21,7 +21,7 @@ def api(host: str = typer.Option("127.0.0.1", "--host", help="Address to bind.")
                                       "CHORDAL_API_TOKEN (loopback addresses and "
                                       "Host headers only).")):
     """Serve the HTTP API: POST /queries, GET /queries/{id}, its /events, GET /health."""
-    from producers.api import serve
+    from producers.api.app import serve
 
     try:
         serve(Settings(), host=host, port=port, insecure=insecure)
