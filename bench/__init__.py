@@ -1,2 +1,2 @@
 """`make bench`: Chordal's latency, overhead, throughput, scaling and token figures,
-each a ratio or comparison measured in the same run (see README, "Benchmarks")."""
+each a ratio or comparison measured in the same run (see docs/benchmarks.md)."""

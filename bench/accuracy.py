@@ -7,7 +7,7 @@ Two sets, each a folder with corpus.jsonl, cases.jsonl and NOTES.md (the traps):
 - `development` (bench/accuracy/): written by a helper who did not see the code; the
   matching rules and the heuristic planner were then tuned on it.
 - `held-out` (bench/accuracy_holdout/): written later by another helper, also without
-  seeing the code or the first set; its first run is recorded in the README, and it has
+  seeing the code or the first set; its first run is recorded in docs/benchmarks.md, and it has
   been used to find bugs since, so it is no longer unseen.
 - `probe` (bench/accuracy_probe/): a black-box tester's ten small corpora in other
   fields (statistics, sports, trials, elections, recalls, weather, schools, banks),

@@ -3,7 +3,7 @@
 Consumes `Settings`; produces a configured `Celery` app that knows the queues and task
 names but no task code: a worker's app names the task modules it imports as it starts
 (workers/app.py), producers send tasks to it by name. Each setting below closes a known
-way to lose or duplicate work; see "Reliability rules built in" in README.md.
+way to lose or duplicate work; see docs/reliability.md.
 """
 
 from __future__ import annotations

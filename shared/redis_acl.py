@@ -3,7 +3,7 @@ keys and pub/sub channels, and why.
 
 Consumes nothing; produces `ROLES` (role -> its `Rule`s), from which the ACL file of
 the embedded Redis (`acl_file`), `ACL SETUSER` arguments (`setuser_args`), the table
-in README.md (`markdown_table`) and docker/compose.yaml's users all come, so they
+in docs/operations.md (`markdown_table`) and docker/compose.yaml's users all come, so they
 cannot drift apart.
 
 - `workers`: every `chordal worker` role and `chordal up` (its supervisor and sweeper):
@@ -229,7 +229,7 @@ def acl_file(passwords: dict[str, str]) -> str:
 
 
 def markdown_table() -> str:
-    """The rules as the Markdown table README.md shows (tests check it matches)."""
+    """The rules as the Markdown table docs/operations.md shows (tests check it matches)."""
     rows = ["| user | rule | why |", "|---|---|---|"]
     for role, rules in ROLES.items():
         for rule in rules:

@@ -87,7 +87,7 @@ def _run(task, payload: dict) -> dict:
 def _register(name: str):
     # No shadow name: Flower labels its Prometheus series with the task name, so a name
     # per action_id would make one series per step. The action_id leads the StepTask
-    # payload instead, which Flower shows and searches (README, "Monitoring").
+    # payload instead, which Flower shows and searches (docs/monitoring.md).
     # Redis errors are waited out in the task (a Celery retry cannot be sent while Redis
     # is down); StoreError is retried by Celery.
     @chordal_task(name, retries=True, ignore_result=True)

@@ -3,7 +3,7 @@ carries a Query).
 
 Step and ReAct payloads lead with their `action_id`: Flower shows a task's arguments
 (cut at 1024 characters) and its search box matches them, so the id is always visible
-and one search finds the task (README, "Monitoring").
+and one search finds the task (docs/monitoring.md).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ answer it), produces the chat messages that ask a model for a ReWOO plan, the re
 model and its strict JSON schema (schema.py, derived from the Plan models), and the
 follow-up message that sends a failed plan's problems back.
 
-The system prompt primes the plan syntax (the JSON plan of README.md), lists the nine
+The system prompt primes the plan syntax (the JSON plan of docs/plans.md), lists the nine
 operations with their fields and an example of each (`EXAMPLE_STEPS`, which together
 form one valid plan), gives a checklist the plan must satisfy, and asks for a JSON
 object `{"reasoning": …, "plan": …}` so the model thinks before it plans.

@@ -20,7 +20,7 @@ Each failure is a `TemplateError`: the plan's template counts as failed, the ans
 why and falls back to the domain template. Children are kept between renders (one per
 render at a time: a finalizer with two threads has at most two) and stopped by their
 PIDs when the worker exits. Jobs and replies cross as JSON (never pickle: the child runs
-user input); cost per answer: one round trip, about 0.4 ms (README). `handle` is what
+user input); cost per answer: one round trip, about 0.4 ms (docs/plans.md). `handle` is what
 the render child runs for each job.
 """
 

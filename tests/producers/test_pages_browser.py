@@ -7,7 +7,7 @@ The stack is this module's own (Redis, planner, executor, finalizer and react wo
 built like the `pipeline` fixture): its workers import page_tools.py, whose gated GET
 holds a query in `executing` until the test lets it go, and its corpus holds a hostile
 document. Each page's screenshot is saved under the test's tmp_path, for review; with
-CHORDAL_UPDATE_SCREENSHOTS=1 it is also copied to docs/screenshots/, the README's.
+CHORDAL_UPDATE_SCREENSHOTS=1 it is also copied to docs/screenshots/, the ones docs/http.md shows.
 """
 
 from __future__ import annotations

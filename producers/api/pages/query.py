@@ -128,7 +128,7 @@ def _quotes(record: RunRecord, results: dict[str, StepResult],
 
 def flower_link(flower_url: str | None, r: StepResult | None, action_id: str) -> str | None:
     """The step's task in Flower: its page when the task id is known, else Flower's task
-    search for the action_id (README, "Monitoring")."""
+    search for the action_id (docs/monitoring.md)."""
     if not flower_url:
         return None
     if r is not None and r.task_id:
