@@ -8,17 +8,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from shared.llm.forms import FORMS
-from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.redis_auth import AuthDir
-from shared.search.fit import PUBLICATION_LAG_DAYS
 from shared.urls import mask_url, password_in_userinfo
+
+MAX_STEPS = 20
+"""Default limit on a plan's steps (`CHORDAL_MAX_STEPS`)."""
+MAX_PLAN_CHARS = 100_000
+"""Default limit on a plan's size in characters (`CHORDAL_MAX_PLAN_CHARS`)."""
+PUBLICATION_LAG_DAYS = 180
+"""Default days after a period's end within which a document with no period of its own
+may have been published and still be about it (`CHORDAL_PUBLICATION_LAG_DAYS`)."""
+
+Form = Literal["json_schema", "json_object_schema", "json_schema_body", "guided_json",
+               "ollama_format", "json_object", "none"]
+"""The structured-output forms an LLM endpoint may be asked for JSON in (shared/llm/forms.py
+says how each is asked; `CHORDAL_LLM_JSON_FORM` forces one)."""
+FORMS: tuple[str, ...] = get_args(Form)
+"""The forms in the order they are tried."""
 
 
 class Settings(BaseSettings):

@@ -26,11 +26,11 @@ import time
 from collections.abc import Callable
 
 from shared import queues
+from shared.config import MAX_STEPS
 from shared.errors import PlanError
 from shared.graph_store import GraphView, step_order
 from shared.models import GraphStep, Plan, PlanProblem, Step, StepTask
 from shared.placement import Placement
-from shared.plan.limits import MAX_STEPS
 from shared.store import RunStore
 
 

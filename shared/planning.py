@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from shared.config import MAX_PLAN_CHARS, MAX_STEPS
 from shared.errors import StoreError
 from shared.llm.client import LLMClient
 from shared.planners.heuristic import heuristic_plan
 from shared.planners.llm import QueryWatch, StepSink, llm_plan
 from shared.models import LLMCall, Plan, Query
-from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.repair import prepare_plan
 from shared.search import Document, SearchBackend
 

@@ -31,9 +31,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from shared.config import MAX_PLAN_CHARS, MAX_STEPS
 from shared.errors import InputError, PlanError, quoted
 from shared.models import MODES, Query
-from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 from shared.plan.parse import parse_plan_with_repairs
 from shared.render.answer import DOMAINS
 

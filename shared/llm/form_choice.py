@@ -20,8 +20,7 @@ import threading
 import redis
 
 from shared import queues
-from shared.config import Settings
-from shared.llm.forms import FORMS
+from shared.config import FORMS, Settings
 
 log = logging.getLogger("chordal.llm")
 

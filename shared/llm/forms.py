@@ -16,9 +16,9 @@ view), and whether an error reply is the server refusing the form (`refuses`).
 The strict form leaves out the length keywords OpenAI's strict mode does not take
 (schema.STRICT_MODE_REFUSES); the other forms pass the schema whole to a grammar.
 
-`FORMS` is the order they are tried in. A refusal is an HTTP 4xx (but 401, 403, 408,
-409, 429) or 5xx whose message names the form's field (`response_format`,
-`json_schema`, …), its schema or grammar: llama-cpp-python answers `json_schema` with
+The forms' names and the order they are tried in are `FORMS` of shared/config.py. A
+refusal is an HTTP 4xx (but 401, 403, 408, 409, 429) or 5xx whose message names the
+form's field (`response_format`, `json_schema`, …), its schema or grammar: llama-cpp-python answers `json_schema` with
 HTTP 500 naming `response_format`, OpenAI an unknown field with 400. Most servers
 ignore a body field they do not know instead of refusing it, so a body form is only
 reached when both `response_format` forms were refused.
@@ -27,13 +27,9 @@ reached when both `response_format` forms were refused.
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
 
 from shared.llm.schema import STRICT_MODE_REFUSES, without
 
-Form = Literal["json_schema", "json_object_schema", "json_schema_body", "guided_json",
-               "ollama_format", "json_object", "none"]
-FORMS: tuple[str, ...] = get_args(Form)
 _BODY_FIELDS = {"json_schema_body": "json_schema", "guided_json": "guided_json",
                 "ollama_format": "format"}
 _NAMED_IN_REFUSALS = {"json_schema": ("response_format", "json_schema", "schema", "grammar"),

@@ -10,14 +10,10 @@ that would merge into a few (validate.py checks the repaired plan against it aga
 
 from __future__ import annotations
 
+from shared.config import MAX_PLAN_CHARS, MAX_STEPS
 from shared.errors import PlanError
 from shared.models import PlanProblem
 from shared.plan.json_plan import json_size
-
-MAX_STEPS = 20
-"""Default limit on a plan's steps (`CHORDAL_MAX_STEPS`)."""
-MAX_PLAN_CHARS = 100_000
-"""Default limit on a plan's size in characters (`CHORDAL_MAX_PLAN_CHARS`)."""
 
 
 def check_size(source: str | bytes | dict, max_chars: int = MAX_PLAN_CHARS) -> None:

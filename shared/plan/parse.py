@@ -20,13 +20,13 @@ from typing import get_args
 
 from pydantic import TypeAdapter, ValidationError
 
+from shared.config import MAX_PLAN_CHARS, MAX_STEPS
 from shared.errors import InputError, PlanError
 from shared.models import OPERATIONS, ComputeStep, GetStep, Plan, PlanProblem, Step
 from shared.models.plan import OUTPUT_VAR_RE, STEP_ID_RE
 from shared.plan.draft import Draft
 from shared.plan.json_plan import EXAMPLE
-from shared.plan.limits import (MAX_PLAN_CHARS, MAX_STEPS, check_size, check_step_count,
-                                too_large)
+from shared.plan.limits import check_size, check_step_count, too_large
 from shared.plan.repair import prepare_plan, repair_plan
 from shared.plan.syntax import read_draft
 from shared.plan.validate import plan_invalid, validate_plan

@@ -11,8 +11,8 @@ wait for the whole plan, which is repaired and checked as any plan is.
 
 from __future__ import annotations
 
+from shared.config import MAX_STEPS
 from shared.models import GetStep, Plan, Step
-from shared.plan.limits import MAX_STEPS
 from shared.plan.repair import same_document
 from shared.plan.validate import validate_plan
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from shared.config import MAX_STEPS
 from shared.models import ExtractStep, GetStep, Plan
 from shared.models.plan import VAR_RE
 from shared.plan.graph import dependencies, topological_order
-from shared.plan.limits import MAX_STEPS, check_step_count
+from shared.plan.limits import check_step_count
 from shared.plan.rename import rename_variables, template_variables
 from shared.plan.validate import check_plan
 

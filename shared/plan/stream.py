@@ -37,10 +37,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from shared.config import MAX_PLAN_CHARS
 from shared.errors import PlanError
 from shared.llm.schema import without_nulls
 from shared.plan.draft import FENCE_RE, without_fences
-from shared.plan.limits import MAX_PLAN_CHARS
 from shared.plan.syntax import Syntax, detect_syntax, read_draft
 from shared.plan.tools_table import ToolsTable
 

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from shared.config import MAX_PLAN_CHARS, MAX_STEPS
 from shared.errors import InputError, LLMError, LLMReplyStopped, LLMStreamBroken, PlanError
 from shared.llm.client import LLMClient, LLMReply
 from shared.planners.prompts import plan_messages, problems_message, reply_schema
@@ -55,7 +56,6 @@ from shared.plan.stream import StepReader
 from shared.plan.syntax import detect_syntax
 from shared.plan.template_evidence import check_template_evidence
 from shared.plan.validate import plan_invalid
-from shared.plan.limits import MAX_PLAN_CHARS, MAX_STEPS
 
 log = logging.getLogger("chordal.llm")
 REPLY_FORM = ('one JSON object {"reasoning": "…", "plan": {"domain": "…", "steps": [ … ], '

@@ -21,11 +21,11 @@ import json
 
 from pydantic import BaseModel, ConfigDict
 
+from shared.config import MAX_STEPS
 from shared.errors import InputError
 from shared.llm.schema import bounded, strict_schema
 from shared.models import DOMAINS, OPERATIONS, Plan, PlanProblem
 from shared.models.fields import Text
-from shared.plan.limits import MAX_STEPS
 
 _GET = {"source": "Tesla Q3 2023 Financial Report", "temporal_scope": "2023-Q3"}
 EXAMPLE_STEPS: list[dict] = [

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Iterator
 from elasticsearch import (ApiError, AuthorizationException, BadRequestError, Elasticsearch,
                            TransportError, helpers)
 
+from shared.config import PUBLICATION_LAG_DAYS
 from shared.errors import ConfigError, SearchUnavailable, StoreError
 from shared.urls import mask_url
 
@@ -45,7 +46,6 @@ from .elastic_errors import RETRY_ON_STATUS, error_type, store_error
 from .elastic_requests import (MAPPING, WHOLE, bulk_actions, candidates_body, document_of,
                                documents_of, failed_items, hits_of, mapping_problems,
                                schema_outdated, search_body, tables_of)
-from .fit import PUBLICATION_LAG_DAYS
 from .matching import find, with_documents
 from .terms import holds_all
 

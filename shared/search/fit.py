@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from shared.config import PUBLICATION_LAG_DAYS
+
 from .dates import DateRange, format_scope
 from .document import Document
 from .periods import named_periods
 
-PUBLICATION_LAG_DAYS = 180
-"""Default days after a period's end within which a document with no period of its own
-may have been published and still be about it."""
+
 @dataclass(frozen=True)
 class Window:
     """A period constraint as backends filter on it: a document whose period overlaps

@@ -59,12 +59,12 @@ from pydantic import BaseModel, ConfigDict
 
 import regex
 
+from shared.config import PUBLICATION_LAG_DAYS
 from shared.models import Candidate
 
 from .dates import DateRange, format_scope
 from .document import Document
-from .fit import (PUBLICATION_LAG_DAYS, Window, period_fits, period_rank, published_on, recency,
-                  window_for)
+from .fit import Window, period_fits, period_rank, published_on, recency, window_for
 from .periods import named_period
 from .terms import SURFACE, all_words, holds_all, name_words, stem
 

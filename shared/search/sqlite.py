@@ -42,13 +42,14 @@ from typing import Iterable, Iterator
 
 from pydantic import ValidationError
 
+from shared.config import PUBLICATION_LAG_DAYS
 from shared.errors import StoreError
 from shared.tables.model import Table
 
 from .backend import Hit
 from .dates import DateRange
 from .document import FIELDS, Document, describe, page_spans
-from .fit import PUBLICATION_LAG_DAYS, Window
+from .fit import Window
 from .matching import Match, find, with_documents
 from .snippet import snippet
 from .terms import fts_query, index_text, stem, word_starts, words

@@ -74,8 +74,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from shared.config import FORMS, Form
 from shared.errors import InputError
-from shared.llm.forms import FORMS, Form
 
 Fault = Literal["429", "500", "slow", "malformed", "cut", "flood"]
 Refusal = Literal["openai", "llama_cpp_python", "vllm"]

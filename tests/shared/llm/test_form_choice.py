@@ -11,10 +11,9 @@ import pytest
 import redis
 from pydantic import ValidationError
 
-from shared.config import Settings
+from shared.config import FORMS, Settings
 from shared.errors import LLMError
 from shared.llm.client import LLMClient
-from shared.llm.forms import FORMS
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}},
           "required": ["answer"], "additionalProperties": False}

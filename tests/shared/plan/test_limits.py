@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from shared.config import MAX_PLAN_CHARS
 from shared.errors import PlanError
 from shared.models import Plan
-from shared.plan.limits import MAX_PLAN_CHARS
 from shared.plan.parse import load_plan_file, parse_plan
 from shared.plan.repair import prepare_plan, repair_plan
 
