@@ -6,9 +6,17 @@ Codes: too_many_steps (of the repaired plan; limits.py checks the plan as writte
 duplicate_id, duplicate_variable, undefined_variable (no step binds it),
 forward_reference (a later step binds it: repair.py reorders such plans), cycle (steps
 read each other in a loop), type_mismatch and not_a_document (value_types.py),
-bad_pattern, capture_groups, number_group, bad_expression, bad_scope, bad_rule, bad_field
-(step_checks.py), bad_template. Problems come in step order; those of the
-whole plan (step None) first, the answer template's last.
+bad_pattern, capture_groups, number_group, bad_expression, bad_scope, bad_rule, bad_field,
+bad_period (a step's own fields, found by its tool's check through
+shared/tools/registry.py: `check_step`), bad_template. Problems come in step order; those
+of the whole plan (step None) first, the answer template's last.
+
+A step's own fields are checked as its tool reads them, without running anything: a
+pattern is vetted as the tools compile it (in a child process bounded in time and
+memory, none compiled in this process), an expression or an ARBITRATE rule goes through
+its tool's own parser, never evaluated. A finding names the step and the field and says
+what is wrong without quoting the field's text: it goes back to the client in a 422, and
+to the model beside its own reply.
 """
 
 from __future__ import annotations
@@ -19,13 +27,14 @@ from collections.abc import Collection
 import jinja2
 from jinja2 import meta
 
+from shared.config import MAX_STEPS
 from shared.errors import PlanError
 from shared.models import ExtractStep, Plan, PlanProblem, Step
 from shared.plan.graph import binders, find_cycles, topological_order
-from shared.plan.limits import MAX_STEPS, too_many_steps
-from shared.plan.step_checks import check_fields
+from shared.plan.limits import too_many_steps
 from shared.plan.value_types import infer_types, type_findings
 from shared.render.sandbox import BudgetedEnvironment
+from shared.tools.registry import check_step
 
 _ONE_VAR_RE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 RENDER_CONTEXT = frozenset({"question", "values", "missing", "tense", "period", "tenses", "periods"})
@@ -55,7 +64,7 @@ def validate_plan(plan: Plan, max_steps: int = MAX_STEPS, *,
         found = _check_step(step, ids, bound, first, index in in_cycle)
         if index in cycles:
             found.append(("cycle", _cycle(plan, cycles[index])))
-        found += check_fields(step) + typed.get(index, [])
+        found += check_step(step) + typed.get(index, [])
         if isinstance(step, ExtractStep):
             found += _literal_source(step, bound)
         problems += [PlanProblem(step=step.id, code=c, message=m) for c, m in found]

@@ -16,14 +16,12 @@ list; FILTER reads a list.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Collection
 
-from shared.errors import ToolError
 from shared.models import (ComputeStep, ExtractStep, FilterStep, GetStep, IfStep, MergeStep,
                            Plan, SearchStep, ValidateStep)
 from shared.models.plan import VAR_RE
-from shared.tools.compute import parse_expression
+from shared.tools.compute import expression_kind
 
 DOCUMENTS = ("document", "documents", "snippets")
 LISTS = ("documents", "snippets", "list")
@@ -63,7 +61,7 @@ def _kind(step, kinds: dict[str, str]) -> str:
     if isinstance(step, ExtractStep):
         return "text"
     if isinstance(step, ComputeStep):
-        return _expression_kind(step.expression)
+        return expression_kind(step.expression)
     if isinstance(step, ValidateStep):
         return "bool"
     if isinstance(step, FilterStep):
@@ -108,16 +106,6 @@ def _mismatches(step, kinds: dict[str, str]) -> list[tuple[str, str]]:
                    f"${n} first and use that step's output")
                   for n in reading(names, DOCUMENTS + ("list",))]
     return found
-
-
-def _expression_kind(expression: str) -> str:
-    try:
-        body = parse_expression(expression).tree.body
-    except ToolError:
-        return "value"
-    logical = isinstance(body, (ast.Compare, ast.BoolOp)) or (
-        isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.Not))
-    return "bool" if logical else "number"
 
 
 def _one_var(text: str) -> str | None:

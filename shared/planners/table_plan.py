@@ -28,13 +28,13 @@ import regex
 
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
-from shared.plan.step_checks import has_words
 from shared.search import Document, SearchBackend
 from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
 from shared.tables.model import Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
+from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
 from .metric import Metric, Term, When, by_formula
@@ -233,7 +233,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
     chosen = choose_cell(item, term.when, tables, columns_for, kind)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
-    # a plan's row must have words to match by (shared/plan/step_checks.py): `Total`
+    # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead
     by_header = isinstance(chosen, Choice) and chosen.by_header
     names = [picked] if picked and has_words(picked) and not by_header else []

@@ -24,8 +24,8 @@ import regex
 from shared.errors import ToolError
 from shared.models import ArbitrateStep, Evidence, StepResult
 
-from .base import ToolOutput
-from .merge import ok_sources, value_key
+from .base import Finding, ToolOutput
+from .merge import check_sources, ok_sources, value_key
 from .variables import as_text
 
 CONFIDENCE = "arbitrated"
@@ -120,3 +120,14 @@ def _describe(name: str, result: StepResult) -> str:
 
 def _list(candidates: list[Candidate]) -> str:
     return ", ".join(_describe(n, r) for n, r in candidates)
+
+
+def check_arbitrate(step: ArbitrateStep) -> list[Finding]:
+    found: list[Finding] = []
+    for i, rule in enumerate(step.prefer):
+        try:
+            parse_rule(rule)
+        except ToolError:
+            found.append(("bad_rule", f"step {step.id}'s prefer[{i}] is not a rule ARBITRATE "
+                          f"knows; use one of: {ACCEPTED_RULES}"))
+    return found + check_sources(step)

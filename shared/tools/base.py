@@ -1,4 +1,5 @@
-"""What every tool returns: a ToolOutput, or a raised ToolError (see shared/errors.py).
+"""What every tool returns: a ToolOutput, or a raised ToolError (see shared/errors.py);
+and what its check of a step's own fields returns before it runs: `Finding`s.
 
 The executor wraps either into a StepResult; tools never touch Redis or Celery.
 """
@@ -10,6 +11,10 @@ from typing import Any
 
 from shared.models import Candidate, Evidence
 from shared.models.quantity import Quantity
+
+Finding = tuple[str, str]
+"""`(code, message)`: one problem with a step's own fields, found without running it; the
+message names the step and the field and does not quote the field's text."""
 
 
 @dataclass

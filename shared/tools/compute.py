@@ -54,7 +54,7 @@ from shared.errors import ToolError
 from shared.models import ComputeStep
 from shared.models.plan import VAR_RE
 from shared.models.quantity import SCALE_WORDS, Quantity
-from shared.tools.base import ToolOutput
+from shared.tools.base import Finding, ToolOutput
 from shared.tools.numbers import as_number, format_decimal
 from shared.tools.units import Unit, common, product, quantity_of, quotient, settle, unit_of
 
@@ -365,3 +365,29 @@ def run_compute(step: ComputeStep, variables: dict[str, object],
     value = format_decimal(result)
     return ToolOutput(value=value, confidence="computed",
                       quantity=quantity_of(result, unit, value))
+
+
+def check_expression(step_id: str, field: str, expression: str) -> list[Finding]:
+    """`bad_expression` when `expression` does not parse as COMPUTE reads it."""
+    try:
+        parse_expression(expression)
+    except ToolError as e:
+        why = e.message.removeprefix("expression: ")
+        return [("bad_expression", f"step {step_id}'s {field}: {why}")]
+    return []
+
+
+def check_compute(step: ComputeStep) -> list[Finding]:
+    return check_expression(step.id, "expression", step.expression)
+
+
+def expression_kind(expression: str) -> str:
+    """`bool` when the outermost operator compares or combines with and/or/not, `number`
+    otherwise, `value` when the expression does not parse."""
+    try:
+        body = parse_expression(expression).tree.body
+    except ToolError:
+        return "value"
+    logical = isinstance(body, (ast.Compare, ast.BoolOp)) or (
+        isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.Not))
+    return "bool" if logical else "number"

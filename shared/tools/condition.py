@@ -15,8 +15,8 @@ from shared.errors import ToolError
 from shared.models import IfStep, StepResult
 from shared.models.plan import VAR_RE
 
-from .base import ToolOutput
-from .compute import evaluate
+from .base import Finding, ToolOutput
+from .compute import check_expression, evaluate
 from .variables import lookup, quantities, single_var, values
 
 CONFIDENCE = "condition"
@@ -42,3 +42,7 @@ def run_if(step: IfStep, inputs: dict[str, StepResult]) -> ToolOutput:
                       documents=list(chosen.documents), note=f"{note}: ${name}",
                       inputs=[inputs[n].action_id for n in used if n in inputs],
                       quantity=chosen.quantity)
+
+
+def check_if(step: IfStep) -> list[Finding]:
+    return check_expression(step.id, "condition", step.condition)

@@ -42,15 +42,17 @@ from shared.errors import ToolError
 from shared.models import Evidence, ExtractStep
 from shared.models.quantity import KINDS
 from shared.search.document import page_at
-from shared.tools.base import ToolOutput
+from shared.tools.base import Finding, ToolOutput
 
 from . import entities
+from .capture_shape import capture_shape
 from .captures import Asked, Verdict, asked_for, judge
-from .patterns import (DEFAULT_TIMEOUT_S, FLAGS, compile_pattern, literal_words, search,
-                       timeout_error)
+from .cells.request import check_row
+from .patterns import (DEFAULT_TIMEOUT_S, FLAGS, check_pattern, compile_pattern,
+                       literal_words, search, timeout_error)
 from .quantities import parse_quantity
 
-__all__ = ["DEFAULT_TIMEOUT_S", "FLAGS", "MAX_PASSED_OVER", "run_extract"]
+__all__ = ["DEFAULT_TIMEOUT_S", "FLAGS", "MAX_PASSED_OVER", "check_extract", "run_extract"]
 
 MAX_PASSED_OVER = 20
 """Captures that are not values a layer passes over in one text before it gives up on it."""
@@ -248,3 +250,24 @@ def _where(documents: list[Evidence | None], texts: list[str]) -> str:
 
 def _clip(sentence: str, limit: int = 160) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+
+
+def check_extract(step: ExtractStep) -> list[Finding]:
+    """A pattern with one capture group, whose group reads a figure only with a digit
+    (capture_shape.py: `([\\d,]+)` captures a lone comma, `number_group`); a row
+    (cells/request.py)."""
+    found: list[Finding] = []
+    if step.pattern is not None:
+        found += check_pattern(step.id, "pattern", step.pattern, groups=1) or \
+            _number_group(step.id, step.pattern)
+    return found + check_row(step)
+
+
+def _number_group(step_id: str, pattern: str) -> list[Finding]:
+    shape = capture_shape(pattern, FLAGS)
+    if shape is None or not shape.reads_figure or not shape.digitless:
+        return []
+    return [("number_group", f"step {step_id}'s pattern: its capture group reads a figure but "
+             "can match text without a digit (a lone comma, a period, or nothing), which "
+             "EXTRACT would not take for a value; make the group start with a digit, like "
+             "(\\d[\\d,]*(?:\\.\\d+)?) for 1,234.5, or (\\d+(?:\\.\\d+)?) for 91.7")]

@@ -17,11 +17,12 @@ import time
 
 from shared.errors import ToolError
 from shared.models import FilterStep, StepResult
+from shared.models.plan import VAR_RE
 from shared.models.quantity import Quantity
 
-from .base import ToolOutput
-from .compute import evaluate
-from .patterns import DEFAULT_TIMEOUT_S, compile_pattern, search
+from .base import Finding, ToolOutput
+from .compute import check_expression, evaluate
+from .patterns import DEFAULT_TIMEOUT_S, check_pattern, compile_pattern, search
 from .variables import as_text, bare, lookup, quantities, values
 
 CONFIDENCE = "filtered"
@@ -76,3 +77,18 @@ def _holds(step: FilterStep, index: int, item: object, variables: dict[str, obje
                         f"{step.condition!r} yields the number {outcome}, not true or false; "
                         "compare it, e.g. `$item > 90`")
     return outcome
+
+
+def check_filter(step: FilterStep) -> list[Finding]:
+    found: list[Finding] = []
+    if not VAR_RE.fullmatch(step.source.strip()):
+        found.append(("bad_field", f"step {step.id}'s source is not one variable; FILTER "
+                      "reads the list an earlier step bound: write its $VAR"))
+    if not step.condition and not step.pattern:
+        found.append(("bad_field", "FILTER needs a condition (an expression over $item, like "
+                      "\"$item > 90\") or a pattern (a regex an item must contain); add one"))
+    if step.condition:
+        found += check_expression(step.id, "condition", step.condition)
+    if step.pattern is not None:
+        found += check_pattern(step.id, "pattern", step.pattern)
+    return found

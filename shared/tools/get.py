@@ -26,7 +26,7 @@ from shared.models import GetStep
 from shared.search import SearchBackend, parse_scope
 from shared.texts import document_text
 
-from .base import ToolOutput
+from .base import Finding, ToolOutput
 
 
 def run_get(step: GetStep, backend: SearchBackend) -> ToolOutput:
@@ -69,3 +69,16 @@ def _not_found(step: GetStep, reason: str, empty: bool) -> str:
         return message + "; name the document by its title, or widen temporal_scope"
     return message + ("; name the document by its title (and the period it is about), or "
                       "index it with `chordal index FILE.jsonl`")
+
+
+def check_scope(step) -> list[Finding]:
+    """`bad_scope` when a GET's or SEARCH's `temporal_scope` is not one it can read."""
+    if step.temporal_scope is None:
+        return []
+    try:
+        parse_scope(step.temporal_scope)
+    except InputError as e:  # its message starts by quoting the scope
+        why = str(e).removeprefix(f"date scope {step.temporal_scope!r} ")
+        return [("bad_scope", f"step {step.id}'s temporal_scope {why}; or leave "
+                 "temporal_scope out")]
+    return []

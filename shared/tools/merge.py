@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from shared.errors import ToolError
 from shared.models import Evidence, MergeStep, StepResult
+from shared.models.plan import VAR_RE
 from shared.models.quantity import Quantity
 
-from .base import ToolOutput
+from .base import Finding, ToolOutput
 from .numbers import as_number
 from .variables import as_text, bare, unique_evidence
 
@@ -102,3 +103,10 @@ def _first_of_each(items: list[object]) -> list[int]:
             seen.add(key)
             keep.append(i)
     return keep
+
+
+def check_sources(step) -> list[Finding]:
+    """`bad_field` for each of a MERGE's or ARBITRATE's sources that is not one variable."""
+    return [("bad_field", f"step {step.id}'s sources[{i}] is not one variable; list "
+             "the $VARs of earlier steps, like [\"$E1\", \"$E2\"]")
+            for i, s in enumerate(step.sources) if not VAR_RE.fullmatch(s.strip())]

@@ -20,7 +20,8 @@ import regex
 from shared.errors import PatternRefused, ToolError
 from shared.search.terms import keywords
 
-from .pattern_vetting import compile_vetted
+from .base import Finding
+from .pattern_vetting import compile_vetted, vet
 
 FLAGS = regex.IGNORECASE
 DEFAULT_TIMEOUT_S = 1.0
@@ -97,3 +98,18 @@ def timeout_error(what: str, timeout_s: float, where: str, hint: str = "") -> To
                       "like 'label.{0,80}?(\\d+)'")
     return ToolError("PATTERN_TIMEOUT", f"{what} ran longer than {timeout_s:g} s on {where}; "
                      f"{advice}")
+
+
+def check_pattern(step_id: str, field: str, pattern: str,
+                  groups: int | None = None) -> list[Finding]:
+    """`bad_pattern` when `pattern` would be refused as the tools compile it (vetted in a
+    child process, nothing compiled here); `capture_groups` when it has not `groups`."""
+    try:
+        found = vet(pattern, FLAGS)
+    except PatternRefused as e:
+        return [("bad_pattern", f"step {step_id}'s {field} {e.reason}")]
+    if groups is not None and found != groups:
+        return [("capture_groups", f"step {step_id}'s {field} has {found} capture groups; it "
+                 "needs exactly one ( ) around the value to extract; make other groups "
+                 "non-capturing with (?: )")]
+    return []

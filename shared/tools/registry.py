@@ -13,8 +13,13 @@ backend keeps (cells.py), and refuses with DOCUMENT_CHANGED when the store holds
 version of a document than the one its source read; with `pattern`, their text
 (extract.py).
 
+Each operation's check (CHECKS) finds what is wrong with a step's own fields before
+anything runs, as `(code, message)` Findings: the plan checker asks `check_step`, so a
+tool's parsers stay its own.
+
 Add or replace a runner with `register("MY_OP", fn)`, where
-`fn(step, inputs, backend) -> ToolOutput` raises ToolError on failure.
+`fn(step, inputs, backend) -> ToolOutput` raises ToolError on failure; `check=` gives
+its check, `check(step) -> list[Finding]`.
 """
 
 from __future__ import annotations
@@ -26,21 +31,23 @@ from shared.models import StepResult
 from shared.search import SearchBackend
 from shared.texts import DocumentText, changed
 
-from .arbitrate import run_arbitrate
-from .base import ToolOutput
+from .arbitrate import check_arbitrate, run_arbitrate
+from .base import Finding, ToolOutput
 from .cells import backend_tables, read_cell
-from .compute import run_compute
-from .condition import run_if
-from .extract import run_extract
-from .filter import run_filter
-from .get import run_get
-from .merge import run_merge
+from .compute import check_compute, run_compute
+from .condition import check_if, run_if
+from .extract import check_extract, run_extract
+from .filter import check_filter, run_filter
+from .get import check_scope, run_get
+from .merge import check_sources, run_merge
 from .search import run_search
-from .validate import run_validate
+from .validate import check_validate, run_validate
 from .variables import lookup, quantities, substitute, unique_evidence, values
 
 Runner = Callable[[Any, dict[str, StepResult], SearchBackend], ToolOutput]
 """`runner(step, inputs, backend) -> ToolOutput`."""
+Check = Callable[[Any], list[Finding]]
+"""`check(step) -> list[Finding]`: the problems with the step's own fields."""
 
 TOLERATES_FAILED_INPUTS = {"MERGE", "ARBITRATE"}
 """Operations whose inputs may include StepResults with status "error"."""
@@ -98,19 +105,43 @@ RUNNERS: dict[str, Runner] = {
 }
 """Operation -> runner; `register` adds to it."""
 
+CHECKS: dict[str, Check] = {
+    "GET": check_scope,
+    "SEARCH": check_scope,
+    "EXTRACT": check_extract,
+    "COMPUTE": check_compute,
+    "IF": check_if,
+    "VALIDATE": check_validate,
+    "MERGE": check_sources,
+    "FILTER": check_filter,
+    "ARBITRATE": check_arbitrate,
+}
+"""Operation -> the check of its steps' own fields; `register` adds to it."""
 
-def register(operation: str, runner: Runner, tolerates_failed_inputs: bool = False) -> None:
-    """Run steps whose `operation` is `operation` with `runner` (replacing any before)."""
+
+def register(operation: str, runner: Runner, tolerates_failed_inputs: bool = False,
+             check: Check | None = None) -> None:
+    """Run steps whose `operation` is `operation` with `runner` (replacing any before)
+    and, given `check`, check their fields with it."""
     if not isinstance(operation, str) or not operation.strip():
         raise ValueError(f"operation {operation!r} must be a non-empty name such as \"LOOKUP\"")
     if not callable(runner):
         raise TypeError(f"runner for {operation} must be callable as "
                         "runner(step, inputs, backend) -> ToolOutput")
     RUNNERS[operation] = runner
+    if check is not None:
+        CHECKS[operation] = check
     if tolerates_failed_inputs:
         TOLERATES_FAILED_INPUTS.add(operation)
     else:
         TOLERATES_FAILED_INPUTS.discard(operation)
+
+
+def check_step(step: Any) -> list[Finding]:
+    """Every problem with `step`'s own fields, by the check registered for its operation
+    (none for an operation without one)."""
+    check = CHECKS.get(step.operation)
+    return check(step) if check is not None else []
 
 
 def run_tool(step: Any, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:

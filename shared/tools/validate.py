@@ -19,10 +19,10 @@ from __future__ import annotations
 from shared.models import StepResult, ValidateStep
 from shared.models.quantity import Quantity
 
-from .base import ToolOutput
+from .base import Finding, ToolOutput
 from .entities import read_date
 from .numbers import as_number, format_decimal
-from .patterns import DEFAULT_TIMEOUT_S, compile_pattern, search
+from .patterns import DEFAULT_TIMEOUT_S, check_pattern, compile_pattern, search
 from .variables import as_text, evidence, lookup
 
 _CURRENCY = "$€£¥₹"
@@ -109,3 +109,9 @@ def _show(value: object, limit: int = 60) -> str:
     text = as_text(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
+def check_validate(step: ValidateStep) -> list[Finding]:
+    found = check_pattern(step.id, "pattern", step.pattern) if step.pattern is not None else []
+    if step.min is not None and step.max is not None and step.min > step.max:
+        found.append(("bad_field", f"min {step.min:g} is above max {step.max:g}; swap them"))
+    return found

@@ -3,19 +3,30 @@ and `quantity`), produces the `Request` the cell reader matches table rows with 
 names the row goes by (the step's own words first, then those the domain library gives
 the line item), the heading words that prefer a row (the library's sections, and what
 the step says in parentheses or before a colon), the kind of figure asked for.
+
+`check_row` finds what is wrong with such a step before it runs: a row needs words (a
+line item, not a regex, without the period in it; a bare total's words in parentheses
+count: `Total (loan)`), a `period` one a table column can be of (PERIOD_FORMS), a
+`quantity` that is a figure's kind.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
 import regex
 
+from shared.errors import InputError
 from shared.models import ExtractStep
+from shared.search.dates import parse_scope
+from shared.search.periods import named_period
+from shared.tables.periods import bare_quarter, period_of
 
+from ..base import Finding
 from ..line_items import LineItem, items_named
-from ..rows import Label, hints, label_words
+from ..rows import Label, aside_words, hints, label_words
 
 FIGURE_KINDS = ("money", "number", "percent", "date")
 
@@ -91,3 +102,56 @@ def period_text(request: Request) -> str:
 
 def item_names(request: Request) -> str:
     return " / ".join(repr(i.name) for i in request.items) or "asked for"
+
+
+_REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
+"""What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
+_FISCAL_QUARTER = re.compile(r"^FY\s*'?(?:\d{4}|\d{2})\s*-\s*Q[1-4]$", re.IGNORECASE)
+PERIOD_FORMS = "FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018, Q3 (the newest year's)"
+
+
+def check_row(step: ExtractStep) -> list[Finding]:
+    """A row of words, without a period or regex in it; a period a column can be of."""
+    if step.row is None:
+        return []
+    found: list[Finding] = []
+    item = hints(step.row)[0]
+    if _REGEX_SIGNS.search(step.row):
+        found.append(("bad_field", f"step {step.id}'s row is written as a regular expression; "
+                      "write the line item's words as the table writes them (\"purchases of "
+                      "property and equipment\"), or use `pattern` to read a sentence"))
+    elif not has_words(step.row):
+        found.append(("bad_field", f"step {step.id}'s row has no words to match a table row "
+                      "by; name the line item as the table writes it (\"Purchases of property "
+                      "and equipment\") or as analysts do (\"capital expenditure\")"))
+    elif step.period is None and named_period(item) is not None:
+        found.append(("bad_field", f"step {step.id}'s row names a period; put the period in "
+                      f"`period` ({PERIOD_FORMS}) and keep the line item's words in `row`"))
+    if step.period is not None and not _readable(step.period):
+        found.append(("bad_period", f"step {step.id}'s period is not one a table column can "
+                      f"be of; write it as one of: {PERIOD_FORMS} (or a scope: "
+                      "2018-10-01..2019-09-30)"))
+    if step.quantity == "article":
+        found.append(("bad_field", f"step {step.id} reads a table cell, a figure: give "
+                      "quantity money, number, percent or date, or leave it out"))
+    return found
+
+
+def has_words(row: str) -> bool:
+    """Whether a requested row has words to match a table row by: its line item's, or
+    those a bare total says in parentheses (`Total (loan)`); `Total` alone, or with a
+    footnote mark, has none."""
+    item = hints(row)[0]
+    return bool(label_words(item).words or aside_words(item))
+
+
+def _readable(period: str) -> bool:
+    text = " ".join(period.split())
+    if named_period(text) or period_of(text) or _FISCAL_QUARTER.match(text) or \
+            bare_quarter(text) is not None:
+        return True
+    try:
+        parse_scope(re.sub(r"^FY\s?", "", text, flags=re.IGNORECASE))
+    except InputError:
+        return False
+    return True
