@@ -1,10 +1,10 @@
 """A directory that locks Redis down: TLS certificates, one ACL user and password per
 role, and the ACL file of the server.
 
-Consumes a directory path (and, to make one, the host names or addresses clients reach
-Redis by); produces the URL each role connects with, and the redis.conf lines of the
-server. The layout, as `chordal redis-auth DIR` and `chordal up --tls` (under
-`CHORDAL_HOME/tls`) write it:
+Consumes a directory path; produces the URL each role connects with, and the redis.conf
+lines of the server. `make_auth_dir` (shared/stack/tls.py, which has the `openssl` it
+needs) makes one for the host names or addresses clients reach Redis by. The layout, as
+`chordal redis-auth DIR` and `chordal up --tls` (under `CHORDAL_HOME/tls`) write it:
 
     ca.crt                       the CA both sides check each other's certificate against
     redis.crt, redis.key         the server's certificate (and the CA key, ca.key: keep
@@ -27,22 +27,19 @@ broker view needs them as `broker_use_ssl` too (shared/broker.py).
 
 from __future__ import annotations
 
-import fcntl
-import os
-import secrets
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from shared.errors import ConfigError
-from shared.redis_acl import USERS, acl_file
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost")
 
 
 class AuthDir:
-    """The files of one locked-down Redis; `make()` writes what is missing. `required`
-    False (the embedded stack's own directory, made when it first starts): a URL is
-    completed with what is there, so a client finds no stack instead of an error."""
+    """The files of one locked-down Redis (stack/tls.py `make_auth_dir` writes what is
+    missing). `required` False (the embedded stack's own directory, made when it first
+    starts): a URL is completed with what is there, so a client finds no stack instead
+    of an error."""
 
     def __init__(self, path: Path | str, required: bool = True):
         self.path = Path(path)
@@ -75,36 +72,6 @@ class AuthDir:
                 f"no password for the Redis user {user!r}: {path} is missing. Copy it (with "
                 f"ca.crt, {user}.crt and {user}.key) from the directory `chordal redis-auth` "
                 "made, or point CHORDAL_REDIS_AUTH_DIR at that directory") from None
-
-    def make(self, hosts=DEFAULT_HOSTS) -> AuthDir:
-        """Write what is missing: the CA, the server's certificate for `hosts`, a
-        certificate and a password per user, and the ACL file (always rewritten, so it
-        follows shared/redis_acl.py). Existing passwords and valid certificates stay."""
-        from shared.stack import tls  # openssl is needed to make, not to use
-
-        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with open(self.path / ".lock", "w") as lock:  # two `chordal up`s make one CA
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            tls.ensure_ca(self.path)
-            tls.ensure_server(self.path, hosts)
-            passwords = {}
-            for user in USERS:
-                tls.ensure_client(self.path, user)
-                passwords[user] = self._ensure_password(user)
-            tmp = self.acl_path.with_suffix(".tmp")
-            tmp.write_text(acl_file(passwords))
-            tmp.replace(self.acl_path)
-        return self
-
-    def _ensure_password(self, user: str) -> str:
-        path = self.password_path(user)
-        try:  # O_EXCL: two processes making the directory at once agree on one password
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return self.password(user)
-        with os.fdopen(fd, "w") as out:
-            out.write(secrets.token_urlsafe(32) + "\n")
-        return self.password(user)
 
     def server_config(self, port: int) -> list[str]:
         """redis.conf lines: TLS only on `port` (no plain-text listener), client

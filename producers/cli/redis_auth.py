@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from shared.redis_acl import OWNER, ROLE_NAMES
 from shared.redis_auth import AuthDir
+from shared.stack import tls
 
 out = Console(soft_wrap=True, highlight=False)
 
@@ -39,7 +40,7 @@ def redis_auth(directory: Path = typer.Argument(..., help="Where to write (made 
                                                "names each); repeat for several."),
                port: int = typer.Option(6379, "--port", help="The TLS port Redis listens on.")):
     """Make the CA, certificates, ACL users and passwords of a locked-down Redis."""
-    auth = AuthDir(directory.resolve()).make(hosts=hosts)
+    auth = tls.make_auth_dir(AuthDir(directory.resolve()), hosts=hosts)
     d = escape(str(auth.path))
     out.print(f"wrote {d}: ca.crt (+ ca.key: keep it here), redis.crt/.key for "
               f"{', '.join(hosts)}, users.acl, and ROLE.crt/.key/.password for "

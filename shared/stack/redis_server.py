@@ -32,6 +32,7 @@ from shared.errors import ConfigError, StackError
 from shared.redis_auth import AuthDir
 from shared.stack.process import ChildProcess, port_taken
 from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
+from shared.stack.tls import make_auth_dir
 
 START_TIMEOUT_S = 10.0
 TLS_MIN_VERSION = (7, 0)
@@ -181,7 +182,7 @@ class EmbeddedRedis(ChildProcess):
             return self
         binary = find_redis_server(self.binary, tls=self.auth is not None)
         if self.auth is not None:
-            self.auth.make(hosts=(self.bind, "127.0.0.1", "localhost"))
+            make_auth_dir(self.auth, hosts=(self.bind, "127.0.0.1", "localhost"))
         self.argv = [*self.launcher, binary, str(self.config_path)]
         self._refuse_taken_port()
         self.write_config()

@@ -13,11 +13,16 @@ when it is missing, expires within `RENEW_DAYS`, was signed by another CA, or (t
 server's) does not name every host asked for. EC P-256 keys: quick to make on a slow
 machine, and every TLS library in the path (OpenSSL under redis-server, Python's ssl)
 takes them.
+
+`make_auth_dir` fills a redis_auth.AuthDir: these certificates, one per ACL user, a
+password per user and the server's ACL file.
 """
 
 from __future__ import annotations
 
+import fcntl
 import ipaddress
+import os
 import secrets
 import shutil
 import subprocess
@@ -25,6 +30,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from shared.errors import ConfigError, StackError
+from shared.redis_acl import USERS, acl_file
+from shared.redis_auth import DEFAULT_HOSTS, AuthDir
 
 CA_DAYS = 3650
 LEAF_DAYS = 825
@@ -150,3 +157,33 @@ def _directory(directory: Path) -> Path:
     if not directory.is_dir():
         directory.mkdir(parents=True, mode=0o700)
     return directory
+
+
+def make_auth_dir(auth: AuthDir, hosts: Iterable[str] = DEFAULT_HOSTS) -> AuthDir:
+    """Write what is missing in `auth`: the CA, the server's certificate for `hosts`, a
+    certificate and a password per user, and the ACL file (always rewritten, so it
+    follows shared/redis_acl.py). Existing passwords and valid certificates stay."""
+    auth.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(auth.path / ".lock", "w") as lock:  # two `chordal up`s make one CA
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ensure_ca(auth.path)
+        ensure_server(auth.path, hosts)
+        passwords = {}
+        for user in USERS:
+            ensure_client(auth.path, user)
+            passwords[user] = _ensure_password(auth, user)
+        tmp = auth.acl_path.with_suffix(".tmp")
+        tmp.write_text(acl_file(passwords))
+        tmp.replace(auth.acl_path)
+    return auth
+
+
+def _ensure_password(auth: AuthDir, user: str) -> str:
+    path = auth.password_path(user)
+    try:  # O_EXCL: two processes making the directory at once agree on one password
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return auth.password(user)
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_urlsafe(32) + "\n")
+    return auth.password(user)

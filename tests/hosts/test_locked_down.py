@@ -26,6 +26,7 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.redis_server import find_redis_server
+from shared.stack.tls import make_auth_dir
 from shared.stack.workers import WorkerProcess
 
 from ..conftest import DATA, free_port
@@ -70,7 +71,7 @@ def test_tls_and_an_acl_user_per_role_across_the_hosts(tmp_path, tls_binary):
     try:
         redis_host, control, executor, producer, monitor = (
             cluster.add_host(n) for n in ("redis", "control", "exec1", "producer", "monitor"))
-        auth = AuthDir(cluster.home / "auth").make(hosts=[redis_host.address])
+        auth = make_auth_dir(AuthDir(cluster.home / "auth"), hosts=[redis_host.address])
         port = free_port()
         server = HostRedis(redis_host, port, cluster.home / "redis",
                            lines=tuple(auth.server_config(port)), binary=tls_binary,

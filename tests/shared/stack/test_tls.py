@@ -24,7 +24,7 @@ def mode(path) -> int:
 
 @pytest.mark.integration  # runs openssl
 def test_an_auth_directory_holds_a_verifiable_chain_and_private_files(tmp_path):
-    auth = AuthDir(tmp_path / "tls").make(hosts=("10.231.0.2", "redis"))
+    auth = tls.make_auth_dir(AuthDir(tmp_path / "tls"), hosts=("10.231.0.2", "redis"))
     names = subprocess.run(["openssl", "x509", "-in", str(auth.cert("redis")), "-noout",
                             "-ext", "subjectAltName"], capture_output=True, text=True).stdout
     assert "IP Address:10.231.0.2" in names and "DNS:redis" in names
@@ -41,12 +41,12 @@ def test_an_auth_directory_holds_a_verifiable_chain_and_private_files(tmp_path):
 
 @pytest.mark.integration  # runs openssl
 def test_making_it_again_keeps_passwords_and_good_certificates_and_adds_new_hosts(tmp_path):
-    auth = AuthDir(tmp_path).make(hosts=("127.0.0.1",))
+    auth = tls.make_auth_dir(AuthDir(tmp_path), hosts=("127.0.0.1",))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
-    auth.make(hosts=("127.0.0.1",))
+    tls.make_auth_dir(auth, hosts=("127.0.0.1",))
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     assert after == before
-    auth.make(hosts=("127.0.0.1", "10.231.0.9"))
+    tls.make_auth_dir(auth, hosts=("127.0.0.1", "10.231.0.9"))
     assert auth.cert("redis").read_bytes() != before["redis.crt"]
     assert auth.password("workers") == before["workers.password"].decode().strip()
     assert auth.ca.read_bytes() == before["ca.crt"]
