@@ -1,4 +1,5 @@
-"""The registry: one runner per operation, inputs and evidence passed on, user runners."""
+"""The registry: one runner and one check per operation, inputs and evidence passed on,
+user runners and their checks."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from shared.models import (ComputeStep, Evidence, ExtractStep, GetStep, MergeSte
                            SearchStep)
 from shared.tools import registry
 from shared.tools.base import ToolOutput
-from shared.tools.registry import RUNNERS, TOLERATES_FAILED_INPUTS, register, run_tool
+from shared.tools.registry import (CHECKS, RUNNERS, TOLERATES_FAILED_INPUTS, check_step, register,
+                                   run_tool)
 
 REPORT = Evidence(doc_id="q3", title="Tesla Q3 2023 Financial Report")
 OTHER = Evidence(doc_id="q2", title="Tesla Q2 2023 Financial Report")
@@ -115,6 +117,26 @@ def test_a_user_runner_can_be_registered_for_a_new_operation(monkeypatch, failed
 
     register("COUNT_FAILED", count_failed, tolerates_failed_inputs=True)
     assert registry.run_tool(Step(), {"A": failed("E1")}, None).value == 1
+
+
+def test_every_plan_operation_checks_its_fields_with_its_own_tool():
+    assert set(OPERATIONS) <= set(CHECKS)
+    step = ComputeStep(id="C1", operation="COMPUTE", expression="$R1 +* 2", output_var="$R2")
+    [(code, message)] = check_step(step)
+    assert code == "bad_expression" and message.startswith("step C1's expression: ")
+
+
+def test_a_user_check_reports_the_problems_of_its_operations_steps(monkeypatch):
+    monkeypatch.setattr(registry, "RUNNERS", dict(RUNNERS))
+    monkeypatch.setattr(registry, "CHECKS", dict(CHECKS))
+
+    class Step:
+        id, operation, language = "X1", "TRANSLATE", "Klingon"
+
+    assert registry.check_step(Step()) == []  # no check registered: nothing to report
+    register("TRANSLATE", lambda step, inputs, backend: ToolOutput(value="", confidence="x"),
+             check=lambda step: [("bad_field", f"step {step.id}'s language is not one we speak")])
+    assert registry.check_step(Step()) == [("bad_field", "step X1's language is not one we speak")]
 
 
 def registry_result(step, out: ToolOutput):
