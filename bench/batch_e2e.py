@@ -34,7 +34,7 @@ from pathlib import Path
 
 import redis
 
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.config import Settings
 from shared.stack.embedded import is_stack_running
 from shared.stack.process import ChildProcess

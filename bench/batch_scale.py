@@ -22,11 +22,11 @@ import redis
 
 from producers.batch.follow import batch_status, tally_batch
 from producers.cancel import cancel_batch
-from shared.batch_counts import recount
-from shared.batch_store import BatchStore
+from shared.stores.batch_counts import recount
+from shared.stores.batches import BatchStore
 from shared.models import Answer, Query
 from shared.stack.redis_server import EmbeddedRedis
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from bench.run import free_port
 

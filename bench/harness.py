@@ -22,7 +22,7 @@ from shared.config import Settings
 from shared.models import TERMINAL, Plan, Query, RunRecord
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.workers import WorkerProcess
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 from producers.submit import submit
 
 from bench import noop

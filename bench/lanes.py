@@ -19,14 +19,14 @@ from pathlib import Path
 
 from producers.batch.send import enqueue
 from producers.submit import submit
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.ingest import load_jsonl
 from shared.models import Query
 from shared.search import open_backend
 from shared.stack.embedded import Stack
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
 ROLES = ("planner", "planner", "executor", "executor", "finalizer", "finalizer")

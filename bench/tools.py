@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import time
 
-from shared import queues
+from shared import naming
 from shared.tools import registry
 
 NOOP_TASK = "chordal.bench.noop"
@@ -37,7 +37,7 @@ registry.register("GET", _slow_get)
 
 from workers.app import app, run_store  # noqa: E402 - GET is re-registered first
 
-queues.QUEUE_TASKS[queues.QUEUE_EXECUTE] = (queues.QUEUE_TASKS[queues.QUEUE_EXECUTE]
+naming.QUEUE_TASKS[naming.QUEUE_EXECUTE] = (naming.QUEUE_TASKS[naming.QUEUE_EXECUTE]
                                             | {NOOP_TASK})
 
 

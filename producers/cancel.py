@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from shared import lanes
-from shared.batch_store import BatchStore
-from shared.store import RunStore
+from shared.stores.batches import BatchStore
+from shared.stores.runs import RunStore
 
 
 @dataclass

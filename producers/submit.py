@@ -13,10 +13,10 @@ import time
 import redis
 from celery import Celery
 
-from shared import queues
+from shared import naming
 from shared.errors import StoreError
 from shared.models import Query
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 
 def submit(query: Query, store: RunStore, app: Celery) -> bool:
@@ -26,8 +26,8 @@ def submit(query: Query, store: RunStore, app: Celery) -> bool:
     if not store.create(query):
         return False
     try:
-        app.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
-                      queue=queues.QUEUE_PLAN, ignore_result=True)
+        app.send_task(naming.TASK_PLAN, args=(query.model_dump(mode="json"),),
+                      queue=naming.QUEUE_PLAN, ignore_result=True)
     except Exception as exc:  # kombu's OperationalError and friends, after its retries
         try:
             withdrawn = store.withdraw(query.id)

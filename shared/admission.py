@@ -3,17 +3,17 @@
 Consumes a message as a worker takes it (the raw payload read from Redis, then its
 Celery headers and body) and the queue it was taken from; produces a `Refusal` (the
 task name as counted, and why) for every message a Chordal worker must not run, and
-the counts of refusals in Redis (`queues.refused_key()`: `count_refusal`, read back by
+the counts of refusals in Redis (`naming.refused_key()`: `count_refusal`, read back by
 `refused_counts` for `chordal status` and the workers page).
 
-The `producers` ACL user may push anything onto the `plan` queue (shared/redis_acl.py
+The `producers` ACL user may push anything onto the `plan` queue (shared/stores/acl.py
 cannot look inside a message), so the worker decides what runs. It runs a message only
 when:
 - it is a message a kombu producer writes (JSON with its properties and delivery info,
   uncompressed): `kombu_payload`. The transport drops anything else before kombu reads
   it (shared/transport.py): kombu would raise out of the worker's event loop and end
   the worker, and the message, given back by recovery, would end the next one;
-- its task is one of its queue's own (`queues.QUEUE_TASKS`): a step sent to `plan`, the
+- its task is one of its queue's own (`naming.QUEUE_TASKS`): a step sent to `plan`, the
   planner's task sent to `execute`, a Celery built-in (`celery.accumulate`,
   `celery.chord_unlock`, ...) or an unknown name runs on no worker, also not on one that
   consumes every queue (`--role all`);
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from kombu.utils.encoding import bytes_to_str
 from kombu.utils.json import loads
 
-from shared import queues
+from shared import naming
 
 UNKNOWN = "(unknown)"
 """The name counted for a task name no worker registers (the log line has the name)."""
@@ -45,7 +45,7 @@ CARRIES_CANVAS = "carries callbacks, errbacks, a chain or a chord"
 BAD_BODY = "its body is not JSON [args, kwargs, options]"
 CANVAS_OPTIONS = ("callbacks", "errbacks", "chain", "chord")
 """Options of a Celery message body that make the worker send or join other tasks."""
-_HOME = {name: queue for queue, names in queues.QUEUE_TASKS.items() for name in names}
+_HOME = {name: queue for queue, names in naming.QUEUE_TASKS.items() for name in names}
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def refusal(queue: str | None, headers: object, read_body: Callable[[], object],
             or not isinstance(headers.get("id"), str):
         return Refusal(MALFORMED, NOT_A_MESSAGE)
     name = headers["task"]
-    if name not in queues.QUEUE_TASKS.get(queue or "", ()):
+    if name not in naming.QUEUE_TASKS.get(queue or "", ()):
         counted = name if name in _HOME or name in registered else UNKNOWN
         home = _HOME.get(name)
         return Refusal(counted, f"a task of queue {home}" if home else NOT_CHORDAL)
@@ -127,11 +127,11 @@ def refusal(queue: str | None, headers: object, read_body: Callable[[], object],
 
 def count_refusal(pipe, queue: str, refused: Refusal) -> None:
     """Add one refusal to the counts, in `pipe` (a redis-py pipeline or client)."""
-    pipe.hincrby(queues.refused_key(), f"{queue}|{refused.task}|{refused.reason}", 1)
+    pipe.hincrby(naming.refused_key(), f"{queue}|{refused.task}|{refused.reason}", 1)
 
 
 def refused_counts(raw: dict) -> list[Refused]:
-    """The counts as `HGETALL queues.refused_key()` returned them, by queue and task."""
+    """The counts as `HGETALL naming.refused_key()` returned them, by queue and task."""
     out = []
     for field, count in raw.items():
         queue, _, rest = bytes_to_str(field).partition("|")

@@ -16,7 +16,7 @@ from celery import Celery
 from kombu import Queue
 from kombu.utils.url import parse_url
 
-from shared import queues
+from shared import naming
 from shared.config import Settings
 from shared.errors import ConfigError
 from shared.transport import install as install_transport
@@ -68,7 +68,7 @@ def celery_config(settings: Settings) -> dict:
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
         # A batch query's steps, finalizer and ReAct iterations stay in the batch lane
-        # (queues.BATCH_PRIORITY); a single question's go ahead of them.
+        # (naming.BATCH_PRIORITY); a single question's go ahead of them.
         "task_inherit_parent_priority": True,
         "task_time_limit": settings.task_time_limit_s,
         "task_soft_time_limit": max(1, settings.task_time_limit_s - 5),
@@ -81,14 +81,14 @@ def celery_config(settings: Settings) -> dict:
         "task_ignore_result": True,
         "result_expires": settings.run_ttl_s,
         "result_extended": False,
-        "task_default_queue": queues.QUEUE_EXECUTE,
-        "task_queues": [Queue(q) for q in (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE,
-                                            queues.QUEUE_FINALIZE, queues.QUEUE_REACT)],
+        "task_default_queue": naming.QUEUE_EXECUTE,
+        "task_queues": [Queue(q) for q in (naming.QUEUE_PLAN, naming.QUEUE_EXECUTE,
+                                            naming.QUEUE_FINALIZE, naming.QUEUE_REACT)],
         "task_routes": {
-            queues.TASK_PLAN: {"queue": queues.QUEUE_PLAN},
-            queues.TASK_REACT: {"queue": queues.QUEUE_REACT},
-            queues.TASK_FINALIZE: {"queue": queues.QUEUE_FINALIZE},
-            **{name: {"queue": queues.QUEUE_EXECUTE} for name in queues.STEP_TASKS.values()},
+            naming.TASK_PLAN: {"queue": naming.QUEUE_PLAN},
+            naming.TASK_REACT: {"queue": naming.QUEUE_REACT},
+            naming.TASK_FINALIZE: {"queue": naming.QUEUE_FINALIZE},
+            **{name: {"queue": naming.QUEUE_EXECUTE} for name in naming.STEP_TASKS.values()},
         },
         "worker_hijack_root_logger": False,
         "worker_cancel_long_running_tasks_on_connection_loss": False,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import redis
 
-from shared import queues
+from shared import naming
 
 FEED_LUA = """
 local queue, lanes = ARGV[3], KEYS[1]
@@ -43,33 +43,33 @@ return moved
 """
 """KEYS: the lanes' set; ARGV: depth, the lane key prefix, the `plan` queue. The queue
 and the lanes are not declared keys: the `producers` ACL user may only push to and count
-the queue (shared/redis_acl.py), which Redis checks command by command inside the
+the queue (shared/stores/acl.py), which Redis checks command by command inside the
 script, and the script needs a Redis that is not a cluster."""
 
 
 def feed(client: redis.Redis, depth: int) -> int:
     """Move batch plan messages from their lanes into the `plan` queue, round robin,
     until it holds `depth`; how many moved."""
-    return int(client.eval(FEED_LUA, 1, queues.plan_lanes_key(), depth,
-                           queues.plan_lane_key(""), queues.QUEUE_PLAN))
+    return int(client.eval(FEED_LUA, 1, naming.plan_lanes_key(), depth,
+                           naming.plan_lane_key(""), naming.QUEUE_PLAN))
 
 
 def drop(client: redis.Redis, batch: str) -> int:
     """Forget the plan messages of `batch` still in its lane (its queries were
     cancelled: each would only be taken to do nothing); how many."""
     with client.pipeline() as p:
-        p.llen(queues.plan_lane_key(batch))
-        p.delete(queues.plan_lane_key(batch))
-        p.zrem(queues.plan_lanes_key(), batch)
+        p.llen(naming.plan_lane_key(batch))
+        p.delete(naming.plan_lane_key(batch))
+        p.zrem(naming.plan_lanes_key(), batch)
         return int(p.execute()[0])
 
 
 def waiting(client: redis.Redis) -> int:
     """How many plan messages wait in lanes (not yet in the `plan` queue)."""
-    names = client.zrange(queues.plan_lanes_key(), 0, -1)
+    names = client.zrange(naming.plan_lanes_key(), 0, -1)
     if not names:
         return 0
     with client.pipeline(transaction=False) as p:
         for name in names:
-            p.llen(queues.plan_lane_key(name if isinstance(name, str) else name.decode()))
+            p.llen(naming.plan_lane_key(name if isinstance(name, str) else name.decode()))
         return sum(p.execute())

@@ -7,9 +7,9 @@ machine dies) never does, and kombu puts the message back only once it is
 Kombu cannot do better alone, because `unacked` does not say which worker holds what.
 
 This module records it. Consumes the broker's Redis; produces, in the same Redis:
-- `queues.workers_key()`: every worker instance (`node|queues|pid|token`) scored by its last
+- `naming.workers_key()`: every worker instance (`node|queues|pid|token`) scored by its last
   heartbeat (`Presence.beat`, every `dead_after_s / 5` seconds);
-- `queues.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
+- `naming.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
   every message a worker received and has not finished (`Presence.hold` when the
   message arrives; forgotten when it is acknowledged, shared/transport.py `ACK_LUA`).
 
@@ -42,12 +42,12 @@ from dataclasses import dataclass
 import redis
 from kombu.utils.encoding import bytes_to_str
 
-from shared import queues
+from shared import naming
 from shared.admission import Refused, refused_counts
 from shared.transport import restore_inflight
 
-HELD = queues.held_messages_key()
-WORKERS = queues.workers_key()
+HELD = naming.held_messages_key()
+WORKERS = naming.workers_key()
 
 
 def instance_name(node: str, consumes: list[str]) -> str:
@@ -96,7 +96,7 @@ class Presence:
         alive for `dead_after_s` after it stopped; True when it left. It stays, for
         recovery to give back after `dead_after_s`, while it still holds a message or
         has one in its in-flight list (one transaction watches both)."""
-        inflight = queues.inflight_key(self.instance)
+        inflight = naming.inflight_key(self.instance)
         left = False
 
         def transaction(pipe) -> None:
@@ -116,7 +116,7 @@ class Presence:
         instance is always in the workers set)."""
         with self.r.pipeline(transaction=False) as pipe:
             pipe.zadd(WORKERS, {self.instance: time.time()})
-            pipe.hset(HELD, tag, queues.held_value(self.instance, queue, task, task_id))
+            pipe.hset(HELD, tag, naming.held_value(self.instance, queue, task, task_id))
             pipe.execute()
 
 
@@ -151,7 +151,7 @@ def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -
     with client.pipeline(transaction=False) as pipe:
         pipe.zrange(WORKERS, 0, -1, withscores=True)
         pipe.hlen(HELD)
-        pipe.hgetall(queues.refused_key())
+        pipe.hgetall(naming.refused_key())
         members, held, refused = pipe.execute()
     return count_live(members, held, dead_after_s, now, refused)
 

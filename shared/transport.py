@@ -15,7 +15,7 @@ the in-flight list, counted as refused, logged once by its size).
 On the wire: kombu takes a message with BRPOP, which removes it from the queue before
 the reply travels; a reply that never arrives (the worker's link is down, its host gone)
 leaves the message nowhere. Here a worker that consumes one queue (every Chordal role
-does) takes it with BLMOVE into its own in-flight list (`queues.inflight_key`), so Redis
+does) takes it with BLMOVE into its own in-flight list (`naming.inflight_key`), so Redis
 holds the message until the worker records it: one script (`RECORD_LUA`, atomic as a
 transaction, one round trip) writes kombu's `unacked` record, the held-task record
 (shared/recovery.py) and removes it from the in-flight list. The acknowledgement
@@ -24,7 +24,7 @@ costs one round trip to record and one to acknowledge. A worker found dead has i
 messages it held (`recover_dead_workers`); a worker that reconnects pushes back its own
 (`restore_inflight`). Priorities have no sub-queues (`priority_steps` [0]: one list per
 queue, as BLMOVE takes one source); a single question's messages (priority 0) are
-pushed to the end of the list that is taken next, a batch's (`queues.BATCH_PRIORITY`)
+pushed to the end of the list that is taken next, a batch's (`naming.BATCH_PRIORITY`)
 to the other end, and a batch's plan messages wait in their batch's lane until
 shared/lanes.py moves them to the `plan` queue, round robin. A worker consuming several
 queues (`--role all`), and any process that did not `set_owner`, uses BRPOP as before.
@@ -67,7 +67,8 @@ from kombu.transport import virtual
 from kombu.utils.encoding import bytes_to_str
 from kombu.utils.json import dumps
 
-from shared import admission, queues
+from shared import admission
+from shared import naming
 
 log = logging.getLogger("chordal.transport")
 
@@ -120,9 +121,9 @@ class QoS(kombu_redis.QoS):
         a ping or an inspect (Flower, `chordal up` waiting for its workers), take
         `unacked_mutex` and give back tasks unacknowledged past the
         visibility timeout: that needs `unacked` and every task queue, which the
-        `producers` and `monitoring` ACL users must not have (shared/redis_acl.py).
+        `producers` and `monitoring` ACL users must not have (shared/stores/acl.py).
         Only channels that consume a task queue restore; every worker does."""
-        if frozenset(queues.TASK_QUEUES).isdisjoint(self.channel.active_queues):
+        if frozenset(naming.TASK_QUEUES).isdisjoint(self.channel.active_queues):
             return None
         return super().restore_visible(*args, **kwargs)
 
@@ -146,13 +147,13 @@ class QoS(kombu_redis.QoS):
         delivery = message.delivery_info
         exchange, routing_key = delivery["exchange"], delivery["routing_key"]
         headers = (message._raw or {}).get("headers") or {}
-        held = routing_key != queues.QUEUE_REACT  # ReAct iterations have leases instead
-        value = queues.held_value(_owner, routing_key, headers.get("task", ""),
+        held = routing_key != naming.QUEUE_REACT  # ReAct iterations have leases instead
+        value = naming.held_value(_owner, routing_key, headers.get("task", ""),
                                   headers.get("id", "")) if held else ""
         with self.channel.conn_or_acquire() as client:
             _script(client, RECORD_LUA)(
-                keys=[self.unacked_index_key, self.unacked_key, queues.inflight_key(_owner),
-                      queues.held_messages_key(), queues.workers_key()],
+                keys=[self.unacked_index_key, self.unacked_key, naming.inflight_key(_owner),
+                      naming.held_messages_key(), naming.workers_key()],
                 args=[delivery_tag, time(), dumps([message._raw, exchange, routing_key]),
                       received, value, _owner], client=client)
         message.held_recorded = held  # so workers/presence.py does not record it again
@@ -165,7 +166,7 @@ class QoS(kombu_redis.QoS):
             return super().ack(delivery_tag)
         with self.channel.conn_or_acquire() as client:
             _script(client, ACK_LUA)(
-                keys=[self.unacked_index_key, self.unacked_key, queues.held_messages_key()],
+                keys=[self.unacked_index_key, self.unacked_key, naming.held_messages_key()],
                 args=[delivery_tag], client=client)
         virtual.QoS.ack(self, delivery_tag)
 
@@ -175,7 +176,7 @@ class QoS(kombu_redis.QoS):
         super().reject(delivery_tag, requeue)
         if _owner is not None:
             with self.channel.conn_or_acquire() as client:
-                client.hdel(queues.held_messages_key(), delivery_tag)
+                client.hdel(naming.held_messages_key(), delivery_tag)
 
 
 def orphans() -> int:
@@ -211,7 +212,7 @@ def restore_inflight(channel, instance: str, queue: str) -> int:
     """Push what `instance` took into its in-flight list and never recorded back to the
     head of `queue`, in one transaction; how many. For a dead instance, and for this
     one after a reconnect (a BLMOVE whose reply the dropped connection lost)."""
-    key = queues.inflight_key(instance)
+    key = naming.inflight_key(instance)
     moved = 0
 
     def transaction(pipe) -> None:
@@ -266,7 +267,7 @@ class Channel(kombu_redis.Channel):
         timeout = self.brpop_timeout if timeout is None else timeout
         self._in_poll = self.client.connection
         self._brpop_sent_at = monotonic()
-        self.client.connection.send_command("BLMOVE", queue, queues.inflight_key(_owner),
+        self.client.connection.send_command("BLMOVE", queue, naming.inflight_key(_owner),
                                             "RIGHT", "LEFT", timeout or 0)
 
     def basic_consume(self, queue, *args, **kwargs):
@@ -321,8 +322,8 @@ class Channel(kombu_redis.Channel):
         refused = admission.Refusal(admission.MALFORMED, admission.NOT_A_MESSAGE)
         with self.conn_or_acquire() as client, client.pipeline() as pipe:
             if self._moving_from is not None:
-                pipe.lrem(queues.inflight_key(_owner), 1, item)
-            if queue in queues.TASK_QUEUES:  # a control reply queue's reader may not write
+                pipe.lrem(naming.inflight_key(_owner), 1, item)
+            if queue in naming.TASK_QUEUES:  # a control reply queue's reader may not write
                 admission.count_refusal(pipe, queue, refused)
             pipe.execute()
         log.warning("refused a message of %d bytes on queue %s: %s; dropped, never run",
@@ -331,15 +332,15 @@ class Channel(kombu_redis.Channel):
     def _put(self, queue, message, **kwargs):
         """kombu's, with lanes: a batch query's `chordal.plan` message goes to its batch's
         plan lane (shared/lanes.py), any other message of a task queue below
-        `queues.BATCH_PRIORITY` (a single question's) to the head of its queue, taken
+        `naming.BATCH_PRIORITY` (a single question's) to the head of its queue, taken
         next, ahead of the batch messages waiting there."""
-        if queue not in queues.TASK_QUEUES:
+        if queue not in naming.TASK_QUEUES:
             return super()._put(queue, message, **kwargs)
-        lane = (message.get("headers") or {}).get(queues.LANE_HEADER)
-        if lane and queue == queues.QUEUE_PLAN:
-            commands = [("lpush", queues.plan_lane_key(str(lane)), dumps(message)),
-                        ("zadd", queues.plan_lanes_key(), {str(lane): 0}, True)]  # NX
-        elif self._get_message_priority(message, reverse=False) < queues.BATCH_PRIORITY:
+        lane = (message.get("headers") or {}).get(naming.LANE_HEADER)
+        if lane and queue == naming.QUEUE_PLAN:
+            commands = [("lpush", naming.plan_lane_key(str(lane)), dumps(message)),
+                        ("zadd", naming.plan_lanes_key(), {str(lane): 0}, True)]  # NX
+        elif self._get_message_priority(message, reverse=False) < naming.BATCH_PRIORITY:
             commands = [("rpush", queue, dumps(message))]
         else:
             return super()._put(queue, message, **kwargs)

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from shared import queues
+from shared import naming
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.models import Plan, Query, RunRecord
@@ -36,7 +36,7 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.redis_server import EmbeddedRedis
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 from producers.submit import submit
 
 DATA = Path(__file__).resolve().parent.parent / "shared" / "data"
@@ -47,8 +47,8 @@ the API server."""
 ISOLATED_CHILD = "from shared.isolation import serve"
 """In the command of the bounded child (a template's render, a pattern's compile), the
 one process unit tests may start."""
-STACK_QUEUES = (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE, queues.QUEUE_FINALIZE,
-                queues.QUEUE_REACT)
+STACK_QUEUES = (naming.QUEUE_PLAN, naming.QUEUE_EXECUTE, naming.QUEUE_FINALIZE,
+                naming.QUEUE_REACT)
 UNACKED = "unacked"
 """kombu's Redis transport: the hash of messages taken and not yet acknowledged."""
 IDLE_TIMEOUT_S = 120.0
@@ -185,7 +185,7 @@ def wait_idle(r: redis.Redis, timeout: float = IDLE_TIMEOUT_S) -> None:
         with r.pipeline() as p:
             for q in STACK_QUEUES:
                 p.llen(q)
-            p.zcard(queues.plan_lanes_key())
+            p.zcard(naming.plan_lanes_key())
             p.hlen(UNACKED)
             *waiting, laned, held = p.execute()
         if not any(waiting) and not laned and not held:

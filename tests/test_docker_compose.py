@@ -20,9 +20,9 @@ import pytest
 
 from producers.cli.redis_auth import server_argv
 from producers.cli.settings_report import env_name
-from shared import queues
+from shared import naming
 from shared.config import Settings
-from shared.redis_auth import AuthDir
+from shared.stores.auth_dir import AuthDir
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker" / "compose.yaml"
 PROFILES = ["--profile", "search", "--profile", "cli"]
@@ -132,7 +132,7 @@ def test_each_role_is_its_own_scalable_service_on_its_own_queue_against_one_redi
         assert service["environment"]["CHORDAL_REDIS_URL"] == "rediss://redis:6379/0"
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
     assert services["executor"]["command"][4:] == ["--pool", "threads"]
-    assert set(queues.ROLE_QUEUES) - {"all"} == set(ROLES)
+    assert set(naming.ROLE_QUEUES) - {"all"} == set(ROLES)
 
 
 @needs_v2

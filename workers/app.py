@@ -22,7 +22,7 @@ from shared.llm.client import LLMClient
 from shared.log_lines import BoundedLines
 from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 TASK_MODULES = ("workers.planner", "workers.executor", "workers.finalizer", "workers.react",
                 "workers.presence")

@@ -18,7 +18,7 @@ import contextlib
 
 from shared.errors import StoreError
 from shared.outage import REDIS_DOWN, rides_out
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 from workers.app import app, log, run_store, settings
 
 RETRIES = dict(autoretry_for=(StoreError,), retry_backoff=True, retry_backoff_max=30,

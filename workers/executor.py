@@ -1,11 +1,11 @@
 """Executor tasks: one per operation (`chordal.get`, `chordal.extract`, …; see
-shared/queues.py), all on the `execute` queue.
+shared/naming.py), all on the `execute` queue.
 
-Each takes a StepTask, runs it through `shared.steps.run_step` (which stores the full
+Each takes a StepTask, runs it through `shared.journey.steps.run_step` (which stores the full
 StepResult under the action_id and never raises), then reads the query's dispatch
 graph and sends the steps that read it and are now ready, and the finalizer when the
 graph is closed and every step the plan keeps has reported (the join,
-shared/dispatch.py); it returns the small reference `{"action_id", "status"}` (shown
+shared/journey/dispatch.py); it returns the small reference `{"action_id", "status"}` (shown
 by Flower; not stored), status `skipped` for a step nothing waits for any more.
 """
 
@@ -16,12 +16,12 @@ from collections import OrderedDict
 
 from celery.exceptions import SoftTimeLimitExceeded
 
-from shared import queues
-from shared.dispatch import joined, next_steps, send_steps
-from shared.graph_store import GraphView
+from shared import naming
+from shared.journey.dispatch import joined, next_steps, send_steps
+from shared.stores.graph import GraphView
 from shared.models import GraphStep, StepResult, StepTask
-from shared.store import StoredStep
-from shared.steps import error_result, run_step, step_base
+from shared.stores.runs import StoredStep
+from shared.journey.steps import error_result, run_step, step_base
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task
 from workers.canvas import send_finalize, send_step
@@ -96,5 +96,5 @@ def _register(name: str):
     return step
 
 
-for _name in queues.STEP_TASKS.values():
+for _name in naming.STEP_TASKS.values():
     _register(_name)

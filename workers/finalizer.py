@@ -1,19 +1,19 @@
 """Finalizer task `chordal.finalize`: renders the answer once every step of the plan has
-stored its result (sent by the step that stored the last, shared/dispatch.py)."""
+stored its result (sent by the step that stored the last, shared/journey/dispatch.py)."""
 
 from __future__ import annotations
 
-from shared import queues
-from shared.finalize import finalize_query
+from shared import naming
+from shared.journey.finalize import finalize_query
 from shared.models import FinalizeTask
 from shared.render.isolated import renderer
-from shared.texts import TextReader
+from shared.stores.texts import TextReader
 from workers.app import llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query
 from workers.react import start_loop
 
 
-@chordal_task(queues.TASK_FINALIZE, ignore_result=True)
+@chordal_task(naming.TASK_FINALIZE, ignore_result=True)
 def finalize(self, *_legacy, task: dict) -> None:
     """The answer is built from the run store. (`_legacy`: the step references Celery's
     chord passed, in messages sent before the join moved to the run store.)"""

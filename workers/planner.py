@@ -1,5 +1,5 @@
 """Planner task `chordal.plan`: Query in; plan checked, recorded, and its steps sent as
-they become ready (shared/dispatch.py: the dispatch graph and the join).
+they become ready (shared/journey/dispatch.py: the dispatch graph and the join).
 
 With an LLM that streams, steps go out while the model writes the plan (streamed
 planning, CHORDAL_LLM_STREAM), at most CHORDAL_MAX_STEPS of them over all its replies;
@@ -17,25 +17,26 @@ answer that says what was not found and which documents came closest."""
 
 from __future__ import annotations
 
-from shared import lanes, queues
-from shared.dispatch import PlanDispatch
+from shared import lanes
+from shared import naming
+from shared.journey.dispatch import PlanDispatch
 from shared.errors import InputError, LLMError, NoAnswer, PlanError
 from shared.planners.heuristic import abstention
 from shared.models import TERMINAL, Query
-from shared.planning import make_plan
+from shared.journey.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings
 from workers.boundary import chordal_task, counted, ends_query
 from workers.canvas import send_finalize, send_step
 from workers.react import start_loop
 
 
-@chordal_task(queues.TASK_PLAN, ignore_result=True)
+@chordal_task(naming.TASK_PLAN, ignore_result=True)
 def plan(self, query: dict) -> None:
     q = Query.model_validate(query)
     store = run_store()
     if q.queue_wait_s is not None:  # a batch query: its place, to the next batch's
         lanes.feed(store.r, settings().plan_lane_depth)
-    delivery = counted(store, queues.plan_action_id(q.id), q.id, "the planner")
+    delivery = counted(store, naming.plan_action_id(q.id), q.id, "the planner")
     if not delivery:
         return
     if store.status(q.id) in TERMINAL:

@@ -33,10 +33,11 @@ from celery import bootsteps
 from celery.signals import task_received, worker_init, worker_ready, worker_shutdown
 from celery.worker.state import active_requests
 
-from shared import lanes, queues
+from shared import lanes
+from shared import naming
 from shared.recovery import (Presence, give_back_unstarted, instance_name,
                              recover_dead_workers, restore_inflight_of)
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 from shared.transport import restore_orphans, set_owner
 from workers.app import app, log, run_store, settings
 
@@ -57,7 +58,7 @@ def _register(sender=None, **kwargs) -> None:
 @task_received.connect
 def _hold(sender=None, request=None, **kwargs) -> None:
     queue = (request.delivery_info or {}).get("routing_key")
-    if _presence is None or queue == queues.QUEUE_REACT \
+    if _presence is None or queue == naming.QUEUE_REACT \
             or getattr(request.message, "held_recorded", False):  # by shared/transport.py
         return
     try:

@@ -20,7 +20,7 @@ import time
 
 from celery.signals import worker_ready
 
-from shared import queues
+from shared import naming
 from shared.errors import ChordalError, StoreError
 from shared.models import Query, ReactTask
 from shared.react.leases import Leases, resume_stalled
@@ -42,13 +42,13 @@ def leases() -> Leases:
 def send(query: Query, n: int) -> None:
     """Enqueue iteration `n` of the query's loop."""
     react_step.apply_async(args=(ReactTask(query=query, n=n).model_dump(mode="json"),),
-                           queue=queues.QUEUE_REACT, ignore_result=True)
+                           queue=naming.QUEUE_REACT, ignore_result=True)
 
 
 def start_loop(query: Query) -> bool:
     """Send iteration 1 unless it was sent before; the lease covers a crash meanwhile."""
     with leases().held(query.id, 0, "start"):
-        if not run_store().claim(query.id, queues.react_claim(1)):
+        if not run_store().claim(query.id, naming.react_claim(1)):
             return False
         started = run_store().leave_queue(query, "executing")
         if started is not None:  # else it waited in the queue past its budget: failed
@@ -58,12 +58,12 @@ def start_loop(query: Query) -> bool:
 
 # No shadow name (see workers/executor.py): the ReactTask payload leads with its
 # action_id `QUERY_ID:R3`, which Flower shows and searches.
-@chordal_task(queues.TASK_REACT, retries=True, ignore_result=True)
+@chordal_task(naming.TASK_REACT, retries=True, ignore_result=True)
 def react_step(self, task: dict) -> None:
     t = ReactTask.model_validate(task)
     q, n, store = t.query, t.n, run_store()
     with leases().held(q.id, n, self.request.id or "local"):
-        if past_cap(store, queues.react_action_id(q.id, n), q.id, f"ReAct iteration {n}"):
+        if past_cap(store, naming.react_action_id(q.id, n), q.id, f"ReAct iteration {n}"):
             return
         client = llm_client()
         if client is None:
@@ -78,7 +78,7 @@ def react_step(self, task: dict) -> None:
             except ChordalError as exc:
                 store.fail(q.id, f"ReAct iteration {n}: {exc}")
                 return
-            if outcome == "continue" and store.claim(q.id, queues.react_claim(n + 1)):
+            if outcome == "continue" and store.claim(q.id, naming.react_claim(n + 1)):
                 send(q, n + 1)
 
 
@@ -98,6 +98,6 @@ def resume_forever() -> None:
 
 @worker_ready.connect
 def _start_resumer(sender=None, **kwargs) -> None:
-    if queues.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
+    if naming.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
         return
     threading.Thread(target=resume_forever, name="react-resumer", daemon=True).start()

@@ -18,7 +18,7 @@ from shared.evaluation import Case, judge
 from shared.llm.client import LLMClient, LLMReply
 from shared.planners.llm import llm_plan, read_reply
 from shared.planners.prompts import system_prompt
-from shared.planning import candidate_documents
+from shared.journey.planning import candidate_documents
 from shared.search import SearchBackend
 
 from bench.figures import get_plan, react_script

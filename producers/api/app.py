@@ -65,14 +65,14 @@ from producers.cancel import cancel_batch, cancel_queries
 from producers.api.requests import to_queries, unprocessable
 from producers.api.pages.site import install_pages
 from producers.submit import submit
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ConfigError, StoreError, ToolError
 from shared.models import RunRecord, TextPage
 from shared.search import open_backend
-from shared.store import RunStore
-from shared.texts import MAX_PAGE_CHARS, PAGE_CHARS, text_page
+from shared.stores.runs import RunStore
+from shared.stores.texts import MAX_PAGE_CHARS, PAGE_CHARS, text_page
 
 log = logging.getLogger("chordal.api")
 EVENTS = ("`event: status` {status, at} for every status entered; `event: step` a StepResult "

@@ -32,7 +32,7 @@ import redis
 
 from producers.api.models import StreamEnd
 from shared.models import TERMINAL, Answer, PlanProblem, ReactIteration, Status, StepResult
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 log = logging.getLogger("chordal.api")
 STATUSES: tuple[str, ...] = get_args(Status)

@@ -9,7 +9,7 @@ token is even compared. The window starts at the client's first wrong token and 
 count ends with it. A right token resets nothing, for no client: it cannot tell an
 attacker's guesses from a user's typos.
 
-Counts live in Redis (`queues.auth_failures_key`, expiring with their window), so the
+Counts live in Redis (`naming.auth_failures_key`, expiring with their window), so the
 API processes in front of one run store share them. A client is the address of the
 request as the ASGI scope gives it: the address its connection comes from, or, from a
 proxy uvicorn trusts (FORWARDED_ALLOW_IPS, by default only 127.0.0.1 and ::1: a TLS
@@ -23,7 +23,7 @@ import math
 import redis
 from fastapi import HTTPException, Request
 
-from shared import queues
+from shared import naming
 
 ADD_LUA = """
 local n = redis.call('INCRBY', KEYS[1], 1)
@@ -62,8 +62,8 @@ class AuthFailures:
     def check(self, client: str) -> None:
         """TooManyFailures when `client` may not try a token now."""
         with self.r.pipeline(transaction=False) as p:
-            p.get(queues.auth_failures_key(client))
-            p.pttl(queues.auth_failures_key(client))
+            p.get(naming.auth_failures_key(client))
+            p.pttl(naming.auth_failures_key(client))
             count, pttl = p.execute()
         if int(count or 0) >= self.limit:
             wait_s = math.ceil(pttl / 1000) if pttl > 0 else self.window_s
@@ -71,4 +71,4 @@ class AuthFailures:
 
     def add(self, client: str) -> None:
         """Count one wrong token from `client`."""
-        self._add(keys=[queues.auth_failures_key(client)], args=[self.window_s])
+        self._add(keys=[naming.auth_failures_key(client)], args=[self.window_s])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import redis
 
 from producers.api.models import Health
-from shared.queues import ROLE_QUEUES
+from shared.naming import ROLE_QUEUES
 from shared.recovery import census
 from shared.stack.embedded import redis_answers
 

@@ -1,7 +1,7 @@
 """Browser sessions of the pages: a login with the API token becomes a session cookie.
 
 Consumes the run store's Redis and the API token; produces sessions, each a random
-cookie value (`SESSION_COOKIE`) whose SHA-256 names a Redis hash (`queues.session_key`):
+cookie value (`SESSION_COOKIE`) whose SHA-256 names a Redis hash (`naming.session_key`):
 
     csrf    the session's CSRF token: every POST of the pages carries it in a form field,
             and a request authenticated by the cookie that changes something carries it
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import redis
 
-from shared import queues
+from shared import naming
 
 SESSION_COOKIE = "chordal_session"
 LOGIN_COOKIE = "chordal_login"
@@ -60,7 +60,7 @@ class SessionStore:
     def create(self) -> tuple[str, Session]:
         """A new session: the cookie value and the session it names."""
         cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        key = queues.session_key(digest(cookie))
+        key = naming.session_key(digest(cookie))
         with self.r.pipeline() as p:
             p.hset(key, mapping={"csrf": csrf, "token": self.token})
             p.expire(key, self.ttl_s)
@@ -72,14 +72,14 @@ class SessionStore:
         made with another API token."""
         if not cookie or len(cookie) > 100:
             return None
-        csrf, token = self.r.hmget(queues.session_key(digest(cookie)), ["csrf", "token"])
+        csrf, token = self.r.hmget(naming.session_key(digest(cookie)), ["csrf", "token"])
         if csrf is None or token is None or not hmac.compare_digest(token, self.token):
             return None
         return Session(csrf=csrf)
 
     def delete(self, cookie: str | None) -> None:
         if cookie and len(cookie) <= 100:
-            self.r.delete(queues.session_key(digest(cookie)))
+            self.r.delete(naming.session_key(digest(cookie)))
 
 
 def same(given: str | None, expected: str) -> bool:

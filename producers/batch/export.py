@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TextIO
 
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 
 FIELDS = ("query", "status", "answer", "error", "t_queued", "t_done", "t_failed", "t_cancelled")
 

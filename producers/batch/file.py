@@ -16,7 +16,7 @@ A line (only `question` is required; blank lines are skipped):
   is reported before anything is submitted. Not allowed with mode `react`.
 - `domain`: the answer template (generic, finance, legal, medical). With a plan it must
   agree with the plan's own `domain`; without one it is kept on the query and applied
-  to the plan the planner writes (shared/planning.py).
+  to the plan the planner writes (shared/journey/planning.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Following batches: consumes a batch's counters (shared/batch_counts.py), or the
+"""Following batches: consumes a batch's counters (shared/stores/batch_counts.py), or the
 members of one or more batches and their run-store records (read in pipelined chunks,
-see shared/batch_store.py); produces a `BatchStatus` (counts per state, answers per
+see shared/stores/batches.py); produces a `BatchStatus` (counts per state, answers per
 second, latency percentiles, the oldest unfinished query) or waits until every query is
 terminal. `batch_status` reads the counters (the same cost at 100,000 queries as at
 10); `tally_batch` reads every record (`failed_in_group`).
@@ -21,18 +21,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from shared import queues
-from shared.batch_counts import BatchCounts, read_counts
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batch_counts import BatchCounts, read_counts
+from shared.stores.batches import BatchStore
 from shared.models import STATUSES, TERMINAL
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 STATES = (*STATUSES, "missing")
 FIELDS = ("status", "t_queued", *(f"t_{s}" for s in TERMINAL))
 WAIT_POLL_S = 0.5
 RECENT_S = 60.0
 """The window of `answers_per_s_last_minute`."""
-QUEUES = queues.ROLE_QUEUES["all"]
+QUEUES = naming.ROLE_QUEUES["all"]
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -127,7 +127,7 @@ def tally_batch(batches: BatchStore, batch: str) -> Tally:
 
 
 def batch_status(batches: BatchStore, batch: str, now: float | None = None) -> BatchStatus:
-    """The status of `batch` from its counters (shared/batch_counts.py): two round
+    """The status of `batch` from its counters (shared/stores/batch_counts.py): two round
     trips whatever its size."""
     return status_of(batches, batch, read_counts(batches.r, batch), now)
 
@@ -151,7 +151,7 @@ def status_of(batches: BatchStore, batch: str, c: BatchCounts,
             s.answers_per_s_last_minute = c.answers_since(now - RECENT_S) / window
     if c.oldest:
         qid, queued_at = c.oldest
-        state = batches.r.hget(queues.run_key(qid), "status") or "queued"
+        state = batches.r.hget(naming.run_key(qid), "status") or "queued"
         s.oldest_unfinished = {"id": qid, "status": state, "age_s": now - queued_at}
     return s
 

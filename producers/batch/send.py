@@ -3,7 +3,7 @@ batch file; produces queries recorded in the run store as `queued`, members of t
 batch, and one `chordal.plan` message each on the `plan` queue.
 
 Per chunk of queries: one pipelined round trip creates the records (an id that exists
-is not created again, see shared/batch_store.py), the new ones' messages go out through
+is not created again, see shared/stores/batches.py), the new ones' messages go out through
 one kombu producer in one Redis pipeline (`Producer.batch`), with `ignore_result`, so
 the sender never subscribes to a result channel, into the batch's plan lane; then they
 are marked `sent`, and the `plan` queue is refilled from the lanes (shared/lanes.py). A query
@@ -26,10 +26,11 @@ from itertools import islice
 
 from celery import Celery
 
-from shared import lanes, queues
-from shared.batch_store import BatchStore
+from shared import lanes
+from shared import naming
+from shared.stores.batches import BatchStore
 from shared.models import Query
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 CHUNK = 500
 """Queries created and sent per round trip."""
@@ -85,15 +86,15 @@ def chunks(rows: Iterable[tuple[int, Query]], size: int) -> Iterator[list[tuple[
 
 def send_plans(app: Celery, queries: list[Query], batch: str | None = None) -> None:
     """One `chordal.plan` message per query, all in one Redis pipeline; with `batch`, in
-    the batch lane (`queues.BATCH_PRIORITY`), each in `batch`'s plan lane."""
-    lane = {} if batch is None else {"priority": queues.BATCH_PRIORITY,
-                                     "headers": {queues.LANE_HEADER: batch}}
+    the batch lane (`naming.BATCH_PRIORITY`), each in `batch`'s plan lane."""
+    lane = {} if batch is None else {"priority": naming.BATCH_PRIORITY,
+                                     "headers": {naming.LANE_HEADER: batch}}
     with app.producer_or_acquire() as producer, producer.batch(max_size=4 * len(queries) + 8):
         for i, q in enumerate(queries):
             # A ready-made argsrepr spares Celery a saferepr of the whole query (a third
             # of the send time) and shows Flower the id; the queue is declared once.
-            app.send_task(queues.TASK_PLAN, args=(q.model_dump(mode="json"),),
-                          queue=queues.QUEUE_PLAN, ignore_result=True, producer=producer,
+            app.send_task(naming.TASK_PLAN, args=(q.model_dump(mode="json"),),
+                          queue=naming.QUEUE_PLAN, ignore_result=True, producer=producer,
                           argsrepr=f"(query {q.id}: {q.question[:60]!r})", kwargsrepr="{}",
                           declare=None if i == 0 else [], **lane)
 

@@ -19,8 +19,8 @@ from shared.errors import ChordalError, InputError, ToolError
 from shared.models import MODES, TERMINAL, Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import open_backend
-from shared.store import RunStore
-from shared.texts import PAGE_CHARS, TextReader, readable, text_page
+from shared.stores.runs import RunStore
+from shared.stores.texts import PAGE_CHARS, TextReader, readable, text_page
 
 from producers.cli.output import err, fail, out, print_record
 from producers.cli.stack import stack_for

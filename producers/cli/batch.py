@@ -32,15 +32,15 @@ from producers.batch.send import enqueue as send_batch
 from producers.cancel import cancel_batch, cancel_queries
 from producers.cli.output import fail
 from shared import lanes
-from shared.batch_counts import recount as redo_counts
-from shared.batch_store import BatchStore
+from shared.stores.batch_counts import recount as redo_counts
+from shared.stores.batches import BatchStore
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
 from shared.models import MODES
 from shared.recovery import Census, census
 from shared.stack.embedded import is_stack_running
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 BATCH_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT_MAX_IN_FLIGHT = 1000

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 from producers.submit import submit
-from shared import queues
+from shared import naming
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
@@ -22,11 +22,11 @@ from shared.models import Query
 from shared.plan.parse import load_plan_file_with_repairs
 from shared.search import open_backend
 from shared.ingest import load_jsonl
-from shared.queues import QUEUE_REACT
+from shared.naming import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor
-from shared.store import RunStore
-from shared.urls import mask_url
+from shared.stores.runs import RunStore
+from shared.stores.urls import mask_url
 
 from producers.cli.output import err, fail, out, print_record
 
@@ -91,8 +91,8 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
     """Run one Celery worker in the foreground against CHORDAL_REDIS_URL."""
     from shared.stack.workers import check_pool, default_concurrency, worker_argv
 
-    if role not in queues.ROLE_QUEUES:
-        fail(f"--role {role!r} is not one of {', '.join(queues.ROLE_QUEUES)}")
+    if role not in naming.ROLE_QUEUES:
+        fail(f"--role {role!r} is not one of {', '.join(naming.ROLE_QUEUES)}")
     try:
         check_pool(pool)
     except ChordalError as exc:
@@ -100,7 +100,7 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
     settings = Settings()
     n = concurrency or default_concurrency(role, settings)
     argv = worker_argv(role, f"{role}-{os.getpid()}@%h", pool, n)
-    # a worker logs in as the `workers` ACL user (shared/redis_acl.py)
+    # a worker logs in as the `workers` ACL user (shared/stores/acl.py)
     os.execve(sys.executable, argv, {**os.environ, "CHORDAL_REDIS_ROLE": "workers"})
 
 

@@ -4,7 +4,7 @@ the forms a call tries, in order, and keeps the one the endpoint accepted.
 
 With `auto`, a call that asks for JSON while no form is known tries `FORMS` in order
 (forms.py) until one is not refused, and stores it with the reason under
-`queues.llm_form_key` for CHORDAL_LLM_JSON_FORM_TTL_S: every worker's later calls go
+`naming.llm_form_key` for CHORDAL_LLM_JSON_FORM_TTL_S: every worker's later calls go
 straight to it. A call whose known form is refused (the server changed) tries the
 others again. Each client (one per worker process) logs once which form its endpoint
 takes and why. Without Redis the form is kept in this object only.
@@ -19,7 +19,7 @@ import threading
 
 import redis
 
-from shared import queues
+from shared import naming
 from shared.config import FORMS, Settings
 
 log = logging.getLogger("chordal.llm")
@@ -35,7 +35,7 @@ class FormChoice:
         self.what = f"{endpoint} (model {settings.llm_model})"
         """The endpoint as logs name it (a password in its URL masked)."""
         digest = hashlib.sha256(f"{settings.llm_base_url}\n{settings.llm_model}".encode())
-        self.key = queues.llm_form_key(digest.hexdigest()[:16])
+        self.key = naming.llm_form_key(digest.hexdigest()[:16])
         self.r = redis_client
         self._kept: str | None = None  # the stored choice, without Redis
         self._logged: str | None = None

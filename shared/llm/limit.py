@@ -2,7 +2,7 @@
 
 Consumes a Redis client, the cap (`Settings.llm_max_concurrency`) and a lease length;
 produces slots, held with `with limit.slot(timeout_s): ...`. Celery rate limits are per
-worker, so the one shared cap lives in Redis, in the sorted set `queues.llm_slots_key()`:
+worker, so the one shared cap lives in Redis, in the sorted set `naming.llm_slots_key()`:
 
     member  a random token per held slot
     score   when the slot's lease runs out (Redis server time, seconds)
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 import redis
 
-from shared import queues
+from shared import naming
 from shared.errors import LLMError
 
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) + tonumber(t[2]) / 1000000 "
@@ -54,7 +54,7 @@ class ConcurrencyLimit:
         self.client = client
         self.limit = limit
         self.lease_s = lease_s
-        self.key = key or queues.llm_slots_key()
+        self.key = key or naming.llm_slots_key()
         self._acquire = client.register_script(ACQUIRE_LUA)
         self._renew = client.register_script(RENEW_LUA)
         self._count = client.register_script(COUNT_LUA)

@@ -52,7 +52,7 @@ class Candidate(Evidence):
 class TextRef(BaseModel):
     """A document text a step read, by reference: which document, which version of its
     content, and the passage the value came from. The run store keeps these, never the
-    text itself (shared/texts.py reads the text back)."""
+    text itself (shared/stores/texts.py reads the text back)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -144,7 +144,7 @@ class StepResult(BaseModel):
     @classmethod
     def _candidates(cls, data: Any) -> Any:
         # The run store keeps a candidate that is `document` as its verdict (and its
-        # reason, when it is not `note`) alone (shared/texts.py `stored_json`).
+        # reason, when it is not `note`) alone (shared/stores/texts.py `stored_json`).
         if not isinstance(data, dict) or not isinstance(data.get("document"), dict):
             return data
         short = [c for c in data.get("candidates") or [] if isinstance(c, dict)
@@ -157,7 +157,7 @@ class StepResult(BaseModel):
 
     @model_validator(mode="after")
     def _quotes(self) -> StepResult:
-        # The run store keeps a text's quote once, in `value` (shared/texts.py `stored`).
+        # The run store keeps a text's quote once, in `value` (shared/stores/texts.py `stored`).
         for ref in self.texts:
             if not ref.quote:
                 quoted = self.value if ref.item is None else (

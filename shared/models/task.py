@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from shared.queues import action_id as make_action_id
+from shared.naming import action_id as make_action_id
 
 from .plan import Step
 from .query import Query
@@ -42,7 +42,7 @@ class StepTask(BaseModel):
 
 
 class GraphStep(BaseModel):
-    """One step of a query's dispatch graph (shared/dispatch.py): the task an executor
+    """One step of a query's dispatch graph (shared/journey/dispatch.py): the task an executor
     gets once every step it reads has stored its result."""
 
     model_config = ConfigDict(extra="forbid")

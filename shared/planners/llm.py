@@ -11,13 +11,13 @@ When it fails the checks, the model's reply stays in the conversation and a foll
 problems (`{step, code, message}`, one per line); the model tries again. After
 `attempts` failed attempts, `PlanError` says so and carries the last attempt's problems.
 
-Streamed planning: with a `sink` (shared/dispatch.py's PlanDispatch) and an endpoint
+Streamed planning: with a `sink` (shared/journey/dispatch.py's PlanDispatch) and an endpoint
 that streams, each reply is read while the model writes it (shared/plan/stream.py); a
 step that is complete and passes the checks that need only it and the steps before it
 (shared/plan/prefix.py) goes to `sink.offer` at once, so it can run before the reply
 ends. The whole reply is still read and checked at its end as above; a step that failed
 mid-stream was never offered, and a retry's steps that an earlier reply already offered
-(same operation and arguments) reuse those (shared/placement.py). A stream that breaks
+(same operation and arguments) reuse those (shared/journey/placement.py). A stream that breaks
 off counts as a failed attempt (the same messages are sent again) until the attempts run
 out; the steps it offered stay offered.
 

@@ -17,12 +17,12 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from shared import queues
+from shared import naming
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
-from shared.steps import failure_result, running_task, tool_result
-from shared.texts import TextReader
+from shared.journey.steps import failure_result, running_task, tool_result
+from shared.stores.texts import TextReader
 from shared.tools import registry
 from shared.tools.base import ToolOutput
 
@@ -57,7 +57,7 @@ def run_action(tool: str, value: Any, *, query_id: str, n: int,
     `results` are the earlier results by step id (R1…, and ReWOO steps in auto mode);
     `reader` reads back the document texts they hold by reference."""
     step_id = f"R{n}"
-    base = dict(action_id=queues.action_id(query_id, step_id), step_id=step_id,
+    base = dict(action_id=naming.action_id(query_id, step_id), step_id=step_id,
                 started_at=time.time(), **running_task())
     started = time.perf_counter()
     spec = TOOLS.get(tool)

@@ -1,7 +1,7 @@
 """Leases of running ReAct iterations, and resuming the loops whose worker died.
 
 Consumes the run store's Redis; produces, for every iteration being run, a member
-`query_id|n|token` of the sorted set `queues.react_leases_key()` scored by the time
+`query_id|n|token` of the sorted set `naming.react_leases_key()` scored by the time
 its lease expires. The worker running the iteration renews the lease every third of
 `lease_s` from a heartbeat thread and removes it once the next iteration is sent (or
 the loop ended). A worker that is SIGKILLed stops renewing, so its lease expires
@@ -23,9 +23,9 @@ from typing import Callable, Iterator
 
 import redis
 
-from shared import queues
+from shared import naming
 from shared.models import TERMINAL, Query
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from .loop import next_iteration
 
@@ -50,7 +50,7 @@ class Leases:
     def __init__(self, client: redis.Redis, lease_s: float):
         self.r = client
         self.lease_s = lease_s
-        self.key = queues.react_leases_key()
+        self.key = naming.react_leases_key()
         self._claim = client.register_script(CLAIM_LUA)
 
     def renew(self, m: str) -> None:

@@ -4,7 +4,7 @@ machines.
 
 Consumes a backend, a Redis client and a bucket length (CHORDAL_GET_CACHE_S, default
 1800 s); produces a SearchBackend whose `best` answers repeated lookups from Redis and
-whose other methods are the wrapped backend's. Keys (names in shared/queues.py):
+whose other methods are the wrapped backend's. Keys (names in shared/naming.py):
 
     chordal:get-cache:{backend}:{generation}:{bucket}:{digest}   JSON answer, TTL = rest of the bucket
     chordal:get-cache:{backend}:generation                       bumped by every `add`
@@ -42,7 +42,7 @@ from typing import Callable, Iterable
 import redis
 from pydantic import BaseModel, ConfigDict
 
-from shared import queues
+from shared import naming
 from shared.errors import ConfigError, StoreError
 
 from shared.tables.model import Table
@@ -101,7 +101,7 @@ def lookup_digest(source: str, scope: DateRange | None, lag_days: int = 0) -> st
 def invalidate(r: redis.Redis, identity: str) -> int:
     """Bump the generation of the backend `identity` names: its cached GETs are not read
     again. Returns the new generation."""
-    return int(r.incr(queues.get_cache_generation_key(backend_key(identity))))
+    return int(r.incr(naming.get_cache_generation_key(backend_key(identity))))
 
 
 def clear_get_cache(redis_url: str, identity: str, timeout_s: float = 1.0) -> bool:
@@ -118,7 +118,7 @@ def clear_get_cache(redis_url: str, identity: str, timeout_s: float = 1.0) -> bo
 
 def cache_stats(r: redis.Redis, identity: str) -> dict[str, int]:
     """The `hits` and `misses` counters of the backend `identity` names."""
-    raw = r.hgetall(queues.get_cache_stats_key(backend_key(identity)))
+    raw = r.hgetall(naming.get_cache_stats_key(backend_key(identity)))
     values = {k.decode() if isinstance(k, bytes) else k: int(v) for k, v in raw.items()}
     return {"hits": values.get("hits", 0), "misses": values.get("misses", 0)}
 
@@ -159,13 +159,13 @@ class CachedSearch:
 
     def best(self, source: str, scope: DateRange | None = None) -> Match:
         try:
-            generation = int(self._r.get(queues.get_cache_generation_key(self._key)) or 0)
+            generation = int(self._r.get(naming.get_cache_generation_key(self._key)) or 0)
             now = self._clock()
             bucket = int(now // self.bucket_s)
-            key = queues.get_cache_key(self._key, generation, bucket,
+            key = naming.get_cache_key(self._key, generation, bucket,
                                        lookup_digest(source, scope, self.lag_days))
             raw = self._r.get(key)
-            self._r.hincrby(queues.get_cache_stats_key(self._key),
+            self._r.hincrby(naming.get_cache_stats_key(self._key),
                             "misses" if raw is None else "hits", 1)
         except redis.RedisError as exc:
             log.warning("GET cache unavailable, asking the search store: %s", exc)

@@ -33,8 +33,8 @@ from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
 from shared.recovery import restore_unacked_before
 from shared.stack.workers import WorkerProcess, control_app
-from shared.store import RunStore
-from shared.urls import mask_url
+from shared.stores.runs import RunStore
+from shared.stores.urls import mask_url
 
 SWEEP_EVERY_S = 1.0
 MAX_BACKOFF_S = 10.0

@@ -24,7 +24,7 @@ from pydantic import SecretStr
 
 from shared.config import Settings
 from shared.errors import ConfigError, StackError
-from shared.queues import ROLE_QUEUES
+from shared.naming import ROLE_QUEUES
 from shared.stack.process import ChildProcess
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The GET tool: consumes a GetStep and a search backend, produces a ToolOutput whose
 value is the text of the document the step names, a DocumentText that knows its
-document and version, so the run store keeps a reference (shared/texts.py), or raises
+document and version, so the run store keeps a reference (shared/stores/texts.py), or raises
 ToolError.
 
 Which document is the backend's `best`, i.e. the rules of `shared.search.matching`:
@@ -24,7 +24,7 @@ from __future__ import annotations
 from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import GetStep
 from shared.search import SearchBackend, parse_scope
-from shared.texts import document_text
+from shared.stores.texts import document_text
 
 from .base import Finding, ToolOutput
 

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from shared.errors import ToolError
 from shared.models import StepResult
 from shared.search import SearchBackend
-from shared.texts import DocumentText, changed
+from shared.stores.texts import DocumentText, changed
 
 from .arbitrate import check_arbitrate, run_arbitrate
 from .base import Finding, ToolOutput

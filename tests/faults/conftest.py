@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.config import Settings
 from shared.models import TERMINAL, RunRecord
 from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.workers import WorkerProcess
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from ..conftest import DATA, Pipeline, free_port
 from ..integration.conftest import FakeLLM
@@ -81,13 +81,13 @@ def assert_one_outcome(store: RunStore, records: dict[str, RunRecord]) -> None:
     when done, a reason and no answer when failed; waiters were told exactly once."""
     for qid, record in records.items():
         assert record.status in TERMINAL, (qid, record.status)
-        assert store.r.hget(queues.run_key(qid), "terminal") == record.status
+        assert store.r.hget(naming.run_key(qid), "terminal") == record.status
         if record.status == "done":
             assert record.answer is not None and record.error is None
             assert record.finalizer_runs == 1, (qid, record.finalizer_runs)
         else:
             assert record.answer is None and record.error, qid
-        assert store.r.zscore(queues.deadlines_key(), qid) is None
+        assert store.r.zscore(naming.deadlines_key(), qid) is None
 
 
 @pytest.fixture

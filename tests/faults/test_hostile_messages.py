@@ -1,5 +1,5 @@
 """Messages nobody should send, through real workers on a Redis that speaks TLS to its
-ACL users (shared/redis_acl.py). The `producers` user may push onto `plan`, and Redis
+ACL users (shared/stores/acl.py). The `producers` user may push onto `plan`, and Redis
 cannot look inside what it pushes; the `workers` user (any worker host) may push onto
 every queue. Each worker runs only its queue's own tasks (shared/admission.py):
 
@@ -27,7 +27,7 @@ import time
 import pytest
 import redis
 
-from shared import queues
+from shared import naming
 from shared.broker import make_celery
 from shared.models import Plan, Query
 from shared.recovery import census, consumed_queues
@@ -79,11 +79,11 @@ def wait_refused(p, expected: dict[tuple[str, str], int], what: str) -> None:
 def leftovers(p) -> dict[str, object]:
     """Everything recovery or kombu would give back, and what still waits."""
     r = p.workers
-    members = [m.decode() for m in r.zrange(queues.workers_key(), 0, -1)]
-    return {"unacked": r.hlen("unacked"), "held": r.hgetall(queues.held_messages_key()),
-            "in flight": {m: r.lrange(queues.inflight_key(m), 0, -1) for m in members
-                          if r.llen(queues.inflight_key(m))},
-            "waiting": {q: r.llen(q) for q in queues.TASK_QUEUES if r.llen(q)}}
+    members = [m.decode() for m in r.zrange(naming.workers_key(), 0, -1)]
+    return {"unacked": r.hlen("unacked"), "held": r.hgetall(naming.held_messages_key()),
+            "in flight": {m: r.lrange(naming.inflight_key(m), 0, -1) for m in members
+                          if r.llen(naming.inflight_key(m))},
+            "waiting": {q: r.llen(q) for q in naming.TASK_QUEUES if r.llen(q)}}
 
 
 def assert_nothing_left(p) -> None:
@@ -105,7 +105,7 @@ def restart_planner(p) -> None:
 
 def test_tasks_sent_to_a_queue_not_theirs_are_acknowledged_counted_and_never_run(acl_stack):
     p = acl_stack()
-    p.app.send_task(queues.TASK_EXTRACT, args=(step_task("q-forged"),), queue="plan",
+    p.app.send_task(naming.TASK_EXTRACT, args=(step_task("q-forged"),), queue="plan",
                     ignore_result=True)
     for _ in range(2):  # the planner's two slots, as the hostile tester filled them
         p.app.send_task("celery.accumulate", args=(1, 2), queue="plan")
@@ -114,14 +114,14 @@ def test_tasks_sent_to_a_queue_not_theirs_are_acknowledged_counted_and_never_run
     # what a worker host could push: a built-in and the planner's task to `execute`
     query = Query(question=QUESTION, plan=Plan.model_validate(plan()))
     p.as_workers.send_task("celery.accumulate", args=(1, 2), queue="execute")
-    p.as_workers.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
+    p.as_workers.send_task(naming.TASK_PLAN, args=(query.model_dump(mode="json"),),
                            queue="execute", ignore_result=True)
 
-    wait_refused(p, {("plan", queues.TASK_EXTRACT): 1, ("plan", "celery.accumulate"): 2,
+    wait_refused(p, {("plan", naming.TASK_EXTRACT): 1, ("plan", "celery.accumulate"): 2,
                      ("plan", "(unknown)"): 1, ("execute", "celery.accumulate"): 1,
-                     ("execute", queues.TASK_PLAN): 1}, "every forged message refused")
-    assert p.store.r.hgetall(queues.steps_key("q-forged")) == {}  # the step never ran
-    assert p.store.r.hgetall(queues.run_key(query.id)) == {}  # nor the plan
+                     ("execute", naming.TASK_PLAN): 1}, "every forged message refused")
+    assert p.store.r.hgetall(naming.steps_key("q-forged")) == {}  # the step never ran
+    assert p.store.r.hgetall(naming.run_key(query.id)) == {}  # nor the plan
     assert_nothing_left(p)
     logs = "".join(f.read_text() for f in (p.settings.home / "logs").glob("*.log"))
     assert "refused chordal.shell[" in logs and "hostile-argument" not in logs
@@ -146,15 +146,15 @@ def test_tasks_sent_to_a_queue_not_theirs_are_acknowledged_counted_and_never_run
 
 def test_a_planner_task_carrying_a_callback_or_asking_for_its_result_is_refused(acl_stack):
     p = acl_stack()
-    callback = p.app.signature(queues.TASK_EXTRACT, args=(step_task("q-linked"),),
+    callback = p.app.signature(naming.TASK_EXTRACT, args=(step_task("q-linked"),),
                                queue="execute", immutable=True)
     for options in ({"link": callback, "ignore_result": True}, {"ignore_result": False}):
         query = Query(question=QUESTION, plan=Plan.model_validate(plan()))
         assert p.store.create(query)
-        p.app.send_task(queues.TASK_PLAN, args=(query.model_dump(mode="json"),),
+        p.app.send_task(naming.TASK_PLAN, args=(query.model_dump(mode="json"),),
                         queue="plan", **options)
-    wait_refused(p, {("plan", queues.TASK_PLAN): 2}, "both refused")
-    assert p.store.r.hgetall(queues.steps_key("q-linked")) == {}
+    wait_refused(p, {("plan", naming.TASK_PLAN): 2}, "both refused")
+    assert p.store.r.hgetall(naming.steps_key("q-linked")) == {}
     assert_nothing_left(p)
     answered(p)
 
@@ -181,17 +181,17 @@ def test_queue_entries_that_are_not_messages_are_dropped_and_the_planner_lives_o
 def test_a_worker_consuming_every_queue_refuses_a_task_on_a_queue_not_its_own(acl_stack):
     p = acl_stack(roles=("all",))
     worker = p.stack.workers[0]
-    assert consumed_queues(p.workers.zrange(queues.workers_key(), 0, -1)[0].decode()) == \
-        sorted(queues.TASK_QUEUES)
-    p.app.send_task(queues.TASK_EXTRACT, args=(step_task("q-any"),), queue="plan",
+    assert consumed_queues(p.workers.zrange(naming.workers_key(), 0, -1)[0].decode()) == \
+        sorted(naming.TASK_QUEUES)
+    p.app.send_task(naming.TASK_EXTRACT, args=(step_task("q-any"),), queue="plan",
                     ignore_result=True)
-    p.as_workers.send_task(queues.TASK_FINALIZE, kwargs={"task": {"query_id": "q-any"}},
+    p.as_workers.send_task(naming.TASK_FINALIZE, kwargs={"task": {"query_id": "q-any"}},
                            queue="execute", ignore_result=True)
     p.store.r.lpush("plan", "not json")
-    wait_refused(p, {("plan", queues.TASK_EXTRACT): 1, ("execute", queues.TASK_FINALIZE): 1,
+    wait_refused(p, {("plan", naming.TASK_EXTRACT): 1, ("execute", naming.TASK_FINALIZE): 1,
                      ("plan", "(malformed)"): 1}, "all three refused")
     assert worker.alive, worker.log_tail()
-    assert p.store.r.hgetall(queues.steps_key("q-any")) == {}
-    assert p.store.r.hgetall(queues.run_key("q-any")) == {}
+    assert p.store.r.hgetall(naming.steps_key("q-any")) == {}
+    assert p.store.r.hgetall(naming.run_key("q-any")) == {}
     assert_nothing_left(p)
     answered(p)

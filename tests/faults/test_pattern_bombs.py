@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.models import Plan, Query, StepResult, StepTask
 
 from ..conftest import peak_mb
@@ -90,8 +90,8 @@ def test_a_forged_step_with_a_bomb_is_a_bad_pattern_error_and_the_executor_stays
                      {"id": f"V{n}", "operation": "VALIDATE", "value": "$Y", "pattern": bomb}):
             task = StepTask(query_id=query.id, step=step,
                             inputs={"R": "E1"} if step["operation"] == "EXTRACT" else {"Y": "E2"})
-            p.app.send_task(queues.STEP_TASKS[step["operation"]],
-                            args=(task.model_dump(mode="json"),), queue=queues.QUEUE_EXECUTE)
+            p.app.send_task(naming.STEP_TASKS[step["operation"]],
+                            args=(task.model_dump(mode="json"),), queue=naming.QUEUE_EXECUTE)
             forged[step["id"]] = bomb
     wait_for(lambda: all(p.store.step(query.id, s) for s in forged), 30,
              "the forged steps to report")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.models import TERMINAL
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 from shared.stack.embedded import redis_answers
 from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis
@@ -83,7 +83,7 @@ def enqueue(u: Up, url: str, n: int, deadline: float = 120) -> list[str]:
 
 
 def terminal(store: RunStore, ids: list[str]) -> int:
-    return sum(store.r.hget(queues.run_key(q), "status") in TERMINAL for q in ids)
+    return sum(store.r.hget(naming.run_key(q), "status") in TERMINAL for q in ids)
 
 
 def test_the_embedded_redis_killed_mid_batch_is_restarted_and_the_batch_answered(up):

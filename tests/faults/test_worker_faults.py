@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from shared import queues
+from shared import naming
 
 from .conftest import (TESLA, assert_one_outcome, kill_worker, plan, start_worker, wait_all,
                        wait_for)
@@ -65,7 +65,7 @@ def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_a
     kill_worker(p, "executor")
     held = unacked_steps(p.store)
     assert len(held) == 2
-    owners = {v.split("|")[0] for v in p.store.r.hmget(queues.held_messages_key(), list(held))}
+    owners = {v.split("|")[0] for v in p.store.r.hmget(naming.held_messages_key(), list(held))}
     assert len(owners) == 1 and owners.pop().startswith("executor")  # recorded as its
     start_worker(p, "executor")
     after = [p.submit(f"yield after {i}?", plan(), deadline_s=60) for i in range(2)]
@@ -82,7 +82,7 @@ def test_an_executor_killed_mid_batch_has_its_steps_given_back_and_every_query_a
     for qid in set(held.values()):
         assert p.store.deliveries(qid)["E1"] == 2
     assert unacked_steps(p.store) == {}
-    assert p.store.r.hlen(queues.held_messages_key()) == 0
+    assert p.store.r.hlen(naming.held_messages_key()) == 0
 
 
 def test_redis_restarted_mid_batch_loses_no_query(faulty_stack):

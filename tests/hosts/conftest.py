@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.config import Settings
 from shared.search import open_backend
 from shared.ingest import load_jsonl
@@ -73,7 +73,7 @@ class Hosts:
         """Messages still taken and unacknowledged (kombu's `unacked`), and held-task
         records (shared/recovery.py): both 0 once everything was answered."""
         r = self.pipeline.store.r
-        return r.hlen("unacked"), r.hlen(queues.held_messages_key())
+        return r.hlen("unacked"), r.hlen(naming.held_messages_key())
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from producers.batch.file import LineDefaults, parse_line
-from shared import queues
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batches import BatchStore
 from shared.models import Query
 
 from ..conftest import DATA
@@ -56,12 +56,12 @@ def test_hundreds_of_lines_are_answered_once_each_and_a_rerun_submits_nothing(pi
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("nothing submitted: all 300 queries of batch it-many "
                                    "were submitted before")
-    assert pipeline.store.r.llen(queues.QUEUE_PLAN) == 0
+    assert pipeline.store.r.llen(naming.QUEUE_PLAN) == 0
 
     defaults = LineDefaults(batch="it-many")
     ids = [parse_line(json.dumps(line), defaults).id for line in lines]
     r = pipeline.store.r
-    assert r.zcard(queues.batch_key("it-many")) == 300
+    assert r.zcard(naming.batch_key("it-many")) == 300
     for i, qid in enumerate(ids):
         record = pipeline.store.record(qid)
         assert record.status == "done" and record.finalizer_runs == 1

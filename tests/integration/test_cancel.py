@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from shared import queues
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batches import BatchStore
 from shared.broker import make_celery
 from shared.models import FinalizeTask, Plan, Query, StepTask
 
@@ -53,11 +53,11 @@ def test_cancelling_a_batch_ends_what_is_unfinished_and_leaves_what_is_answered(
 
     # Their messages, taken by the workers now, do nothing.
     app = make_celery(pipeline.settings)
-    app.send_task(queues.TASK_PLAN, args=(held["queued"].model_dump(mode="json"),),
-                  queue=queues.QUEUE_PLAN)
-    app.send_task(queues.STEP_TASKS["GET"],
+    app.send_task(naming.TASK_PLAN, args=(held["queued"].model_dump(mode="json"),),
+                  queue=naming.QUEUE_PLAN)
+    app.send_task(naming.STEP_TASKS["GET"],
                   args=(StepTask(query_id="it-cx-executing", step=GET).model_dump(mode="json"),))
-    app.send_task(queues.TASK_FINALIZE, task_id=queues.finalize_task_id("it-cx-executing"),
+    app.send_task(naming.TASK_FINALIZE, task_id=naming.finalize_task_id("it-cx-executing"),
                   kwargs={"task": FinalizeTask(query_id="it-cx-executing").model_dump()})
     wait_idle(store.r)
     for q in held.values():

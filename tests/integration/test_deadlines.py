@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from shared import queues
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batches import BatchStore
 
 from .test_batch import worded, write
 
@@ -56,5 +56,5 @@ def test_a_batch_query_planned_late_still_gets_its_whole_run_deadline(pipeline):
     record = pipeline.store.wait(query.id, 60)
     assert record.status == "done", record.error
     assert record.timings["planning"] > asked + query.deadline_s
-    planned = float(pipeline.store.r.hget(queues.run_key(query.id), "planned_at"))
+    planned = float(pipeline.store.r.hget(naming.run_key(query.id), "planned_at"))
     assert planned == record.timings["planning"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.stack.process import ChildProcess, answers_http
 
 from ..conftest import DATA, free_port
@@ -117,16 +117,16 @@ def test_each_step_is_found_in_flower_by_its_action_id(flower, answered):
         exact = flower.tasks(f"args:\"'action_id': '{step.action_id}'\"")
         assert list(exact) == list(found), (step.action_id, found, exact)
         (task,) = exact.values()
-        assert task["name"] == queues.STEP_TASKS[step.operation]
+        assert task["name"] == naming.STEP_TASKS[step.operation]
         assert task["args"].startswith(f"({{'action_id': '{step.action_id}'")
         assert f"'action_id': '{step.action_id}'" in task["result"]
         assert task["worker"].startswith("executor-")
 
 
 def test_a_query_id_finds_its_plan_steps_and_finalizer_each_on_its_roles_worker(flower, answered):
-    expected = {queues.TASK_PLAN: "planner-", queues.TASK_GET: "executor-",
-                queues.TASK_EXTRACT: "executor-", queues.TASK_COMPUTE: "executor-",
-                queues.TASK_FINALIZE: "finalizer-"}
+    expected = {naming.TASK_PLAN: "planner-", naming.TASK_GET: "executor-",
+                naming.TASK_EXTRACT: "executor-", naming.TASK_COMPUTE: "executor-",
+                naming.TASK_FINALIZE: "finalizer-"}
 
     def all_succeeded():
         found = flower.tasks(answered.query_id)
@@ -148,16 +148,16 @@ def test_prometheus_metrics_label_tasks_by_name_never_by_action_id(flower, answe
     status, metrics = flower.get("/metrics", auth=None)
     assert status == 200
     succeeded = re.findall(r'flower_events_total\{task="([^"]*)",type="task-succeeded"', metrics)
-    assert queues.TASK_GET in succeeded and queues.TASK_FINALIZE in succeeded
+    assert naming.TASK_GET in succeeded and naming.TASK_FINALIZE in succeeded
     assert 'flower_task_runtime_seconds_bucket{le="60.0",task="chordal.get"' in metrics
     assert answered.query_id not in metrics  # one series per task name, not per step
 
 
 def test_a_message_a_worker_refused_shows_in_flower_as_rejected_under_a_bounded_name(
         flower, pipeline):
-    sent = {"forged-step": queues.TASK_EXTRACT, "forged-unknown": "x" * 300}
+    sent = {"forged-step": naming.TASK_EXTRACT, "forged-unknown": "x" * 300}
     for task_id, name in sent.items():  # a step sent to `plan`, and a name nobody registers
-        pipeline.app.send_task(name, args=({"query_id": "q-flower"},), queue=queues.QUEUE_PLAN,
+        pipeline.app.send_task(name, args=({"query_id": "q-flower"},), queue=naming.QUEUE_PLAN,
                                task_id=task_id, ignore_result=True)
 
     def rejected() -> dict[str, str] | None:
@@ -168,7 +168,7 @@ def test_a_message_a_worker_refused_shows_in_flower_as_rejected_under_a_bounded_
                 seen[task_id] = json.loads(body)["name"]
         return seen if len(seen) == len(sent) else None
 
-    assert eventually(rejected) == {"forged-step": queues.TASK_EXTRACT,
+    assert eventually(rejected) == {"forged-step": naming.TASK_EXTRACT,
                                     "forged-unknown": "(unknown)"}
     _, metrics = flower.get("/metrics", auth=None)
     assert "x" * 300 not in metrics

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from producers.batch.send import enqueue
-from shared import queues
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batches import BatchStore
 from shared.models import Query
 
 from .test_batch import worded
@@ -58,4 +58,4 @@ def test_two_batches_enqueued_one_after_the_other_are_planned_in_turn(pipeline):
     first_planned, second_planned = planned_at(pipeline, first), planned_at(pipeline, second)
     ahead = sum(t < max(first_planned) for t in second_planned)
     assert ahead >= 40, f"only {ahead} of the second batch were planned before the first ended"
-    assert not pipeline.store.r.exists(queues.plan_lanes_key())  # every lane drained
+    assert not pipeline.store.r.exists(naming.plan_lanes_key())  # every lane drained

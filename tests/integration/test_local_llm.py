@@ -29,7 +29,7 @@ from shared.stack.embedded import Stack
 from shared.stack.local_llm import LocalLLM
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.supervise import Supervisor
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from ..conftest import DATA, free_port, processes_using
 from .conftest import local_llm_or_skip

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.models import RunRecord
 
 pytestmark = pytest.mark.integration
@@ -157,7 +157,7 @@ def test_ask_without_timeout_waits_and_gives_the_query_the_configured_deadline(a
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     record = RunRecord.model_validate_json(result.stdout)
-    query = json.loads(acme.store.r.hget(queues.run_key(record.query_id), "query"))
+    query = json.loads(acme.store.r.hget(naming.run_key(record.query_id), "query"))
     assert query["deadline_s"] == 47
 
 

@@ -13,7 +13,7 @@ from shared.errors import PlanError
 from shared.models import ExtractStep, Plan, StepTask
 from shared.plan.repair import prepare_plan
 from shared.search import Document, SqliteSearch
-from shared.steps import run_step
+from shared.journey.steps import run_step
 
 pytestmark = pytest.mark.integration
 

@@ -25,7 +25,7 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.workers import WorkerProcess
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from ..conftest import DATA, Pipeline, free_port
 

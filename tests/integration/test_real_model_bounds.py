@@ -13,7 +13,7 @@ from shared.config import Settings
 from shared.errors import PlanError
 from shared.llm.client import LLMClient
 from shared.planners.llm import llm_plan
-from shared.planning import candidate_documents
+from shared.journey.planning import candidate_documents
 from shared.search import open_backend
 from shared.ingest import load_jsonl
 

@@ -1,5 +1,5 @@
 """Redis locked down on one host: TLS only (client certificates required) and one ACL user
-per role (shared/redis_acl.py), enforced by a real Redis 7 and exercised by real workers,
+per role (shared/stores/acl.py), enforced by a real Redis 7 and exercised by real workers,
 producers and Flower.
 
 - A stack over `rediss://` answers questions, each role logged in as its own user, with
@@ -33,19 +33,19 @@ from urllib.parse import urlsplit
 import pytest
 import redis
 
-from shared import queues
+from shared import naming
 from shared.config import Settings
-from shared.dispatch import PlanDispatch
+from shared.journey.dispatch import PlanDispatch
 from shared.errors import ConfigError
 from shared.models import Plan, Query
-from shared.redis_acl import ROLE_NAMES, USERS
-from shared.redis_auth import AuthDir
+from shared.stores.acl import ROLE_NAMES, USERS
+from shared.stores.auth_dir import AuthDir
 from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis, find_redis_server
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 from producers.cli.redis_auth import server_argv
 
@@ -219,10 +219,10 @@ def test_producers_cancelling_a_running_query_fold_away_its_graph_and_counters(t
                                            "expression": "1", "output_var": "$X"}]})
     PlanDispatch(workers, query.id, "planner", lambda t: None, lambda q: None).close(
         plan, [], "whole")
-    workers.count_delivery(queues.plan_action_id(query.id))
+    workers.count_delivery(naming.plan_action_id(query.id))
     assert producers.cancel([query.id], "cancelled by the test") == ["cancelled"]
-    assert workers.r.exists(queues.graph_key(query.id), queues.dispatched_key(query.id),
-                            queues.deliveries_key(queues.plan_action_id(query.id))) == 0
+    assert workers.r.exists(naming.graph_key(query.id), naming.dispatched_key(query.id),
+                            naming.deliveries_key(naming.plan_action_id(query.id))) == 0
     assert [d.step_id for d in producers.record(query.id).dispatch] == ["E1"]
     assert producers.deliveries(query.id) == {"plan": 1}
     assert tls_stack.owner.acl_log() == []

@@ -1,5 +1,5 @@
 """A finished query keeps what its readers use, compactly, and none of the keys only a
-running query needs (shared/retire.py), on the real Redis of the test stack."""
+running query needs (shared/stores/retire.py), on the real Redis of the test stack."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 
 from producers.api.pages.query import query_view
 from producers.api.pages.timeline import timeline
-from shared import queues
-from shared.dispatch import PlanDispatch
+from shared import naming
+from shared.journey.dispatch import PlanDispatch
 from shared.models import Plan, Query
-from shared.retire import DONE_TTL_S
-from shared.steps import error_result, step_base
+from shared.stores.retire import DONE_TTL_S
+from shared.journey.steps import error_result, step_base
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ PLAN = {"steps": [
 
 def working_keys(r, qid: str) -> list[str]:
     """The keys of `qid` other than its record, its step results and its done list."""
-    kept = {queues.run_key(qid), queues.steps_key(qid), queues.done_key(qid)}
+    kept = {naming.run_key(qid), naming.steps_key(qid), naming.done_key(qid)}
     return sorted(k for k in r.scan_iter(f"chordal:*{qid}*", count=1000) if k not in kept)
 
 
@@ -42,7 +42,7 @@ def test_an_answered_query_keeps_its_dispatch_in_its_record_and_no_working_keys(
     assert record.status == "done", record.error
     r, qid = pipeline.store.r, record.query_id
     assert working_keys(r, qid) == []
-    assert 0 < r.ttl(queues.done_key(qid)) <= DONE_TTL_S or not r.exists(queues.done_key(qid))
+    assert 0 < r.ttl(naming.done_key(qid)) <= DONE_TTL_S or not r.exists(naming.done_key(qid))
     assert [(d.step_id, d.in_plan, d.dropped) for d in record.dispatch] == [
         ("E1", True, False), ("E2", True, False)]
     assert all(d.dispatched_at for d in record.dispatch)
@@ -62,7 +62,7 @@ def test_a_stored_get_names_its_document_once_and_reads_back_whole(pipeline):
     record = pipeline.ask("What was Tesla's battery yield?", PLAN)
     assert record.status == "done", record.error
     r, qid = pipeline.store.r, record.query_id
-    stored = r.hget(queues.steps_key(qid), "E1")
+    stored = r.hget(naming.steps_key(qid), "E1")
     assert stored.count(TESLA) == 1  # in `document`; the chosen candidate repeats none of it
     get = record.steps[0]
     chosen = get.candidates[0]
@@ -71,7 +71,7 @@ def test_a_stored_get_names_its_document_once_and_reads_back_whole(pipeline):
     shown = json.loads(pipeline.cli("show", qid, "--json").stdout)
     assert shown["steps"][0]["candidates"][0]["title"] == TESLA
     for field in ("query", "plan", "answer"):
-        assert ":null" not in r.hget(queues.run_key(qid), field)
+        assert ":null" not in r.hget(naming.run_key(qid), field)
 
 
 def test_ending_a_query_folds_its_graph_as_the_running_query_showed_it(bare_store):
@@ -82,7 +82,7 @@ def test_ending_a_query_folds_its_graph_as_the_running_query_showed_it(bare_stor
     query = Query(question="folded?")
     store.create(query)
     dispatch = PlanDispatch(store, query.id, "planner", sent.append, lambda q: None)
-    store.count_delivery(queues.plan_action_id(query.id))
+    store.count_delivery(naming.plan_action_id(query.id))
     dispatch.begin(time.time())
     dispatch.offer(Plan.model_validate({"steps": [compute("A")]}).steps[0])
     dispatch.begin(time.time())

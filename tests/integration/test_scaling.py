@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from shared import queues
+from shared import naming
 from shared.broker import celery_config
 from shared.config import Settings
 from shared.search import open_backend
@@ -26,7 +26,7 @@ from ..conftest import DATA, Pipeline, free_port
 
 pytestmark = pytest.mark.integration
 PLAN = json.loads((DATA / "plans" / "tesla_yield.json").read_text())
-ROLE_OF_QUEUE = {q: role for role, qs in queues.ROLE_QUEUES.items() if role != "all" for q in qs}
+ROLE_OF_QUEUE = {q: role for role, qs in naming.ROLE_QUEUES.items() if role != "all" for q in qs}
 
 
 class CliWorker:
@@ -59,14 +59,14 @@ class CliWorker:
 
 def test_every_task_is_routed_to_a_queue_that_only_its_role_consumes():
     routes = celery_config(Settings(redis_url="redis://127.0.0.1:1/0"))["task_routes"]
-    expected = {queues.TASK_PLAN: "planner", queues.TASK_FINALIZE: "finalizer",
-                queues.TASK_REACT: "react",
-                **{name: "executor" for name in queues.STEP_TASKS.values()}}
+    expected = {naming.TASK_PLAN: "planner", naming.TASK_FINALIZE: "finalizer",
+                naming.TASK_REACT: "react",
+                **{name: "executor" for name in naming.STEP_TASKS.values()}}
     assert {name: ROLE_OF_QUEUE[route["queue"]] for name, route in routes.items()} == expected
 
 
 def test_every_worker_command_sends_task_events_and_consumes_only_its_roles_queues():
-    for role, role_queues in queues.ROLE_QUEUES.items():
+    for role, role_queues in naming.ROLE_QUEUES.items():
         argv = worker_argv(role, f"{role}-1@host", "threads", 4)
         assert argv[argv.index("-Q") + 1].split(",") == list(role_queues)
         assert "-E" in argv  # Flower sees tasks only through these events
@@ -80,7 +80,7 @@ def test_each_worker_of_the_stack_consumes_exactly_its_roles_queue(pipeline):
     finally:
         app.close()
     assert {name: sorted(q["name"] for q in qs) for name, qs in replies.items()} == \
-        {name: sorted(queues.ROLE_QUEUES[role]) for name, role in workers.items()}
+        {name: sorted(naming.ROLE_QUEUES[role]) for name, role in workers.items()}
 
 
 def test_two_gevent_executors_run_every_step_while_one_planner_and_finalizer_keep_up(

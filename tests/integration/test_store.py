@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from shared import queues
-from shared.dispatch import PlanDispatch, graph_steps, joined, next_steps
+from shared import naming
+from shared.journey.dispatch import PlanDispatch, graph_steps, joined, next_steps
 from shared.errors import PlanError
 from shared.models import GetStep, Plan, Query, StepTask
-from shared.steps import error_result, run_step, step_base
+from shared.journey.steps import error_result, run_step, step_base
 
 pytestmark = pytest.mark.integration
 
@@ -44,9 +44,9 @@ def test_a_query_is_answered_or_failed_exactly_once(pipeline):
 def test_the_run_store_expires_records_after_the_configured_ttl(pipeline):
     record = pipeline.ask("fetch", {"steps": [
         {"id": "E1", "operation": "GET", "source": "Tesla Q3 2023 Financial Report"}]})
-    ttl = pipeline.store.r.ttl(queues.run_key(record.query_id))
+    ttl = pipeline.store.r.ttl(naming.run_key(record.query_id))
     assert 0 < ttl <= pipeline.settings.run_ttl_s
-    assert 0 < pipeline.store.r.ttl(queues.steps_key(record.query_id)) <= pipeline.settings.run_ttl_s
+    assert 0 < pipeline.store.r.ttl(naming.steps_key(record.query_id)) <= pipeline.settings.run_ttl_s
 
 
 def test_a_step_delivered_past_the_cap_is_reported_not_run_again(pipeline):
@@ -54,7 +54,7 @@ def test_a_step_delivered_past_the_cap_is_reported_not_run_again(pipeline):
     task = StepTask(query_id=f"cap-{time.time_ns()}",
                     step=GetStep(id="E1", operation="GET", source="Tesla Q3 2023 Financial Report"))
     for _ in range(3):
-        store.count_delivery(queues.action_id(task.query_id, "E1"))
+        store.count_delivery(naming.action_id(task.query_id, "E1"))
     result = run_step(task, store, backend=None, max_deliveries=3)
     assert result.status == "error" and result.error_code == "REDELIVERY_CAP"
     assert store.step(task.query_id, "E1") == result
@@ -196,7 +196,7 @@ def test_a_redelivered_planner_sends_what_the_killed_one_added_and_nothing_twice
 
 
 def test_a_batch_query_past_its_queue_wait_budget_fails_naming_the_setting(bare_store):
-    from shared.batch_store import BatchStore
+    from shared.stores.batches import BatchStore
     store, now = bare_store, time.time()
     query = Query(question="waited too long", queue_wait_s=2, deadline_s=600, created_at=now - 5)
     assert BatchStore(store.r, 3600).create("b-wait", [(1, query)]) == ["new"]
@@ -209,13 +209,13 @@ def test_a_batch_query_taken_from_the_queue_gets_its_run_deadline_from_then_once
     store, now = bare_store, time.time()
     query = Query(question="planned late", queue_wait_s=3600, deadline_s=60, created_at=now - 100)
     assert store.create(query)
-    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(now - 100 + 3600)
+    assert store.r.zscore(naming.deadlines_key(), query.id) == pytest.approx(now - 100 + 3600)
     planned = store.leave_queue(query, "planning")
     assert planned.planned_at >= now and planned.deadline_at == planned.planned_at + 60
-    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
+    assert store.r.zscore(naming.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
     again = store.leave_queue(query, "planning")  # a redelivered plan message
     assert again.planned_at == planned.planned_at
-    assert store.r.zscore(queues.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
+    assert store.r.zscore(naming.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
 
 
 def test_a_batch_query_taken_past_its_queue_wait_budget_is_failed_not_planned(bare_store):

@@ -1,6 +1,6 @@
 """Streamed planning end to end: the replay server writes the plan at a known speed,
 real planner, executor and finalizer processes run each step the moment it is written
-(shared/dispatch.py, shared/planners/llm.py)."""
+(shared/journey/dispatch.py, shared/planners/llm.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from shared import queues
+from shared import naming
 
 pytestmark = pytest.mark.integration
 QUESTION = "How did Tesla's and Northwind Motors' Q3 2023 revenue compare?"
@@ -138,7 +138,7 @@ def computes(n: int, answer: str = "{{ V1 }}") -> dict:
 def executors_idle(store, timeout: float = 30) -> None:
     """Wait until no step task is queued or unacknowledged (running or reserved)."""
     deadline = time.monotonic() + timeout
-    while store.r.llen(queues.QUEUE_EXECUTE) or store.r.hlen("unacked"):
+    while store.r.llen(naming.QUEUE_EXECUTE) or store.r.hlen("unacked"):
         assert time.monotonic() < deadline, "step tasks still queued or running"
         time.sleep(0.05)
 

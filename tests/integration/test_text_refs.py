@@ -13,11 +13,11 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from producers.api.app import create_app
-from shared import queues
+from shared import naming
 from shared.models import ExtractStep, GetStep, Query, StepTask
 from shared.search import open_backend
-from shared.steps import run_step
-from shared.texts import TextReader, document_text, version_of
+from shared.journey.steps import run_step
+from shared.stores.texts import TextReader, document_text, version_of
 
 pytestmark = pytest.mark.integration
 
@@ -56,7 +56,7 @@ def test_a_get_stores_a_reference_and_a_quote_and_extract_reads_the_whole_text(p
                                                    len(doc["content"]))
     assert get.value == ref.quote and ref.quote.startswith("Orchard Mills Q1 2024")
     assert len(doc["content"]) > 200_000 and get.result_length == len(doc["content"])
-    stored = pipeline.store.r.hget(queues.steps_key(record.query_id), "E1")
+    stored = pipeline.store.r.hget(naming.steps_key(record.query_id), "E1")
     assert len(stored) < 4096  # the step hash holds the reference, not 200 KB of text
     assert extract.value == "512.5"  # read from the end of the text the GET only names
 
@@ -107,7 +107,7 @@ def test_a_step_whose_document_version_is_gone_fails_with_document_changed(pipel
                           output_var="$R")
     read = run_step(StepTask(query_id=query.id, step=get), store, backend)
     index(pipeline, tmp_path, {**old, "content": old["content"].replace("$300", "$999")})
-    store.r.delete(queues.text_key(old["id"], read.texts[0].version))
+    store.r.delete(naming.text_key(old["id"], read.texts[0].version))
     result = run_step(StepTask(query_id=query.id, step=extract, inputs={"D": "E1"}), store, backend)
     assert (result.status, result.error_code) == ("error", "DOCUMENT_CHANGED")
     assert "re-indexed" in result.error_message and "CHORDAL_TEXT_CACHE_S" in result.error_message
@@ -120,7 +120,7 @@ def test_a_cached_copy_lets_a_step_finish_on_the_version_it_started_with(pipelin
     first = pipeline.ask("dune", plan(old["title"]))
     assert first.steps[1].value == "400"  # reading version 1 left its shared copy
     ref = first.steps[0].texts[0]
-    assert pipeline.store.r.ttl(queues.text_key(ref.doc_id, ref.version)) > 0
+    assert pipeline.store.r.ttl(naming.text_key(ref.doc_id, ref.version)) > 0
     query = Query(question="dune later", created_at=time.time())  # run here, never sent
     store, backend = pipeline.store, open_backend(pipeline.settings)
     get = GetStep(id="E1", operation="GET", source=old["title"], output_var="$D")
@@ -191,7 +191,7 @@ def test_a_reference_to_a_paged_document_counts_its_pages_instead_of_listing_the
          "pattern": r"Net income was \$(\d+\.\d) million", "output_var": "$P"}]})
     (ref,) = record.steps[0].texts
     assert ref.pages == 300 and record.steps[1].value == "42.5"  # read on the last page
-    assert len(pipeline.store.r.hget(queues.steps_key(record.query_id), "E1")) < 2048
+    assert len(pipeline.store.r.hget(naming.steps_key(record.query_id), "E1")) < 2048
 
 
 def test_debug_searches_the_whole_text_a_get_read_not_its_quote(pipeline, tmp_path):
@@ -233,7 +233,7 @@ def test_a_process_sends_a_documents_cached_copy_once_not_once_per_step(pipeline
     for _ in range(5):
         assert reader.text(ref) == doc["content"]
     assert r.sets == 1
-    assert r.ttl(queues.text_key(ref.doc_id, ref.version)) > 3000
+    assert r.ttl(naming.text_key(ref.doc_id, ref.version)) > 3000
     backend.close()
 
 

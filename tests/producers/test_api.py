@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.models import Query
-from shared.queues import run_key
+from shared.naming import run_key
 
 from .conftest import TOKEN, ApiServer
 from ..conftest import free_port

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from shared.models import Query
-from shared.queues import run_key
+from shared.naming import run_key
 from shared.stack.redis_server import EmbeddedRedis
 
 from ..conftest import free_port

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from producers.api.app import create_app
 from shared.admission import Refusal, count_refusal
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.config import Settings
 from shared.models import (Answer, Evidence, Footnote, LLMCall, Plan, PlanProblem, Query,
                            ReactIteration, StepResult)

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from producers.submit import submit
-from shared import queues
+from shared import naming
 from shared.broker import make_celery
 from shared.config import Settings
 from shared.errors import StoreError
@@ -28,7 +28,7 @@ def test_a_query_whose_message_cannot_be_sent_is_withdrawn_and_can_be_submitted_
                                          "sends it"):
         submit(query, store, nowhere)
     assert store.record(query.id) is None
-    assert store.r.zscore(queues.deadlines_key(), query.id) is None
+    assert store.r.zscore(naming.deadlines_key(), query.id) is None
     assert store.create(query)  # the id is free again
 
 

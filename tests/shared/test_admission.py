@@ -10,13 +10,14 @@ import pytest
 import redis
 from kombu import Connection, Queue
 
-from shared import admission, queues
+from shared import admission
+from shared import naming
 from shared.admission import Refusal
 from shared.broker import make_celery
 from shared.config import Settings
 
-REGISTERED = {*queues.STEP_TASKS.values(), queues.TASK_PLAN, queues.TASK_FINALIZE,
-              queues.TASK_REACT, "celery.accumulate", "celery.chord_unlock"}
+REGISTERED = {*naming.STEP_TASKS.values(), naming.TASK_PLAN, naming.TASK_FINALIZE,
+              naming.TASK_REACT, "celery.accumulate", "celery.chord_unlock"}
 
 
 def published(redis_server, body: object, **headers) -> bytes:
@@ -30,9 +31,9 @@ def published(redis_server, body: object, **headers) -> bytes:
 
 
 def test_a_message_kombu_wrote_is_read_and_anything_else_is_not(redis_server):
-    entry = published(redis_server, [[], {}, {}], task=queues.TASK_PLAN, id="t-1")
+    entry = published(redis_server, [[], {}, {}], task=naming.TASK_PLAN, id="t-1")
     payload = admission.kombu_payload(entry)
-    assert payload is not None and payload["headers"]["task"] == queues.TASK_PLAN
+    assert payload is not None and payload["headers"]["task"] == naming.TASK_PLAN
     good = json.loads(entry)
     broken = [{**good, "properties": {**good["properties"], "delivery_tag": 7}},
               {**good, "properties": {**good["properties"], "delivery_info": {}}},
@@ -46,11 +47,11 @@ def test_a_message_kombu_wrote_is_read_and_anything_else_is_not(redis_server):
 
 
 @pytest.mark.parametrize("queue, name, home", [
-    ("plan", queues.TASK_EXTRACT, "execute"),
-    ("execute", queues.TASK_PLAN, "plan"),
-    ("finalize", queues.TASK_REACT, "react"),
-    ("react", queues.TASK_FINALIZE, "finalize"),
-    (None, queues.TASK_PLAN, "plan"),  # a delivery the transport did not mark
+    ("plan", naming.TASK_EXTRACT, "execute"),
+    ("execute", naming.TASK_PLAN, "plan"),
+    ("finalize", naming.TASK_REACT, "react"),
+    ("react", naming.TASK_FINALIZE, "finalize"),
+    (None, naming.TASK_PLAN, "plan"),  # a delivery the transport did not mark
 ])
 def test_a_chordal_task_runs_only_from_its_own_queue(queue, name, home):
     headers = {"task": name, "id": "t-1"}
@@ -59,7 +60,7 @@ def test_a_chordal_task_runs_only_from_its_own_queue(queue, name, home):
     assert admission.refusal(home, headers, lambda: [[], {}, {}], REGISTERED) is None
 
 
-@pytest.mark.parametrize("queue", queues.TASK_QUEUES)
+@pytest.mark.parametrize("queue", naming.TASK_QUEUES)
 def test_a_celery_built_in_runs_from_no_queue(queue):
     headers = {"task": "celery.accumulate", "id": "t-1"}
     assert admission.refusal(queue, headers, lambda: [[1, 2], {}, {}], REGISTERED) == \
@@ -73,15 +74,15 @@ def test_an_unknown_name_is_counted_as_unknown_so_the_counts_stay_few():
 
 
 @pytest.mark.parametrize("headers, body, why", [
-    ({"task": queues.TASK_PLAN, "id": "t", "ignore_result": False}, [[], {}, {}],
+    ({"task": naming.TASK_PLAN, "id": "t", "ignore_result": False}, [[], {}, {}],
      admission.ASKS_RESULT),
-    ({"task": queues.TASK_PLAN, "id": "t"}, [[], {}, {"callbacks": [{"task": "x"}]}],
+    ({"task": naming.TASK_PLAN, "id": "t"}, [[], {}, {"callbacks": [{"task": "x"}]}],
      admission.CARRIES_CANVAS),
-    ({"task": queues.TASK_PLAN, "id": "t"}, [[], {}, {"chord": {"task": "x"}}],
+    ({"task": naming.TASK_PLAN, "id": "t"}, [[], {}, {"chord": {"task": "x"}}],
      admission.CARRIES_CANVAS),
-    ({"task": queues.TASK_PLAN, "id": "t"}, None, admission.BAD_BODY),
-    ({"task": queues.TASK_PLAN, "id": "t"}, {"args": []}, admission.BAD_BODY),
-    ({"task": queues.TASK_PLAN}, [[], {}, {}], admission.NOT_A_MESSAGE),
+    ({"task": naming.TASK_PLAN, "id": "t"}, None, admission.BAD_BODY),
+    ({"task": naming.TASK_PLAN, "id": "t"}, {"args": []}, admission.BAD_BODY),
+    ({"task": naming.TASK_PLAN}, [[], {}, {}], admission.NOT_A_MESSAGE),
     (None, [[], {}, {}], admission.NOT_A_MESSAGE),
 ])
 def test_the_planners_own_task_is_refused_when_it_asks_for_what_chordal_never_sends(
@@ -93,11 +94,11 @@ def test_the_planners_own_task_is_refused_when_it_asks_for_what_chordal_never_se
 def test_the_messages_chordal_sends_pass(redis_server):
     """As a producer sends a query and the planner a step (workers/canvas.py)."""
     app = make_celery(Settings(redis_url=redis_server.url))
-    app.send_task(queues.TASK_PLAN, args=({"id": "q"},), queue=queues.QUEUE_PLAN,
+    app.send_task(naming.TASK_PLAN, args=({"id": "q"},), queue=naming.QUEUE_PLAN,
                   ignore_result=True)
-    app.send_task(queues.TASK_GET, args=({"query_id": "q"},))
+    app.send_task(naming.TASK_GET, args=({"query_id": "q"},))
     r = redis.Redis.from_url(redis_server.url)
-    for queue in (queues.QUEUE_PLAN, queues.QUEUE_EXECUTE):
+    for queue in (naming.QUEUE_PLAN, naming.QUEUE_EXECUTE):
         payload = admission.kombu_payload(r.rpop(queue))
         body = json.loads(base64.b64decode(payload["body"]))
         assert admission.refusal(queue, payload["headers"], lambda: body, REGISTERED) is None
@@ -105,10 +106,10 @@ def test_the_messages_chordal_sends_pass(redis_server):
 
 def test_the_counts_read_back_by_queue_task_and_reason(redis_server):
     r = redis.Redis.from_url(redis_server.url)
-    for queue, refused in [("plan", Refusal(queues.TASK_EXTRACT, "a task of queue execute")),
-                           ("plan", Refusal(queues.TASK_EXTRACT, "a task of queue execute")),
+    for queue, refused in [("plan", Refusal(naming.TASK_EXTRACT, "a task of queue execute")),
+                           ("plan", Refusal(naming.TASK_EXTRACT, "a task of queue execute")),
                            ("execute", Refusal(admission.MALFORMED, admission.NOT_A_MESSAGE))]:
         admission.count_refusal(r, queue, refused)
-    assert admission.refused_counts(r.hgetall(queues.refused_key())) == [
+    assert admission.refused_counts(r.hgetall(naming.refused_key())) == [
         admission.Refused("execute", admission.MALFORMED, admission.NOT_A_MESSAGE, 1),
-        admission.Refused("plan", queues.TASK_EXTRACT, "a task of queue execute", 2)]
+        admission.Refused("plan", naming.TASK_EXTRACT, "a task of queue execute", 2)]

@@ -283,7 +283,7 @@ class FakeStore:
 @pytest.fixture
 def cli(monkeypatch, tmp_path):
     from producers.cli import cli as command
-    from shared.store import RunStore
+    from shared.stores.runs import RunStore
 
     run = record([GET, extract(r"battery yield rate is (\d+\.\d+)%")],
                  [ok("E1", "GET", TEXT, document=REPORT), failed("E2", "EXTRACT", "NO_MATCH")])

@@ -12,10 +12,11 @@ import pytest
 import redis
 
 from producers.cancel import cancel_batch
-from shared import lanes, queues
-from shared.batch_store import BatchStore
+from shared import lanes
+from shared import naming
+from shared.stores.batches import BatchStore
 from shared.models import Query
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 
 @pytest.fixture
@@ -26,8 +27,8 @@ def r(redis_server) -> redis.Redis:
 
 def lane(r: redis.Redis, batch: str, n: int) -> None:
     """`n` messages in `batch`'s lane, as the transport puts them there."""
-    r.lpush(queues.plan_lane_key(batch), *(f"{batch}-{i}" for i in range(n)))
-    r.zadd(queues.plan_lanes_key(), {batch: 0}, nx=True)
+    r.lpush(naming.plan_lane_key(batch), *(f"{batch}-{i}" for i in range(n)))
+    r.zadd(naming.plan_lanes_key(), {batch: 0}, nx=True)
 
 
 def test_two_batches_come_into_the_plan_queue_in_turn_up_to_the_depth(r):
@@ -35,12 +36,12 @@ def test_two_batches_come_into_the_plan_queue_in_turn_up_to_the_depth(r):
     assert lanes.feed(r, 2) == 2  # alone, the first batch fills the queue
     lane(r, "second", 5)
     assert lanes.feed(r, 8) == 6
-    taken = [r.rpop(queues.QUEUE_PLAN) for _ in range(8)]
+    taken = [r.rpop(naming.QUEUE_PLAN) for _ in range(8)]
     assert taken == ["first-0", "first-1", "second-0", "first-2", "second-1", "first-3",
                      "second-2", "first-4"]
     assert lanes.waiting(r) == 2 and lanes.feed(r, 8) == 2
-    assert not r.exists(queues.plan_lanes_key(), queues.plan_lane_key("first"),
-                        queues.plan_lane_key("second"))  # drained lanes leave the set
+    assert not r.exists(naming.plan_lanes_key(), naming.plan_lane_key("first"),
+                        naming.plan_lane_key("second"))  # drained lanes leave the set
 
 
 @pytest.mark.integration  # starts a process
@@ -62,4 +63,4 @@ def test_a_cancelled_batch_leaves_no_plan_message_in_its_lane(r):
     lane(r, "kept", 2)
     done = cancel_batch(store, RunStore(r, 3600), "gone", "cancelled by a test")
     assert done.cancelled == 3
-    assert lanes.waiting(r) == 2 and r.zrange(queues.plan_lanes_key(), 0, -1) == ["kept"]
+    assert lanes.waiting(r) == 2 and r.zrange(naming.plan_lanes_key(), 0, -1) == ["kept"]

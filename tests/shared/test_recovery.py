@@ -9,13 +9,13 @@ import time
 import pytest
 from kombu import Connection, Queue
 
-from shared import queues
+from shared import naming
 from shared.recovery import (HELD, WORKERS, Census, Presence, census, give_back_unstarted,
                              instance_name, recover_dead_workers, release)
 from shared.transport import install
 
 DEAD_AFTER = 5.0
-BEHIND = {"priority": queues.BATCH_PRIORITY}
+BEHIND = {"priority": naming.BATCH_PRIORITY}
 """Messages of the batch lane: each pushed behind those waiting, as kombu pushes them (a
 single question's would go ahead of them, shared/transport.py), so the order they are
 taken in is the order they were sent."""
@@ -175,7 +175,7 @@ def test_messages_a_dead_worker_took_in_flight_go_back_to_its_queue_once(broker)
                                      **BEHIND)
     broker.Producer(channel).publish({"n": 2}, routing_key="execute", serializer="json",
                                      **BEHIND)
-    inflight = queues.inflight_key(dead.instance)
+    inflight = naming.inflight_key(dead.instance)
     r.blmove("execute", inflight, 1, "RIGHT", "LEFT")  # what its consumer did
     dead.beat(time.time() - DEAD_AFTER - 1)
 
@@ -200,7 +200,7 @@ def test_a_worker_that_stops_holding_nothing_leaves_and_one_still_holding_stays(
         presence.beat()
     (message,) = broker.take(1)
     hold(holding, message)
-    r.rpush(queues.inflight_key(taking.instance), b"{}")
+    r.rpush(naming.inflight_key(taking.instance), b"{}")
 
     assert [p.leave() for p in (idle, holding, taking)] == [True, False, False]
     assert census(r, DEAD_AFTER).live == {"execute": 2}

@@ -13,7 +13,8 @@ import redis
 from kombu import Connection, Queue
 from kombu.common import ignore_errors
 
-from shared import queues, transport
+from shared import transport
+from shared import naming
 
 
 def detached(url: str, transport_cls: str):
@@ -156,7 +157,7 @@ def test_a_message_whose_reply_is_lost_on_the_wire_waits_in_flight_and_goes_back
         assert received == []
         with Connection(redis_server.url) as direct:
             r = direct.default_channel.client
-            inflight = queues.inflight_key(owner)
+            inflight = naming.inflight_key(owner)
             assert (r.llen("execute"), r.hlen("unacked"), r.llen(inflight)) == (0, 0, 1)
             assert transport.restore_inflight(direct.default_channel, owner, "execute") == 1
             assert transport.restore_inflight(direct.default_channel, owner, "execute") == 0
@@ -183,8 +184,8 @@ def test_a_message_taken_in_flight_is_recorded_unacked_and_held_in_one_step(
         (message,) = received
         r = channel.client
         tag = message.delivery_tag
-        assert r.llen(queues.inflight_key(owner)) == 0 and r.hexists("unacked", tag)
-        assert r.hget(queues.held_messages_key(), tag).decode() == (
+        assert r.llen(naming.inflight_key(owner)) == 0 and r.hexists("unacked", tag)
+        assert r.hget(naming.held_messages_key(), tag).decode() == (
             f"{owner}|execute|chordal.get|task-3")
         message.ack()
         assert not r.hexists("unacked", tag)

@@ -1,7 +1,7 @@
 """The Batches page's data: consumes the batch store and the batch counters; produces,
 per batch, the `BatchStatus` that `chordal status --json` prints (the same counters, so
 the numbers agree) and its failed queries grouped by reason and error code (counted as
-they fail, shared/batch_counts.py). The queries of one group are found by reading the
+they fail, shared/stores/batch_counts.py). The queries of one group are found by reading the
 batch's records (`failed_in_group`, the drill-down page only).
 
 A failure's reason is its error up to the first colon, numbers written `N` ("deadline
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from producers.batch.follow import BatchStatus, status_of, tally_batch
-from shared.batch_counts import read_counts, reason_and_code
-from shared.batch_store import BatchStore
+from shared.stores.batch_counts import read_counts, reason_and_code
+from shared.stores.batches import BatchStore
 
 SHOWN_IDS = 500
 """Queries a failure group's page lists (it says how many more there are)."""

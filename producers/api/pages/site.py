@@ -42,9 +42,9 @@ from producers.api.pages.query import query_view
 from producers.api.pages.templates import PREFIX, STATIC, PageHeaders, render
 from producers.api.pages.workers import workers_view
 from producers.api.pages.login import HOME, FormTooLarge, auth_routes, read_form
-from shared.batch_store import BatchStore
+from shared.stores.batches import BatchStore
 from shared.config import Settings
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 
 def install_pages(app: FastAPI, settings: Settings, store: RunStore, access: Access) -> None:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from kombu.utils.encoding import bytes_to_str
 
 from producers.batch.follow import queue_depths
-from shared import queues
+from shared import naming
 from shared.recovery import HELD, WORKERS, Census, Held, consumed_queues, count_live
-from shared.store import RunStore
+from shared.stores.runs import RunStore
 
 
 @dataclass
@@ -45,7 +45,7 @@ def workers_view(runs: RunStore, dead_after_s: float) -> WorkersView:
     with runs.r.pipeline(transaction=False) as pipe:
         pipe.zrange(WORKERS, 0, -1, withscores=True)
         pipe.hgetall(HELD)
-        pipe.hgetall(queues.refused_key())
+        pipe.hgetall(naming.refused_key())
         members, raw_held, refused = pipe.execute()
     held = [Held.parse(bytes_to_str(tag), bytes_to_str(value)) for tag, value in raw_held.items()]
     return WorkersView(count_live(members, len(held), dead_after_s, now, refused),

@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from shared import queues
+from shared import naming
 from shared.config import Settings
 from shared.errors import ConfigError, LLMError
 from shared.llm.client import LLMClient
@@ -95,7 +95,7 @@ def test_a_call_holds_a_slot_of_the_shared_limit_so_others_wait(fake_llm, llm_se
     fake_llm.load([{"fault": "slow", "delay": 1.5, "content": "slow one"}])
     settings = llm_settings.model_copy(update={"llm_max_concurrency": 1})
     r = redis.Redis.from_url(redis_server.url)
-    r.delete(queues.llm_slots_key())
+    r.delete(naming.llm_slots_key())
     first = LLMClient(settings, r)
     done = threading.Thread(target=first.chat, args=(ASK,), kwargs={"purpose": "first"})
     done.start()

@@ -11,7 +11,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from shared import queues
+from shared import naming
 from shared.search import TITLE_MATCH, Document, SqliteSearch
 from shared.search.cache import (CachedSearch, backend_key, cache_stats, clear_get_cache,
                                  with_get_cache)
@@ -94,7 +94,7 @@ def test_nothing_found_is_cached_too_until_documents_are_added(cached, store):
 
 def test_entries_expire_with_their_bucket(cached, store, clock, r):
     cached.best("Notice")
-    keys = r.keys(f"{queues.KEY_PREFIX}:get-cache:*:*:1000:*")
+    keys = r.keys(f"{naming.KEY_PREFIX}:get-cache:*:*:1000:*")
     assert len(keys) == 1 and 0 < r.ttl(keys[0]) <= BUCKET_S - 5
     store.add([NEW])
     clock.now += BUCKET_S  # the next bucket: a fresh lookup
@@ -134,7 +134,7 @@ def test_when_redis_is_unreachable_gets_are_answered_by_the_store(store):
 
 
 def test_clearing_from_the_cli_bumps_the_generation_or_says_it_could_not(store, r, redis_server):
-    key = queues.get_cache_generation_key(backend_key(store.identity))
+    key = naming.get_cache_generation_key(backend_key(store.identity))
     assert clear_get_cache(redis_server.url, store.identity)
     assert int(r.get(key)) == 1
     assert not clear_get_cache(f"redis://127.0.0.1:{free_port()}/0", store.identity, 0.2)
@@ -156,7 +156,7 @@ def test_a_cached_get_of_a_long_filing_holds_it_by_id_not_its_text(cached, store
                                         for n in range(1, 101)))  # 1.6 million characters
     cached.add([filing])
     assert first(cached.best("Acme 2023 Form 10-K")) == filing
-    (key,) = r.keys(f"{queues.KEY_PREFIX}:get-cache:*:*:1000:*")
+    (key,) = r.keys(f"{naming.KEY_PREFIX}:get-cache:*:*:1000:*")
     assert r.strlen(key) < 4_000
     assert first(cached.best("Acme 2023 Form 10-K")) == filing  # a hit reads it from the store
     assert cached.stats() == {"hits": 1, "misses": 1}

@@ -9,7 +9,7 @@ import pytest
 
 import shared
 from shared.models import Plan, Query
-from shared.planning import make_plan
+from shared.journey.planning import make_plan
 from shared.ingest import load_jsonl
 from shared.search import SqliteSearch
 

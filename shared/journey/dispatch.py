@@ -3,7 +3,7 @@ step at a time while the model writes it), step tasks out the moment their input
 stored, and the finalizer once the plan is closed and every step it keeps has reported.
 
 The steps that may run live in the query's *dispatch graph* in the run store (step id
--> `GraphStep`: the task and the ids of the steps it reads; shared/graph_store.py). Two
+-> `GraphStep`: the task and the ids of the steps it reads; shared/stores/graph.py). Two
 sides send from it, each right after its own write, so that one of them always sees
 both writes:
 - the planner adds steps, then reads which of them have every input stored, and sends
@@ -25,13 +25,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from shared import queues
+from shared import naming
 from shared.config import MAX_STEPS
 from shared.errors import PlanError
-from shared.graph_store import GraphView, step_order
+from shared.stores.graph import GraphView, step_order
 from shared.models import GraphStep, Plan, PlanProblem, Step, StepTask
-from shared.placement import Placement
-from shared.store import RunStore
+from shared.journey.placement import Placement
+from shared.stores.runs import RunStore
 
 
 def ready_steps(view: GraphView, candidates: list[str]) -> list[str]:
@@ -48,7 +48,7 @@ def claim_ready(store: RunStore, view: GraphView, query_id: str, candidates: lis
     """The tasks of the ready `candidates` that `owner` may send (one claim each, all
     in one round trip)."""
     ready = ready_steps(view, candidates)
-    claimed = store.claim_many(query_id, [queues.dispatch_claim(s) for s in ready], owner)
+    claimed = store.claim_many(query_id, [naming.dispatch_claim(s) for s in ready], owner)
     return [view.steps[s].task for s, mine in zip(ready, claimed) if mine]
 
 
@@ -67,7 +67,7 @@ def joined(store: RunStore, view: GraphView, query_id: str, owner: str) -> bool:
     so, and that task again when it is redelivered). Counting stored results, which are
     written once per step, counts a step once however often it ran."""
     return (view.closed and not view.terminal and set(view.steps) - view.left <= view.stored
-            and store.claim(query_id, queues.finalize_claim(), owner))
+            and store.claim(query_id, naming.finalize_claim(), owner))
 
 
 class PlanDispatch:

@@ -75,14 +75,14 @@ def steps_key(query_id: str) -> str:
 
 def graph_key(query_id: str) -> str:
     """Hash step_id -> GraphStep JSON: every step the planner let run, with the steps it
-    reads (shared/dispatch.py; first write wins). Complete once the run hash has
+    reads (shared/journey/dispatch.py; first write wins). Complete once the run hash has
     `graph_closed`."""
     return f"{KEY_PREFIX}:graph:{query_id}"
 
 
 def dispatched_key(query_id: str) -> str:
     """Names no data Chordal writes: when each step was sent is the run hash's
-    `sent:{step}` (shared/retire.py). Kept so tests and tools can check the key is gone."""
+    `sent:{step}` (shared/stores/retire.py). Kept so tests and tools can check the key is gone."""
     return f"{KEY_PREFIX}:dispatched:{query_id}"
 
 
@@ -100,13 +100,13 @@ def deadlines_key() -> str:
 
 def deliveries_key(action_id: str) -> str:
     """Names no data Chordal writes: a task's delivery counter is the run hash's
-    `delivered:{name}` (shared/retire.py). Kept so tests and tools can check the key is
+    `delivered:{name}` (shared/stores/retire.py). Kept so tests and tools can check the key is
     gone."""
     return f"{KEY_PREFIX}:deliveries:{action_id}"
 
 
 def text_key(doc_id: str, version: str) -> str:
-    """The shared cached copy of one version of a document's text (shared/texts.py); the
+    """The shared cached copy of one version of a document's text (shared/stores/texts.py); the
     id is hashed, so any id makes a well-formed key."""
     digest = hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{KEY_PREFIX}:text:{digest}:{version}"
@@ -198,7 +198,7 @@ def batches_key() -> str:
 
 def batch_counts_key(name: str) -> str:
     """Hash of one batch's counters: status -> queries in it, `first_queued`,
-    `last_finished` (shared/batch_counts.py)."""
+    `last_finished` (shared/stores/batch_counts.py)."""
     return f"{KEY_PREFIX}:batch-counts:{name}"
 
 
@@ -215,7 +215,7 @@ def batch_latency_key(name: str) -> str:
 
 def batch_failures_key(name: str) -> str:
     """Hash of one batch's failed queries by group: `n:{group}` -> how many,
-    `e:{group}` -> the first one's error (shared/batch_counts.py)."""
+    `e:{group}` -> the first one's error (shared/stores/batch_counts.py)."""
     return f"{KEY_PREFIX}:batch-failures:{name}"
 
 

@@ -6,7 +6,7 @@ input that is missing and an unexpected crash all become a StepResult with
 `status="error"` and an error code, so the join always reaches the finalizer. A step
 that already has a stored result (a redelivered task) returns that result unchanged,
 which keeps what the task returns deterministic. The texts a step reads by reference
-(a GET's documents) are read back before its tool runs (shared/texts.py). A step nothing waits for any more (its
+(a GET's documents) are read back before its tool runs (shared/stores/texts.py). A step nothing waits for any more (its
 query is terminal, or the final plan left it out after a rejected reply sent it) is
 skipped before it starts: nothing is run or stored.
 
@@ -23,12 +23,12 @@ from typing import Callable
 from celery import current_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from shared import queues
+from shared import naming
 from shared.errors import ToolError, ToolFailure, TransientToolError
 from shared.models import StepResult, StepTask
 from shared.search import SearchBackend
-from shared.store import RunStore
-from shared.texts import TextReader
+from shared.stores.runs import RunStore
+from shared.stores.texts import TextReader
 from shared.tools.base import ToolOutput
 from shared.tools.registry import TOLERATES_FAILED_INPUTS, run_tool
 
@@ -74,7 +74,7 @@ def running_task() -> dict:
 def step_base(task: StepTask, **fields) -> dict:
     """The fields every StepResult of `task` starts from (action_id, step_id, operation,
     and the worker and task running it)."""
-    return dict(action_id=queues.action_id(task.query_id, task.step.id), step_id=task.step.id,
+    return dict(action_id=naming.action_id(task.query_id, task.step.id), step_id=task.step.id,
                 operation=task.step.operation, **running_task(), **fields)
 
 

@@ -10,7 +10,7 @@ changed, so the counters move in the same round trip as the record. It reads `ba
 from the run hash (a query of no batch counts nowhere; the counter keys are built in
 the script, so the store needs a Redis that is not a cluster) and `counted`, the status
 the query is counted under: a redelivered transition to the status it already has
-counts nothing. Keys (shared/queues.py), all living `ttl_s` after the batch's last change:
+counts nothing. Keys (shared/naming.py), all living `ttl_s` after the batch's last change:
 
     chordal:batch-counts:{name}   hash  status -> queries, first_queued, last_finished
     chordal:batch-open:{name}     zset  unfinished query id -> time it was queued
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import redis
 
-from shared import queues
+from shared import naming
 from shared.models import TERMINAL
 
 BASE = 1.1
@@ -95,11 +95,11 @@ local function count(run, new, ttl)
   local f = redis.call('HMGET', run, 'batch', 'counted', 't_queued', 't_' .. new)
   count_known(run, new, ttl, f[1], f[2], f[3], f[4])
 end
-""".replace("RUN_PREFIX_LEN", str(len(queues.run_key("")))) \
-   .replace("'COUNTS'", repr(queues.batch_counts_key(""))) \
-   .replace("'OPEN'", repr(queues.batch_open_key(""))) \
-   .replace("'LATENCY'", repr(queues.batch_latency_key(""))) \
-   .replace("'FAILURES'", repr(queues.batch_failures_key(""))) \
+""".replace("RUN_PREFIX_LEN", str(len(naming.run_key("")))) \
+   .replace("'COUNTS'", repr(naming.batch_counts_key(""))) \
+   .replace("'OPEN'", repr(naming.batch_open_key(""))) \
+   .replace("'LATENCY'", repr(naming.batch_latency_key(""))) \
+   .replace("'FAILURES'", repr(naming.batch_failures_key(""))) \
    .replace("TERMINAL_SET", "{" + ", ".join(f"{s}=true" for s in TERMINAL) + "}") \
    .replace("BASE)", f"{BASE})").replace("RECENT)", f"{RECENT_S})")
 
@@ -180,11 +180,11 @@ class BatchCounts:
 def read_counts(r: redis.Redis, batch: str) -> BatchCounts:
     """The counters of `batch` in one pipelined round trip."""
     with r.pipeline(transaction=False) as p:
-        p.zcard(queues.batch_key(batch))
-        p.hgetall(queues.batch_counts_key(batch))
-        p.hgetall(queues.batch_latency_key(batch))
-        p.zrange(queues.batch_open_key(batch), 0, 0, withscores=True)
-        p.hgetall(queues.batch_failures_key(batch))
+        p.zcard(naming.batch_key(batch))
+        p.hgetall(naming.batch_counts_key(batch))
+        p.hgetall(naming.batch_latency_key(batch))
+        p.zrange(naming.batch_open_key(batch), 0, 0, withscores=True)
+        p.hgetall(naming.batch_failures_key(batch))
         total, counts, latency, oldest, failures = p.execute()
     c = BatchCounts(total=int(total))
     for k, v in counts.items():
@@ -220,12 +220,12 @@ def recount(r: redis.Redis, batch: str, ttl_s: int) -> BatchCounts:
     fails: dict[str, int | str] = {}
     first, last = math.inf, 0.0
     mark = r.register_script(_MARK)
-    key, start = queues.batch_key(batch), 0
+    key, start = naming.batch_key(batch), 0
     while ids := r.zrange(key, start, start + CHUNK - 1):
         start += CHUNK
         with r.pipeline(transaction=False) as p:
             for qid in ids:
-                p.hmget(queues.run_key(qid), ["status", "error", "problems", "t_queued",
+                p.hmget(naming.run_key(qid), ["status", "error", "problems", "t_queued",
                                               *(f"t_{s}" for s in TERMINAL)])
             rows = p.execute()
         marks: dict[str, str] = {}
@@ -233,7 +233,7 @@ def recount(r: redis.Redis, batch: str, ttl_s: int) -> BatchCounts:
             if status is None:
                 continue
             counts[status] += 1
-            marks[queues.run_key(qid)] = status
+            marks[naming.run_key(qid)] = status
             queued_at = float(queued) if queued else None
             if queued_at is not None:
                 first = min(first, queued_at)
@@ -266,8 +266,8 @@ def recount(r: redis.Redis, batch: str, ttl_s: int) -> BatchCounts:
         fields["last_finished"] = last
     lat = {f"b{k}": n for k, n in buckets.items()}
     lat.update({f"s{slot}": f"{sec}:{n}" for slot, (sec, n) in recent.items()})
-    ck, ok, lk, fk = (queues.batch_counts_key(batch), queues.batch_open_key(batch),
-                      queues.batch_latency_key(batch), queues.batch_failures_key(batch))
+    ck, ok, lk, fk = (naming.batch_counts_key(batch), naming.batch_open_key(batch),
+                      naming.batch_latency_key(batch), naming.batch_failures_key(batch))
     with r.pipeline(transaction=True) as p:
         p.delete(ck, ok, lk, fk)
         if fails:

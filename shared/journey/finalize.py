@@ -3,7 +3,7 @@
 Runs once per query (the run store's terminal guard makes a redelivered finalizer a
 no-op). Consumes the plan and StepResults from the run store; produces the Answer.
 
-The texts a GET read are stored by reference (shared/texts.py); the finalizer reads them
+The texts a GET read are stored by reference (shared/stores/texts.py); the finalizer reads them
 back (`texts`) so a template sees what the step read (`{{ R1 | length }}` counts the
 document, not its quote); a text whose version is gone is a gap (DOCUMENT_CHANGED), not
 its quote. An answer longer than `CHORDAL_MAX_STEP_BYTES` (a template that prints whole
@@ -24,8 +24,8 @@ from shared.models import TERMINAL, Answer, Query, StepResult
 from shared.render import render_answer
 from shared.render.isolated import Renderer
 from shared.render.sandbox import RENDER_BUDGET_S
-from shared.store import RunStore
-from shared.texts import TextReader
+from shared.stores.runs import RunStore
+from shared.stores.texts import TextReader
 
 
 def finalize_query(store: RunStore, query_id: str,

@@ -5,7 +5,7 @@ texts read back (`TextReader.resolve`).
 
 A GET's value is a `DocumentText`: a `str`, so every tool reads it as text, that knows
 which document and version it is. The run store keeps only the reference and a quote
-(shared/store.py calls `by_reference`); a step that reads the value (EXTRACT, FILTER, a
+(shared/stores/runs.py calls `by_reference`); a step that reads the value (EXTRACT, FILTER, a
 top_k GET item) gets the text back from the search store when it still holds that
 version, else from the one shared cached copy of the version in Redis:
 
@@ -28,7 +28,7 @@ import time
 import pydantic_core
 import redis
 
-from shared import queues
+from shared import naming
 from shared.errors import InputError, ToolError
 from shared.models import RunRecord, StepResult, TextPage, TextRef
 from shared.search.document import PAGE_BREAK, Document
@@ -141,9 +141,9 @@ class TextReader:
         doc = self.backend.documents([ref.doc_id]).get(ref.doc_id) if self.backend else None
         if doc is not None and version_of(doc.content) == ref.version:
             if keep and self.r is not None and self.cache_s > 0:
-                self._keep(queues.text_key(ref.doc_id, ref.version), doc.content)
+                self._keep(naming.text_key(ref.doc_id, ref.version), doc.content)
             return DocumentText(doc.content, ref)
-        cached = self.r.get(queues.text_key(ref.doc_id, ref.version)) if self.r else None
+        cached = self.r.get(naming.text_key(ref.doc_id, ref.version)) if self.r else None
         if cached is not None:
             return DocumentText(cached, ref, current=False)
         raise changed(ref, step_id, "was re-indexed with other content, and no cached copy "

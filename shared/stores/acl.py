@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from shared import queues
+from shared import naming
 
 ROLE_NAMES = ("workers", "producers", "monitoring")
 """The roles a Chordal process runs as (CHORDAL_REDIS_ROLE)."""
@@ -93,7 +93,7 @@ PIDBOX_PUBLISH = Rule(f"&{CONTROL} +publish",
 
 WORKERS = (
     CONNECT,
-    Rule(queue_keys(*queues.TASK_QUEUES) + " +blmove +brpop +lpush +rpush +llen",
+    Rule(queue_keys(*naming.TASK_QUEUES) + " +blmove +brpop +lpush +rpush +llen",
          "take tasks from every queue (BLMOVE into the worker's in-flight list; BRPOP for "
          "`--role all`), send the next ones (LPUSH), give back those of dead workers to "
          "the head (RPUSH)"),
@@ -106,14 +106,14 @@ WORKERS = (
          "control: each worker's own pidbox queue, and the reply queues it answers on"),
     Rule(f"&{CONTROL} &{EVENTS} +psubscribe +punsubscribe +publish",
          "receive control broadcasts; send task and worker events (Flower)"),
-    Rule(_keys(f"{queues.KEY_PREFIX}:*") + " +get +set +incr +incrby +del +exists "
+    Rule(_keys(f"{naming.KEY_PREFIX}:*") + " +get +set +incr +incrby +del +exists "
          "+expire +expireat +hget +hset +hsetnx +hdel +hgetall +hkeys +hmget +hlen +hincrby "
          "+hexists +lrange +llen +rpush +lrem +zadd +zrem +zrange +zrangebyscore +zcard "
          "+zcount +zscore +zremrangebyscore",
          "the run store, step results, dispatch graphs, heartbeats, in-flight and held "
          "tasks, ReAct leases, LLM slots, GET cache and the shared copies of document texts "
          "(`chordal:text:*`): every `chordal:` key"),
-    Rule(_keys(queues.plan_lane_key("*")) + " +rpop +lpush",
+    Rule(_keys(naming.plan_lane_key("*")) + " +rpop +lpush",
          "plan lanes: move batch plan messages from their lane to the `plan` queue, round "
          "robin (shared/lanes.py)"),
     SCRIPTS,
@@ -122,35 +122,35 @@ WORKERS = (
 
 PRODUCERS = (
     CONNECT,
-    Rule(f"(~{queues.QUEUE_PLAN} +lpush +rpush)",
+    Rule(f"(~{naming.QUEUE_PLAN} +lpush +rpush)",
          "send `chordal.plan` to the `plan` queue (a single question to its head), and "
          "nothing else to any queue"),
-    Rule(_keys(queues.plan_lane_key("*"), queues.plan_lanes_key()) + " +lpush +rpop +llen "
+    Rule(_keys(naming.plan_lane_key("*"), naming.plan_lanes_key()) + " +lpush +rpop +llen "
          "+zadd +zrem +zrange",
          "a batch's plan messages into its plan lane, and from the lanes to the `plan` "
          "queue, round robin (shared/lanes.py)"),
-    Rule(f"({queue_keys(*queues.TASK_QUEUES, prefix='%R~')} +llen)",
+    Rule(f"({queue_keys(*naming.TASK_QUEUES, prefix='%R~')} +llen)",
          "queue depths (`chordal status`, the pages): LLEN only, so no queue can be "
          "taken from or read"),
-    Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +get +exists +hget +hgetall "
+    Rule(_keys(f"{naming.KEY_PREFIX}:*", prefix="%R~") + " +get +exists +hget +hgetall "
          "+hkeys +hmget +hlen +hexists +lrange +zrange +zrangebyscore +zcard +zscore +pttl",
          "read every `chordal:` key: records, steps, graphs, batches, workers and held "
          "tasks (`show`, `status`, the API's events and pages), how long a client's count "
          "of wrong API tokens lasts"),
-    Rule(_keys(queues.run_key("*"), queues.deadlines_key(), queues.done_key("*"),
-               queues.batch_key("*"), queues.batches_key(), queues.session_key("*"),
-               queues.auth_failures_key("*"), queues.get_cache_generation_key("*"))
+    Rule(_keys(naming.run_key("*"), naming.deadlines_key(), naming.done_key("*"),
+               naming.batch_key("*"), naming.batches_key(), naming.session_key("*"),
+               naming.auth_failures_key("*"), naming.get_cache_generation_key("*"))
          + " +hset +hsetnx +hdel +del +expire +expireat +zadd +zrem +rpush +blmove +incrby",
          "write query records (queued, withdrawn, failed past the deadline), wait for "
          "answers (BLMOVE of the done list onto itself), batches, the API's sessions and its count of wrong tokens per "
          "client; `chordal index` bumps the GET cache's generation"),
-    Rule(f"({_keys(queues.graph_key('*'))} +del)",
+    Rule(f"({_keys(naming.graph_key('*'))} +del)",
          "delete a query's dispatch graph once it is folded into its record, in the script "
-         "that cancels it or fails it past its deadline (shared/retire.py)"),
-    Rule(f"({_keys(queues.steps_key('*'))} +expire)",
+         "that cancels it or fails it past its deadline (shared/stores/retire.py)"),
+    Rule(f"({_keys(naming.steps_key('*'))} +expire)",
          "give a query's step results the TTL of its record as that script ends it"),
-    Rule(_keys(queues.batch_counts_key("*"), queues.batch_open_key("*"),
-               queues.batch_latency_key("*"), queues.batch_failures_key("*"))
+    Rule(_keys(naming.batch_counts_key("*"), naming.batch_open_key("*"),
+               naming.batch_latency_key("*"), naming.batch_failures_key("*"))
          + " +hset +hincrby +del +expire +zadd +zrem",
          "batch counters, moved in the scripts that create a batch's queries and fail "
          "them past their deadline; `chordal status --recount` rebuilds them"),
@@ -166,10 +166,10 @@ MONITORING = (
     CONNECT,
     Rule(f"&{EVENTS} +psubscribe +punsubscribe",
          "Flower: every task and worker event"),
-    Rule(f"({queue_keys(*queues.TASK_QUEUES, 'celeryev.*', prefix='%R~')} +llen)",
+    Rule(f"({queue_keys(*naming.TASK_QUEUES, 'celeryev.*', prefix='%R~')} +llen)",
          "queue depths (Flower's broker page, `chordal status`) and of Flower's own event "
          "queue: LLEN only"),
-    Rule(_keys(f"{queues.KEY_PREFIX}:*", prefix="%R~") + " +exists +hget +hgetall +hkeys "
+    Rule(_keys(f"{naming.KEY_PREFIX}:*", prefix="%R~") + " +exists +hget +hgetall +hkeys "
          "+hmget +hlen +llen +lrange +zrange +zrangebyscore +zcard +zscore",
          "`chordal status` read-only: batches, records, workers alive, tasks held and "
          "plan lanes"),

@@ -1,36 +1,36 @@
 """The run store: every query's status, plan, step results, answer and timings in Redis.
 
-Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/queues.py):
+Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/naming.py):
 
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
                                  answer, error, usage, terminal, planned_at,
                                  stored_bytes (the bytes of its step results, held to
                                  max_query_bytes); while it runs, expires, sent:<step>
                                  and delivered:<name>, folded at its end into dispatch
-                                 and deliveries (shared/retire.py)
+                                 and deliveries (shared/stores/retire.py)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
-                                 texts by reference and quote (shared/texts.py)
+                                 texts by reference and quote (shared/stores/texts.py)
     chordal:done:{qid}     list  one item once the query is terminal (BLMOVE onto itself
                                  to wait),
                                  for DONE_TTL_S seconds
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
-    chordal:graph:{qid}    hash  the dispatch graph (shared/graph_store.py)
+    chordal:graph:{qid}    hash  the dispatch graph (shared/stores/graph.py)
 
 A query's deadline is `deadline_s` from enqueue; a batch query's (`queue_wait_s` set)
 is `queue_wait_s` from enqueue until a worker takes it from the queue, then
 `deadline_s` from that moment (`leave_queue`).
 
 The query, plan and answer are kept as JSON without the fields at their defaults.
-TTLs are set once per key (shared/retire.py): a running query's keys live until `ttl_s`
+TTLs are set once per key (shared/stores/retire.py): a running query's keys live until `ttl_s`
 (`CHORDAL_RUN_TTL_S`) past its last deadline, and a finished query's `ttl_s` after its
 end, so a record lives at least `ttl_s` after its last change.
 Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
 or cancelled exactly once, however often a task is redelivered or a cancel repeated. The scripts that change a
-status also move the counters of the query's batch (shared/batch_counts.py); the one
+status also move the counters of the query's batch (shared/stores/batch_counts.py); the one
 that ends a query folds its dispatch graph, send times and delivery counters into the
-run hash and deletes them (shared/retire.py).
+run hash and deletes them (shared/stores/retire.py).
 """
 
 from __future__ import annotations
@@ -42,13 +42,13 @@ from dataclasses import dataclass
 
 import redis
 
-from shared import queues
-from shared.batch_counts import COUNT_LUA, failure_group
+from shared import naming
+from shared.stores.batch_counts import COUNT_LUA, failure_group
 from shared.errors import StoreError
-from shared.graph_store import CLAIM_LUA, DispatchGraph, GraphView, scripted_view, step_order
-from shared.retire import (DELIVERED, DONE_TTL_S, EXPIRES, RETIRE_LUA, SENT,
+from shared.stores.graph import CLAIM_LUA, DispatchGraph, GraphView, scripted_view, step_order
+from shared.stores.retire import (DELIVERED, DONE_TTL_S, EXPIRES, RETIRE_LUA, SENT,
                            kept_deliveries, live_fields)
-from shared.texts import stored_json
+from shared.stores.texts import stored_json
 from shared.models import (Answer, LLMCall, Plan, PlanProblem, Query, ReactIteration,
                            RunRecord, StepResult, StepTask)
 
@@ -180,14 +180,14 @@ local join = run[1] and 1 or 0
 for _, id in ipairs(ids) do if not left[id] and not stored[id] then join = 0 end end
 if join == 1 and not claim('FINALIZE_CLAIM', ARGV[9], ARGV[10]) then join = 0 end
 return {payload, seen, claimed, join}
-""".replace("EXPIRES", EXPIRES).replace("FINALIZE_CLAIM", "claimed_" + queues.finalize_claim())
+""".replace("EXPIRES", EXPIRES).replace("FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
 """KEYS: the graph, run and steps keys; ARGV: step id, its stored JSON, ttl, the two
 caps, the two error results stored in its place, what to read after, the owner of the
 claims and the time, then (`state`) the graph's steps, each `id input input …`. What to
 read after: `graph` (the graph's view, as graph_store's view() reads it), `state` (the
 view but the graph's steps, which the caller knows) or `` (nothing). With a view, the
 steps that read this one and are now ready are claimed for the owner, and the join
-(shared/dispatch.py). The steps hash gets its TTL as its first result is stored (the
+(shared/journey/dispatch.py). The steps hash gets its TTL as its first result is stored (the
 run's `expires`), or `ttl` when the query has ended (a late step's write) or has no
 `expires`."""
 START_STEP_LUA = """
@@ -250,7 +250,7 @@ class RunStore(DispatchGraph):
         self.r = client
         self.ttl_s = ttl_s
         self.text_cache_s = text_cache_s
-        """How long a shared cached copy of a document text lives (shared/texts.py)."""
+        """How long a shared cached copy of a document text lives (shared/stores/texts.py)."""
         self.max_step_bytes = max_step_bytes
         self.max_query_bytes = max_query_bytes
         """The most one step result, and all of a query's step results, may store."""
@@ -279,7 +279,7 @@ class RunStore(DispatchGraph):
     # -- writes -------------------------------------------------------------------------
 
     def _hset(self, query_id: str, fields: dict) -> None:
-        key = queues.run_key(query_id)
+        key = naming.run_key(query_id)
         with self.r.pipeline() as p:
             p.hset(key, mapping=fields)
             p.expire(key, self.ttl_s)
@@ -292,7 +292,7 @@ class RunStore(DispatchGraph):
         last_deadline = now + query.first_deadline_s + (
             query.deadline_s if query.queue_wait_s is not None else 0)
         return bool(self._create_script(
-            keys=[queues.run_key(query.id), queues.deadlines_key()],
+            keys=[naming.run_key(query.id), naming.deadlines_key()],
             args=[query.model_dump_json(exclude_defaults=True), now,
                   math.ceil(max(now, last_deadline) + self.ttl_s),
                   now + query.first_deadline_s, query.id]))
@@ -300,14 +300,14 @@ class RunStore(DispatchGraph):
     def withdraw(self, query_id: str) -> bool:
         """Forget a query that was recorded but never sent (its message could not be
         published), so submitting it again sends it; False when it has moved on."""
-        key = queues.run_key(query_id)
+        key = naming.run_key(query_id)
         with self.r.pipeline() as p:
             p.watch(key)
             if p.hget(key, "status") != "queued":
                 return False
             p.multi()
             p.delete(key)
-            p.zrem(queues.deadlines_key(), query_id)
+            p.zrem(naming.deadlines_key(), query_id)
             try:
                 p.execute()
             except redis.WatchError:
@@ -316,7 +316,7 @@ class RunStore(DispatchGraph):
 
     def set_status(self, query_id: str, status: str) -> None:
         """Move a query on (`planning`, `executing`, …) unless it is already terminal."""
-        self._status_script(keys=[queues.run_key(query_id)],
+        self._status_script(keys=[naming.run_key(query_id)],
                             args=[status, f"t_{status}", time.time(), self.ttl_s])
 
     def leave_queue(self, query: Query, status: str) -> Query | None:
@@ -328,7 +328,7 @@ class RunStore(DispatchGraph):
             self.set_status(query.id, status)
             return query
         planned = self._status_script(
-            keys=[queues.run_key(query.id), queues.deadlines_key()],
+            keys=[naming.run_key(query.id), naming.deadlines_key()],
             args=[status, f"t_{status}", time.time(), self.ttl_s, query.deadline_s, query.id])
         if planned == -1:
             self.fail(query.id, _expired_reason("queued", query.model_dump_json()))
@@ -346,7 +346,7 @@ class RunStore(DispatchGraph):
 
     def claim_many(self, query_id: str, whats: list[str], owner: str = "") -> list[bool]:
         """`claim` of each of `whats`, in one round trip."""
-        key = queues.run_key(query_id)
+        key = naming.run_key(query_id)
         # no transaction: a claim, once set, never changes, so the HGET after a failed
         # HSETNX reads its holder whatever ran in between
         with self.r.pipeline(transaction=False) as p:
@@ -365,7 +365,7 @@ class RunStore(DispatchGraph):
         JSON of each of the steps in `reads` that has one), or (None, 0, {}) to skip
         it. One script."""
         reply = self._start_step_script(
-            keys=[queues.steps_key(query_id), queues.run_key(query_id)],
+            keys=[naming.steps_key(query_id), naming.run_key(query_id)],
             args=[step_id, *reads])
         if isinstance(reply[0], str):
             return (StepResult.model_validate_json(reply[0]) if reply[0] else None), 0, {}
@@ -373,7 +373,7 @@ class RunStore(DispatchGraph):
 
     def put_step(self, query_id: str, result: StepResult) -> StepResult:
         """Store a step result unless one exists; return the stored one (idempotent). Its
-        document texts are stored by reference (shared/texts.py). A result larger than
+        document texts are stored by reference (shared/stores/texts.py). A result larger than
         `max_step_bytes`, or one that would take the query's stored step results past
         `max_query_bytes`, is stored as a STEP_TOO_LARGE or QUERY_TOO_LARGE error
         instead, in the same script that checks it (so two steps cannot both fit)."""
@@ -383,7 +383,7 @@ class RunStore(DispatchGraph):
                               known: dict | None = None) -> StoredStep:
         """`put_step`, and in the same script, the dispatch graph as it stands right
         after, the steps that read this one and are now ready claimed for `owner` to send,
-        and the join (shared/dispatch.py's `next_steps` and `joined`). `known`: the steps
+        and the join (shared/journey/dispatch.py's `next_steps` and `joined`). `known`: the steps
         of a graph already read closed, which are not read again."""
         reply = self._put(query_id, result, "graph" if known is None else "state", owner,
                           known)
@@ -416,7 +416,7 @@ class RunStore(DispatchGraph):
     def deliveries(self, query_id: str) -> dict[str, int]:
         """How often each task of the query was delivered (`plan`, a step id, `react:N`):
         its counters while it runs, what the script that ended it kept of them after."""
-        raw = self.r.hgetall(queues.run_key(query_id))
+        raw = self.r.hgetall(naming.run_key(query_id))
         counts = kept_deliveries(raw.get("deliveries"))
         for name, n in live_fields(raw, DELIVERED).items():
             counts[name] = counts.get(name, 0) + int(n)
@@ -426,13 +426,13 @@ class RunStore(DispatchGraph):
         """Count one more delivery of the task behind `action_id` (`{query id}:{name}`:
         a field of the query's run hash, which has its TTL)."""
         query_id, _, name = action_id.partition(":")
-        return int(self.r.hincrby(queues.run_key(query_id), DELIVERED + name, 1))
+        return int(self.r.hincrby(naming.run_key(query_id), DELIVERED + name, 1))
 
     def _terminate(self, query_id: str, status: str, fields: dict) -> bool:
         # One script, so a waiter never sees `terminal` before the answer and status.
         flat = [str(x) for kv in {**fields, "status": status, f"t_{status}": time.time()}
                 .items() for x in kv]
-        keys = [queues.run_key(query_id), queues.done_key(query_id), queues.deadlines_key()]
+        keys = [naming.run_key(query_id), naming.done_key(query_id), naming.deadlines_key()]
         return bool(self._terminate_script(keys=keys, args=[status, self.ttl_s, query_id, *flat]))
 
     def finish(self, query_id: str, answer: Answer, planner: str | None = None) -> bool:
@@ -459,9 +459,9 @@ class RunStore(DispatchGraph):
         out: list[str] = []
         for i in range(0, len(query_ids), CHUNK):
             ids = query_ids[i:i + CHUNK]
-            keys = [queues.deadlines_key()]
+            keys = [naming.deadlines_key()]
             for qid in ids:
-                keys += [queues.run_key(qid), queues.done_key(qid)]
+                keys += [naming.run_key(qid), naming.done_key(qid)]
             replies = self._cancel_script(keys=keys, args=[self.ttl_s, time.time(), reason, *ids])
             out.extend(outcomes[int(n)] for n in replies)
         return out
@@ -470,31 +470,31 @@ class RunStore(DispatchGraph):
         """Fail every query past its deadline; return their ids."""
         now = time.time() if now is None else now
         swept = []
-        for qid in self.r.zrangebyscore(queues.deadlines_key(), "-inf", now):
-            status, raw = self.r.hmget(queues.run_key(qid), ["status", "query"])
+        for qid in self.r.zrangebyscore(naming.deadlines_key(), "-inf", now):
+            status, raw = self.r.hmget(naming.run_key(qid), ["status", "query"])
             if self.fail(qid, _expired_reason(status or "expired", raw)):
                 swept.append(qid)
             else:
-                self.r.zrem(queues.deadlines_key(), qid)
+                self.r.zrem(naming.deadlines_key(), qid)
         return swept
 
     # -- reads --------------------------------------------------------------------------
 
     def plan(self, query_id: str) -> Plan | None:
-        raw = self.r.hget(queues.run_key(query_id), "plan")
+        raw = self.r.hget(naming.run_key(query_id), "plan")
         return Plan.model_validate_json(raw) if raw else None
 
     def steps(self, query_id: str) -> dict[str, StepResult]:
-        raw = self.r.hgetall(queues.steps_key(query_id))
+        raw = self.r.hgetall(naming.steps_key(query_id))
         return {k: StepResult.model_validate_json(v) for k, v in raw.items()}
 
     def step(self, query_id: str, step_id: str) -> StepResult | None:
-        raw = self.r.hget(queues.steps_key(query_id), step_id)
+        raw = self.r.hget(naming.steps_key(query_id), step_id)
         return StepResult.model_validate_json(raw) if raw else None
 
     def add_llm_call(self, query_id: str, call: LLMCall) -> None:
         """Append an LLM call and add its tokens to the query's usage."""
-        key, run = queues.llm_calls_key(query_id), queues.run_key(query_id)
+        key, run = naming.llm_calls_key(query_id), naming.run_key(query_id)
         with self.r.pipeline() as p:
             p.rpush(key, call.model_dump_json())
             p.expire(key, self.ttl_s)
@@ -505,11 +505,11 @@ class RunStore(DispatchGraph):
 
     def llm_calls(self, query_id: str) -> list[LLMCall]:
         return [LLMCall.model_validate_json(c)
-                for c in self.r.lrange(queues.llm_calls_key(query_id), 0, -1)]
+                for c in self.r.lrange(naming.llm_calls_key(query_id), 0, -1)]
 
     def put_iteration(self, query_id: str, it: ReactIteration) -> ReactIteration:
         """Store an iteration unless one with its number exists; return the stored one."""
-        key = queues.iterations_key(query_id)
+        key = naming.iterations_key(query_id)
         with self.r.pipeline() as p:
             p.hsetnx(key, str(it.n), it.model_dump_json())
             p.hget(key, str(it.n))
@@ -518,7 +518,7 @@ class RunStore(DispatchGraph):
         return ReactIteration.model_validate_json(stored)
 
     def iterations(self, query_id: str) -> list[ReactIteration]:
-        raw = self.r.hgetall(queues.iterations_key(query_id))
+        raw = self.r.hgetall(naming.iterations_key(query_id))
         return sorted((ReactIteration.model_validate_json(v) for v in raw.values()),
                       key=lambda it: it.n)
 
@@ -527,7 +527,7 @@ class RunStore(DispatchGraph):
         (its worker died, or a Redis crash lost its acknowledgement) is not a second
         finalizer run; one with another task id is."""
         return int(self._count_once_script(
-            keys=[queues.run_key(query_id)],
+            keys=[naming.run_key(query_id)],
             args=[f"finalizer_task:{task_id}" if task_id else ""]))
 
     def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
@@ -536,8 +536,8 @@ class RunStore(DispatchGraph):
         and the JSON of every stored step and iteration not in `steps_seen` and
         `iterations_seen`, in step order and by number. The fields and which steps and
         iterations exist are read in one MULTI/EXEC, so they agree."""
-        run, steps, its = (queues.run_key(query_id), queues.steps_key(query_id),
-                           queues.iterations_key(query_id))
+        run, steps, its = (naming.run_key(query_id), naming.steps_key(query_id),
+                           naming.iterations_key(query_id))
         with self.r.pipeline() as p:
             p.hmget(run, fields)
             p.hkeys(steps)
@@ -551,17 +551,17 @@ class RunStore(DispatchGraph):
 
     def query(self, query_id: str) -> Query | None:
         """The query as its producer submitted it."""
-        raw = self.r.hget(queues.run_key(query_id), "query")
+        raw = self.r.hget(naming.run_key(query_id), "query")
         return Query.model_validate_json(raw) if raw else None
 
     def status(self, query_id: str) -> str | None:
-        return self.r.hget(queues.run_key(query_id), "status")
+        return self.r.hget(naming.run_key(query_id), "status")
 
     def record(self, query_id: str) -> RunRecord | None:
         with self.r.pipeline(transaction=False) as p:
-            p.hgetall(queues.run_key(query_id))
-            p.hgetall(queues.steps_key(query_id))
-            p.hgetall(queues.iterations_key(query_id))
+            p.hgetall(naming.run_key(query_id))
+            p.hgetall(naming.steps_key(query_id))
+            p.hgetall(naming.iterations_key(query_id))
             raw, steps_raw, its_raw = p.execute()
         if not raw or "query" not in raw:
             return None
@@ -600,9 +600,9 @@ class RunStore(DispatchGraph):
         question, mode, status, plan, step results (in plan order) and ReAct iterations,
         without its LLM calls and dispatch lines. None when there is no query."""
         with self.r.pipeline(transaction=False) as p:
-            p.hgetall(queues.run_key(query_id))
-            p.hgetall(queues.steps_key(query_id))
-            p.hgetall(queues.iterations_key(query_id))
+            p.hgetall(naming.run_key(query_id))
+            p.hgetall(naming.steps_key(query_id))
+            p.hgetall(naming.iterations_key(query_id))
             raw, steps_raw, its_raw = p.execute()
         if not raw or "query" not in raw:
             return None
@@ -621,9 +621,9 @@ class RunStore(DispatchGraph):
     def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
         """Block until the query is terminal or `timeout_s` passes; return its record."""
         deadline = time.monotonic() + timeout_s
-        done = queues.done_key(query_id)
+        done = naming.done_key(query_id)
         while True:
-            if self.r.hget(queues.run_key(query_id), "terminal"):
+            if self.r.hget(naming.run_key(query_id), "terminal"):
                 return self.record(query_id)
             left = deadline - time.monotonic()
             if left <= 0:

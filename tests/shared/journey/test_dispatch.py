@@ -1,13 +1,13 @@
 """The dispatch graph: which steps are ready, and how a reply's steps are placed on it
-(shared/dispatch.py, shared/placement.py); no Redis."""
+(shared/journey/dispatch.py, shared/journey/placement.py); no Redis."""
 
 from __future__ import annotations
 
-from shared.dispatch import graph_steps, ready_steps
+from shared.journey.dispatch import graph_steps, ready_steps
 from shared.models import Plan
-from shared.placement import Placement, step_key
+from shared.journey.placement import Placement, step_key
 from shared.plan.parse import parse_step
-from shared.graph_store import GraphView
+from shared.stores.graph import GraphView
 
 
 def plan(*steps) -> Plan:

@@ -2,7 +2,7 @@
 time, and read back in chunks (one pipelined round trip per chunk, never one per query).
 
 Consumes `Query`s and a batch name; produces per-query creation outcomes and rows of
-run-store fields. Keys (names in shared/queues.py), besides the run store's own:
+run-store fields. Keys (names in shared/naming.py), besides the run store's own:
 
     chordal:batch:{name}   zset  query id -> its line in the batch file
     chordal:batches        zset  batch name -> time it was last enqueued to
@@ -10,7 +10,7 @@ run-store fields. Keys (names in shared/queues.py), besides the run store's own:
 Both live `ttl_s` after the last enqueue, like the queries' records. A query created
 here carries `batch` (the batch that created it) and, once its `chordal.plan` message
 is out, `sent` (unix time) in its `chordal:run:{qid}` hash; its batch's counters
-(shared/batch_counts.py) count it `queued` in the same script.
+(shared/stores/batch_counts.py) count it `queued` in the same script.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 
 import redis
 
-from shared import queues
-from shared.batch_counts import COUNT_LUA
+from shared import naming
+from shared.stores.batch_counts import COUNT_LUA
 from shared.models import Query
 
 CHUNK = 1000
@@ -65,17 +65,17 @@ class BatchStore:
     def create(self, batch: str, rows: list[tuple[int, Query]]) -> list[str]:
         """Create each (line, query) as `queued` in `batch`; one outcome per row."""
         now = time.time()
-        key = queues.batch_key(batch)
+        key = naming.batch_key(batch)
         with self.r.pipeline(transaction=False) as p:
             for line, q in rows:
                 created = q.created_at or now
-                self._create(keys=[queues.run_key(q.id), queues.deadlines_key(), key],
+                self._create(keys=[naming.run_key(q.id), naming.deadlines_key(), key],
                              args=[q.model_dump_json(exclude_defaults=True), created,
                                    created + q.first_deadline_s, self.ttl_s, q.id, batch,
                                    line], client=p)
             p.expire(key, self.ttl_s)
-            p.zadd(queues.batches_key(), {batch: now})
-            p.expire(queues.batches_key(), self.ttl_s)
+            p.zadd(naming.batches_key(), {batch: now})
+            p.expire(naming.batches_key(), self.ttl_s)
             return p.execute()[:len(rows)]
 
     def mark_sent(self, query_ids: Iterable[str]) -> None:
@@ -83,35 +83,35 @@ class BatchStore:
         now = time.time()
         with self.r.pipeline(transaction=False) as p:
             for qid in query_ids:
-                p.hset(queues.run_key(qid), "sent", now)
+                p.hset(naming.run_key(qid), "sent", now)
             p.execute()
 
     # -- reads --------------------------------------------------------------------------
 
     def exists(self, batch: str) -> bool:
-        return bool(self.r.exists(queues.batch_key(batch)))
+        return bool(self.r.exists(naming.batch_key(batch)))
 
     def size(self, batch: str) -> int:
-        return int(self.r.zcard(queues.batch_key(batch)))
+        return int(self.r.zcard(naming.batch_key(batch)))
 
     def names(self) -> list[str]:
         """Every batch still in the store, oldest enqueue first."""
-        names = self.r.zrange(queues.batches_key(), 0, -1)
+        names = self.r.zrange(naming.batches_key(), 0, -1)
         with self.r.pipeline(transaction=False) as p:
             for name in names:
-                p.exists(queues.batch_key(name))
+                p.exists(naming.batch_key(name))
             alive = p.execute()
         gone = [n for n, ok in zip(names, alive) if not ok]
         if gone:
             try:
-                self.r.zrem(queues.batches_key(), *gone)
+                self.r.zrem(naming.batches_key(), *gone)
             except redis.exceptions.NoPermissionError:
                 pass  # a read-only user (`monitoring`): a producer forgets them later
         return [n for n, ok in zip(names, alive) if ok]
 
     def members(self, batch: str, chunk: int = CHUNK) -> Iterator[list[tuple[str, int]]]:
         """(query id, line) of every query in `batch`, in line order, `chunk` at a time."""
-        key, start = queues.batch_key(batch), 0
+        key, start = naming.batch_key(batch), 0
         while True:
             page = self.r.zrange(key, start, start + chunk - 1, withscores=True)
             if not page:
@@ -126,7 +126,7 @@ class BatchStore:
         for i in range(0, len(query_ids), CHUNK):
             with self.r.pipeline(transaction=False) as p:
                 for qid in query_ids[i:i + CHUNK]:
-                    p.hmget(queues.run_key(qid), names)
+                    p.hmget(naming.run_key(qid), names)
                 rows.extend(p.execute())
         return rows
 

@@ -38,7 +38,7 @@ most a second, so the list only spares blocked waiters that second.
 
 from __future__ import annotations
 
-from shared import queues
+from shared import naming
 
 DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
@@ -101,9 +101,9 @@ local function retire(run, ttl, fields)
   redis.call('EXPIRE', 'STEPS' .. qid, ttl)
   return found
 end
-""".replace("RUN_PREFIX_LEN", str(len(queues.run_key("")))) \
-   .replace("'GRAPH'", repr(queues.graph_key(""))) \
-   .replace("'STEPS'", repr(queues.steps_key("")))
+""".replace("RUN_PREFIX_LEN", str(len(naming.run_key("")))) \
+   .replace("'GRAPH'", repr(naming.graph_key(""))) \
+   .replace("'STEPS'", repr(naming.steps_key("")))
 
 SENT = "sent:"
 """Run-hash field prefix: `sent:{step id}` -> unix time the step's task was sent."""

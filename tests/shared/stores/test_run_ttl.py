@@ -1,4 +1,4 @@
-"""A query's keys get their TTL once, not at every write (shared/retire.py): a running
+"""A query's keys get their TTL once, not at every write (shared/stores/retire.py): a running
 query's live `CHORDAL_RUN_TTL_S` past its last deadline, a finished one's
 `CHORDAL_RUN_TTL_S` from its end; its delivery counters and send times are fields of its
 record, folded when it ends. On the bare Redis of the test session."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import threading
 import time
 
-from shared import queues
-from shared.dispatch import PlanDispatch
+from shared import naming
+from shared.journey.dispatch import PlanDispatch
 from shared.models import Plan, Query
-from shared.steps import error_result, step_base
+from shared.journey.steps import error_result, step_base
 
 TTL = 3600
 PLAN = Plan.model_validate({"steps": [
@@ -26,7 +26,7 @@ def started(store, deadline_s: float = 600.0) -> tuple[Query, list]:
     sent = []
     PlanDispatch(store, query.id, "planner", sent.append, lambda q: None,
                  first=True).close(PLAN, [], "whole", "executing")
-    store.count_delivery(queues.plan_action_id(query.id))
+    store.count_delivery(naming.plan_action_id(query.id))
     store.start_step(query.id, "E1")
     store.put_step_and_dispatch(query.id, error_result(step_base(sent[0]), "TEST", "stored"),
                                 "executor")
@@ -36,8 +36,8 @@ def started(store, deadline_s: float = 600.0) -> tuple[Query, list]:
 def test_a_running_querys_keys_outlive_its_deadline_by_the_run_ttl(bare_store):
     query, sent = started(bare_store, deadline_s=600)
     r = bare_store.r
-    for key in (queues.run_key(query.id), queues.steps_key(query.id),
-                queues.graph_key(query.id)):
+    for key in (naming.run_key(query.id), naming.steps_key(query.id),
+                naming.graph_key(query.id)):
         assert TTL + 600 - 5 <= r.ttl(key) <= TTL + 600 + 1, key
     assert [t.step.id for t in sent] == ["E1"]
 
@@ -46,9 +46,9 @@ def test_a_finished_query_keeps_its_record_and_results_the_run_ttl_from_its_end(
     query, _ = started(bare_store, deadline_s=600)
     assert bare_store.fail(query.id, "ended by the test")
     r = bare_store.r
-    for key in (queues.run_key(query.id), queues.steps_key(query.id)):
+    for key in (naming.run_key(query.id), naming.steps_key(query.id)):
         assert TTL - 5 <= r.ttl(key) <= TTL, key
-    assert not r.exists(queues.graph_key(query.id))
+    assert not r.exists(naming.graph_key(query.id))
 
 
 def test_counters_and_send_times_live_in_the_record_and_fold_when_it_ends(bare_store):
@@ -57,11 +57,11 @@ def test_counters_and_send_times_live_in_the_record_and_fold_when_it_ends(bare_s
     sent_at = bare_store.dispatched(query.id)
     bare_store.mark_dispatched(query.id, ["E1"], 1.0)  # the first send time stays
     assert set(sent_at) == {"E1"} and bare_store.dispatched(query.id) == sent_at
-    assert not r.exists(queues.deliveries_key(queues.plan_action_id(query.id)),
-                        queues.dispatched_key(query.id))
+    assert not r.exists(naming.deliveries_key(naming.plan_action_id(query.id)),
+                        naming.dispatched_key(query.id))
     assert bare_store.deliveries(query.id) == {"plan": 1, "E1": 1}
     assert bare_store.fail(query.id, "ended by the test")
-    fields = r.hkeys(queues.run_key(query.id))
+    fields = r.hkeys(naming.run_key(query.id))
     assert not [f for f in fields if f.startswith(("sent:", "delivered:", "expires"))]
     assert bare_store.deliveries(query.id) == {"plan": 1, "E1": 1}
     assert bare_store.dispatched(query.id) == sent_at
@@ -83,4 +83,4 @@ def test_waiters_blocked_on_a_query_are_all_woken_and_leave_its_done_list_as_it_
     for w in waiters:
         w.join(30)
     assert [r.status for r in records] == ["failed", "failed"]
-    assert bare_store.r.lrange(queues.done_key(query.id), 0, -1) == ["failed"]
+    assert bare_store.r.lrange(naming.done_key(query.id), 0, -1) == ["failed"]

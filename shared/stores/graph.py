@@ -1,4 +1,4 @@
-"""The dispatch graph's part of the run store (shared/dispatch.py sends from it): consumes
+"""The dispatch graph's part of the run store (shared/journey/dispatch.py sends from it): consumes
 `GraphStep`s and the final `Plan`; produces `GraphView`s (the graph as one atomic read
 saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
 
@@ -8,7 +8,7 @@ saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
                              keep, graph_dropped: those of them never sent (space-separated);
                              sent:<step>: unix time its task was sent (first write wins);
                              dispatch: the graph and send times, folded there when the
-                             query ends (the graph is then deleted, shared/retire.py)
+                             query ends (the graph is then deleted, shared/stores/retire.py)
 
 The graph holds at most `max_steps` steps (CHORDAL_MAX_STEPS): the step budget of one
 query, across all its planner replies and planner deliveries. Adding and closing are
@@ -26,10 +26,10 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from shared import queues
+from shared import naming
 from shared.models import GraphStep, Plan, StepDispatch
-from shared.batch_counts import COUNT_LUA
-from shared.retire import EXPIRES, RETIRE_LUA, SENT, kept_dispatch, live_fields
+from shared.stores.batch_counts import COUNT_LUA
+from shared.stores.retire import EXPIRES, RETIRE_LUA, SENT, kept_dispatch, live_fields
 
 VIEW_LUA = """
 local function view()
@@ -69,8 +69,8 @@ local function set_of(list)
   for _, x in ipairs(list) do out[x] = true end
   return out
 end
-""").replace("DISPATCH_CLAIM", "claimed_" + queues.dispatch_claim(""))
-"""Lua, the claims of shared/dispatch.py inside the scripts that store a step or close
+""").replace("DISPATCH_CLAIM", "claimed_" + naming.dispatch_claim(""))
+"""Lua, the claims of shared/journey/dispatch.py inside the scripts that store a step or close
 the graph (KEYS[2]: the run hash): `reads(GraphStep JSON)` the step ids its task reads
 (the only `"inputs":` key of the JSON: inside a string its quotes are escaped);
 `claim(field, owner, now)` as `RunStore.claim`; `claim_ready(ids, reads_of, stored,
@@ -81,7 +81,7 @@ local function expire_graph(expires, ttl)
 end
 """
 """Lua: `expire_graph(expires, ttl)` gives a new graph (KEYS[1]) the run's `expires` (the
-query's keys' TTL while it runs, shared/retire.py), or `ttl` for a run without one."""
+query's keys' TTL while it runs, shared/stores/retire.py), or `ttl` for a run without one."""
 
 ADD_LUA = VIEW_LUA + GRAPH_TTL_LUA + """
 local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
@@ -167,7 +167,7 @@ for _, id in ipairs(candidates) do if not stored[id] then join = 0 end end
 if join == 1 and not claim('FINALIZE_CLAIM', owner, now) then join = 0 end
 return {'closed', spent, seen, #found, claimed, join}
 """.replace("'EXPIRES'", repr(EXPIRES)).replace(
-    "FINALIZE_CLAIM", "claimed_" + queues.finalize_claim())
+    "FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
 
 
 def step_order(step_id: str) -> tuple:
@@ -234,7 +234,7 @@ class DispatchGraph:
         self._close_script = self.r.register_script(CLOSE_LUA)
 
     def _graph_keys(self, query_id: str) -> list[str]:
-        return [queues.graph_key(query_id), queues.run_key(query_id), queues.steps_key(query_id)]
+        return [naming.graph_key(query_id), naming.run_key(query_id), naming.steps_key(query_id)]
 
     def add_to_graph(self, query_id: str, steps: list[GraphStep],
                      max_steps: int) -> tuple[GraphView, list[str]]:
@@ -261,7 +261,7 @@ class DispatchGraph:
         pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
         fields = ["plan", plan.model_dump_json(exclude_defaults=True),
                   "repairs", json.dumps(repairs), "graph_closed", 1, "plan_mode", mode]
-        args = [self.ttl_s, max_steps, "claimed_" + queues.dispatch_claim(""),
+        args = [self.ttl_s, max_steps, "claimed_" + naming.dispatch_claim(""),
                 len(plan.steps), len(added), status, time.time(), owner,
                 *(s.id for s in plan.steps), *pairs, *fields]
         outcome, spent, view, found, *claims = self._close_script(
@@ -279,9 +279,9 @@ class DispatchGraph:
         read twice."""
         with self.r.pipeline() as p:
             if known is None:
-                p.hgetall(queues.graph_key(query_id))
-            p.hmget(queues.run_key(query_id), _VIEW_FIELDS)
-            p.hkeys(queues.steps_key(query_id))
+                p.hgetall(naming.graph_key(query_id))
+            p.hmget(naming.run_key(query_id), _VIEW_FIELDS)
+            p.hkeys(naming.steps_key(query_id))
             return _graph_view(p.execute(), known)
 
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
@@ -289,7 +289,7 @@ class DispatchGraph:
         run hash (which has its TTL)."""
         if not step_ids:
             return
-        key = queues.run_key(query_id)
+        key = naming.run_key(query_id)
         if len(step_ids) == 1:
             self.r.hsetnx(key, SENT + step_ids[0], at)
             return
@@ -300,8 +300,8 @@ class DispatchGraph:
 
     def dispatched(self, query_id: str) -> dict[str, float]:
         """step id -> unix time its task was sent (kept in `dispatch` once the query is
-        terminal, shared/retire.py)."""
-        raw = self.r.hgetall(queues.run_key(query_id))
+        terminal, shared/stores/retire.py)."""
+        raw = self.r.hgetall(naming.run_key(query_id))
         sent = {k: at for k, (_, _, at) in kept_dispatch(raw.get("dispatch")).items()
                 if at is not None}
         return {**{k: float(v) for k, v in live_fields(raw, SENT).items()}, **sent}
@@ -330,7 +330,7 @@ class DispatchGraph:
                        raw: dict[str, str]) -> dict[str, tuple[int, float | None, float | None]]:
         """step id -> (attempt, reply_started_at, dispatched_at) from the live graph and
         the send times in the run hash `raw`."""
-        graph = self.r.hgetall(queues.graph_key(query_id))
+        graph = self.r.hgetall(naming.graph_key(query_id))
         if not graph:
             return {}
         sent = {k: float(v) for k, v in live_fields(raw, SENT).items()}

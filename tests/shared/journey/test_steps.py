@@ -8,7 +8,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from shared.errors import TransientToolError
 from shared.models import StepTask
-from shared.steps import TRANSIENT_RETRIES, execute
+from shared.journey.steps import TRANSIENT_RETRIES, execute
 from shared.tools import registry
 
 

@@ -10,9 +10,9 @@ import redis
 
 from producers.batch.follow import batch_status
 from producers.api.pages.batches import batch_view
-from shared import queues
-from shared.batch_counts import read_counts, recount
-from shared.batch_store import BatchStore
+from shared import naming
+from shared.stores.batch_counts import read_counts, recount
+from shared.stores.batches import BatchStore
 from shared.models import Answer, Query
 
 
@@ -59,14 +59,14 @@ def test_counters_follow_each_transition_once_and_equal_a_recount(bare_store):
 def test_a_recount_repairs_counters_that_disagree_and_a_gone_record_is_missing(bare_store):
     ids = make_batch(bare_store, "r", 4)
     bare_store.set_status(ids[0], "planning")
-    bare_store.r.delete(queues.run_key(ids[3]))  # expired
-    bare_store.r.hset(queues.batch_counts_key("r"), "queued", 99)  # gone wrong
+    bare_store.r.delete(naming.run_key(ids[3]))  # expired
+    bare_store.r.hset(naming.batch_counts_key("r"), "queued", 99)  # gone wrong
     assert batch_status(BatchStore(bare_store.r, 3600), "r").counts["queued"] == 99
     recount(bare_store.r, "r", 3600)
     s = batch_status(BatchStore(bare_store.r, 3600), "r")
     assert (s.counts["queued"], s.counts["planning"], s.counts["missing"]) == (2, 1, 1)
     assert s.oldest_unfinished["id"] == ids[0] and s.oldest_unfinished["status"] == "planning"
-    assert not bare_store.r.exists(queues.run_key(ids[3])), "a recount recreated a record"
+    assert not bare_store.r.exists(naming.run_key(ids[3])), "a recount recreated a record"
     bare_store.set_status(ids[0], "planning")  # counted under `planning` by the recount
     assert read_counts(bare_store.r, "r").counts["planning"] == 1
 
@@ -96,7 +96,7 @@ def test_latency_percentiles_are_within_a_tenth(bare_store):
     ids = make_batch(bare_store, "lat", 100, created=0.0)
     for i, qid in enumerate(ids):
         # answered i+1 seconds after it was queued (finish stamps the time now)
-        bare_store.r.hset(queues.run_key(qid), "t_queued", time.time() - (i + 1))
+        bare_store.r.hset(naming.run_key(qid), "t_queued", time.time() - (i + 1))
         bare_store.finish(qid, Answer(text="x"))
     s = batch_status(BatchStore(bare_store.r, 3600), "lat")
     assert 50 <= s.p50_s <= 55 and 95 <= s.p95_s <= 105
