@@ -54,7 +54,7 @@ def finalize_query(store: RunStore, query_id: str,
         # Counted once a run is past rendering (or ended early, or raised) and before the
         # answer is stored, once per finalize task (`task_id`): a run killed mid-render or
         # whose ack a Redis crash lost, given back and run again, is not counted twice; a
-        # run of another finalize task would be (there is one: queues.finalize_task_id).
+        # run of another finalize task would be (there is one: naming.finalize_task_id).
         store.count_finalizer_run(query_id, task_id)
     if record.mode == "auto" and not answer.complete and continue_with is not None:
         query = store.query(query_id)

@@ -32,7 +32,7 @@ from shared.errors import ConfigError, StackError
 from shared.stores.auth_dir import AuthDir
 from shared.stack.process import ChildProcess, port_taken
 from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
-from shared.stack.tls import make_auth_dir
+from shared.stores.tls import make_auth_dir
 
 START_TIMEOUT_S = 10.0
 TLS_MIN_VERSION = (7, 0)

@@ -26,7 +26,7 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.redis_server import find_redis_server
-from shared.stack.tls import make_auth_dir
+from shared.stores.tls import make_auth_dir
 from shared.stack.workers import WorkerProcess
 
 from ..conftest import DATA, free_port
