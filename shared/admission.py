@@ -6,7 +6,7 @@ task name as counted, and why) for every message a Chordal worker must not run, 
 the counts of refusals in Redis (`naming.refused_key()`: `count_refusal`, read back by
 `refused_counts` for `chordal status` and the workers page).
 
-The `producers` ACL user may push anything onto the `plan` queue (shared/stores/acl.py
+The `producers` ACL user may push anything onto the `plan` queue (shared/access/acl.py
 cannot look inside a message), so the worker decides what runs. It runs a message only
 when:
 - it is a message a kombu producer writes (JSON with its properties and delivery info,

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from shared.stores.auth_dir import AuthDir
-from shared.stores.urls import mask_url, password_in_userinfo
+from shared.access.auth_dir import AuthDir
+from shared.access.urls import mask_url, password_in_userinfo
 
 MAX_STEPS = 20
 """Default limit on a plan's steps (`CHORDAL_MAX_STEPS`)."""
@@ -49,7 +49,7 @@ class Settings(BaseSettings):
 
     redis_tls: bool = False
     """The embedded Redis speaks TLS only (`rediss://`, certificates checked both ways)
-    and lets in only its ACL users, one per role (shared/stores/acl.py), whose
+    and lets in only its ACL users, one per role (shared/access/acl.py), whose
     certificates and passwords it keeps under `home/tls` (`chordal up --tls`). Needs a
     redis-server 7+ built with TLS (CHORDAL_REDIS_SERVER)."""
 
@@ -323,7 +323,7 @@ class Settings(BaseSettings):
     @property
     def effective_redis_url(self) -> str:
         """The Redis every part uses, a password always in the userinfo (the one form
-        kombu parses and masks; see shared/stores/urls.py), completed from the auth directory
+        kombu parses and masks; see shared/access/urls.py), completed from the auth directory
         for this process's role. Show it only through `mask_url`."""
         url = password_in_userinfo(self.redis_url) if self.redis_url else self.embedded_redis_url
         auth = self.redis_auth

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
 from shared.config import Settings
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 COMMAND = "python -m shared.config_reference"

@@ -43,7 +43,7 @@ return moved
 """
 """KEYS: the lanes' set; ARGV: depth, the lane key prefix, the `plan` queue. The queue
 and the lanes are not declared keys: the `producers` ACL user may only push to and count
-the queue (shared/stores/acl.py), which Redis checks command by command inside the
+the queue (shared/access/acl.py), which Redis checks command by command inside the
 script, and the script needs a Redis that is not a cluster."""
 
 

@@ -20,7 +20,7 @@ from typing import Callable, TypeVar
 import redis
 from kombu.exceptions import OperationalError
 
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 REDIS_DOWN = (redis.ConnectionError, redis.TimeoutError, OperationalError)
 """Errors that mean Redis did not answer (kombu wraps redis-py's as OperationalError)."""

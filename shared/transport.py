@@ -121,7 +121,7 @@ class QoS(kombu_redis.QoS):
         a ping or an inspect (Flower, `chordal up` waiting for its workers), take
         `unacked_mutex` and give back tasks unacknowledged past the
         visibility timeout: that needs `unacked` and every task queue, which the
-        `producers` and `monitoring` ACL users must not have (shared/stores/acl.py).
+        `producers` and `monitoring` ACL users must not have (shared/access/acl.py).
         Only channels that consume a task queue restore; every worker does."""
         if frozenset(naming.TASK_QUEUES).isdisjoint(self.channel.active_queues):
             return None

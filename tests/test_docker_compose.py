@@ -22,7 +22,7 @@ from producers.cli.redis_auth import server_argv
 from producers.cli.settings_report import env_name
 from shared import naming
 from shared.config import Settings
-from shared.stores.auth_dir import AuthDir
+from shared.access.auth_dir import AuthDir
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker" / "compose.yaml"
 PROFILES = ["--profile", "search", "--profile", "cli"]

@@ -6,7 +6,7 @@ PID is this command's): the web UI, the REST API under `/api/` (basic auth requi
 which Flower checks with `hmac.compare_digest`) and Prometheus metrics at `/metrics`,
 on the one address given. Flower's API is open when started without credentials, so
 this command refuses to start without them. It logs in to Redis as the `monitoring`
-ACL user (shared/stores/acl.py), over TLS when the URL is `rediss://` (the TLS options
+ACL user (shared/access/acl.py), over TLS when the URL is `rediss://` (the TLS options
 reach Flower's broker view as `broker_use_ssl`, shared/broker.py).
 
 Flower learns about tasks from the events the workers send (`-E`); it sees the tasks

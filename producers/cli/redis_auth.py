@@ -2,7 +2,7 @@
 speak TLS only and let in only Chordal's ACL users, one per role.
 
 Consumes a directory and the names or addresses clients reach Redis by; produces, in
-the directory (shared/stores/auth_dir.py: kept when run again, so passwords and valid
+the directory (shared/access/auth_dir.py: kept when run again, so passwords and valid
 certificates stay), the CA, the server's certificate and key, a certificate, key and
 password per user, and the ACL file `users.acl` (passwords hashed); prints how to start
 the server and which files each machine needs. No password is printed: each is in its
@@ -18,9 +18,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from shared.stores.acl import OWNER, ROLE_NAMES
-from shared.stores.auth_dir import AuthDir
-from shared.stores import tls
+from shared.access.acl import OWNER, ROLE_NAMES
+from shared.access.auth_dir import AuthDir
+from shared.access import tls
 
 out = Console(soft_wrap=True, highlight=False)
 

@@ -6,7 +6,7 @@ produces one `SettingLine` per field (variable name, JSON-safe value, source: `e
 embedded Redis, the search store, the local model's file and threads) for
 `chordal config`. Masked: every `SecretStr` (`**********`), and the password of any
 URL (`redis://:pass@host` -> `redis://:***@host`, `?password=pass` -> `?password=***`;
-shared/stores/urls.py), so the output can be pasted anywhere.
+shared/access/urls.py), so the output can be pasted anywhere.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import BaseModel, SecretStr
 
 from shared.config import Settings
 from shared.stack.local_llm import BUNDLED_FILE, server_threads
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 SECRET = "**********"
 

@@ -26,7 +26,7 @@ from shared.naming import QUEUE_REACT
 from shared.stack.embedded import REQUIRED_QUEUES, Stack, is_stack_running
 from shared.stack.supervise import Supervisor
 from shared.stores.runs import RunStore
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 from producers.cli.output import err, fail, out, print_record
 
@@ -100,7 +100,7 @@ def worker(role: str = typer.Option("all", "--role", help="planner, executor, fi
     settings = Settings()
     n = concurrency or default_concurrency(role, settings)
     argv = worker_argv(role, f"{role}-{os.getpid()}@%h", pool, n)
-    # a worker logs in as the `workers` ACL user (shared/stores/acl.py)
+    # a worker logs in as the `workers` ACL user (shared/access/acl.py)
     os.execve(sys.executable, argv, {**os.environ, "CHORDAL_REDIS_ROLE": "workers"})
 
 

@@ -60,7 +60,7 @@ from shared.llm.stream_choice import Mode, StreamChoice
 from shared.llm.stream_reader import BrokeOff, Stopped, Streamed, read_stream, whole_body
 from shared.log_lines import clip_line
 from shared.models import LLMCall
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from elasticsearch import (ApiError, AuthorizationException, BadRequestError, El
 
 from shared.config import PUBLICATION_LAG_DAYS
 from shared.errors import ConfigError, SearchUnavailable, StoreError
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 from shared.tables.model import Table
 

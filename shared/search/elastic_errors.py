@@ -24,7 +24,7 @@ from elasticsearch import (ApiError, AuthenticationException, AuthorizationExcep
                            UnsupportedProductError)
 
 from shared.errors import SearchUnavailable, StoreError
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 RETRY_ON_STATUS = (429, 502, 503, 504)
 """HTTP statuses that mean "busy or restarting": retried, then reported as transient."""

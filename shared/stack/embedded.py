@@ -5,7 +5,7 @@ Redis unless `redis_url` names one, with CHORDAL_REDIS_TLS speaking TLS only to 
 users, with `local_llm` the local model server, whose URL and model name the workers get
 as CHORDAL_LLM_*, and one `WorkerProcess` per role, all answering pings) that is torn
 down on exit, on exceptions, on Ctrl-C and on SIGTERM. The workers, and what the stack
-itself does in Redis, run as the `workers` ACL user (shared/stores/acl.py); `redis_url`
+itself does in Redis, run as the `workers` ACL user (shared/access/acl.py); `redis_url`
 is the URL of the caller's role.
 `is_stack_running` tells a producer whether it can enqueue without starting one.
 

@@ -1,6 +1,6 @@
 """The embedded Redis: one `redis-server` child process with AOF persistence.
 
-Consumes a home directory and a loopback port (with an `AuthDir`, shared/stores/auth_dir.py:
+Consumes a home directory and a loopback port (with an `AuthDir`, shared/access/auth_dir.py:
 TLS only, and only its ACL users); produces a running Redis at `url` (the owner's URL
 with TLS) whose data lives in `home/redis/` (`appendonly.aof`, `redis.conf`,
 `redis.pid`) and whose log is `home/logs/redis.log`. The binary is CHORDAL_REDIS_SERVER,
@@ -29,14 +29,14 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from shared.errors import ConfigError, StackError
-from shared.stores.auth_dir import AuthDir
+from shared.access.auth_dir import AuthDir
 from shared.stack.process import ChildProcess, port_taken
 from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
-from shared.stores.tls import make_auth_dir
+from shared.access.tls import make_auth_dir
 
 START_TIMEOUT_S = 10.0
 TLS_MIN_VERSION = (7, 0)
-"""ACL selectors and read-only key patterns (`%R~`, shared/stores/acl.py) are Redis 7."""
+"""ACL selectors and read-only key patterns (`%R~`, shared/access/acl.py) are Redis 7."""
 INSTALL_TLS = ("install a Redis 7+ built with TLS (Debian/Ubuntu: `apt-get install "
                "redis-server`; then stop the service it starts, `service redis-server "
                "stop`) or set CHORDAL_REDIS_SERVER to the path of one")

@@ -34,7 +34,7 @@ from shared.stack.process import ChildProcess
 from shared.recovery import restore_unacked_before
 from shared.stack.workers import WorkerProcess, control_app
 from shared.stores.runs import RunStore
-from shared.stores.urls import mask_url
+from shared.access.urls import mask_url
 
 SWEEP_EVERY_S = 1.0
 MAX_BACKOFF_S = 10.0

@@ -1,5 +1,5 @@
 """Messages nobody should send, through real workers on a Redis that speaks TLS to its
-ACL users (shared/stores/acl.py). The `producers` user may push onto `plan`, and Redis
+ACL users (shared/access/acl.py). The `producers` user may push onto `plan`, and Redis
 cannot look inside what it pushes; the `workers` user (any worker host) may push onto
 every queue. Each worker runs only its queue's own tasks (shared/admission.py):
 

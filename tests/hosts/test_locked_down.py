@@ -1,5 +1,5 @@
 """Locked-down links across test hosts: Redis speaks TLS only, with client certificates,
-and lets in only its ACL users, one per role (shared/stores/acl.py); the workers, the
+and lets in only its ACL users, one per role (shared/access/acl.py); the workers, the
 producers (the CLI and the HTTP API) and the monitoring (Flower, `chordal status`) each
 run on their own host and log in as their role. A question crosses every link; each
 role is refused what it must not do; the API and Flower answer across hosts only with
@@ -20,13 +20,13 @@ import redis
 
 from shared.config import Settings
 from shared.errors import ConfigError
-from shared.stores.acl import USERS
-from shared.stores.auth_dir import AuthDir
+from shared.access.acl import USERS
+from shared.access.auth_dir import AuthDir
 from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.process import ChildProcess, answers_http
 from shared.stack.redis_server import find_redis_server
-from shared.stores.tls import make_auth_dir
+from shared.access.tls import make_auth_dir
 from shared.stack.workers import WorkerProcess
 
 from ..conftest import DATA, free_port

@@ -1,5 +1,5 @@
 """Redis locked down on one host: TLS only (client certificates required) and one ACL user
-per role (shared/stores/acl.py), enforced by a real Redis 7 and exercised by real workers,
+per role (shared/access/acl.py), enforced by a real Redis 7 and exercised by real workers,
 producers and Flower.
 
 - A stack over `rediss://` answers questions, each role logged in as its own user, with
@@ -38,8 +38,8 @@ from shared.config import Settings
 from shared.journey.dispatch import PlanDispatch
 from shared.errors import ConfigError
 from shared.models import Plan, Query
-from shared.stores.acl import ROLE_NAMES, USERS
-from shared.stores.auth_dir import AuthDir
+from shared.access.acl import ROLE_NAMES, USERS
+from shared.access.auth_dir import AuthDir
 from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack

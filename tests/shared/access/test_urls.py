@@ -8,7 +8,7 @@ import pytest
 from kombu import Connection
 
 from shared.config import Settings
-from shared.stores.urls import mask_url, password_in_userinfo
+from shared.access.urls import mask_url, password_in_userinfo
 
 
 @pytest.mark.parametrize("url, shown", [

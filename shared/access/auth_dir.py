@@ -2,14 +2,14 @@
 role, and the ACL file of the server.
 
 Consumes a directory path; produces the URL each role connects with, and the redis.conf
-lines of the server. `make_auth_dir` (shared/stores/tls.py, which has the `openssl` it
+lines of the server. `make_auth_dir` (shared/access/tls.py, which has the `openssl` it
 needs) makes one for the host names or addresses clients reach Redis by. The layout, as
 `chordal redis-auth DIR` and `chordal up --tls` (under `CHORDAL_HOME/tls`) write it:
 
     ca.crt                       the CA both sides check each other's certificate against
     redis.crt, redis.key         the server's certificate (and the CA key, ca.key: keep
     users.acl                    it on the machine that makes certificates); the ACL
-                                 file, passwords hashed (shared/stores/acl.py)
+                                 file, passwords hashed (shared/access/acl.py)
     ROLE.crt, ROLE.key           a client certificate per user (workers, producers,
     ROLE.password                monitoring, owner) and its password (mode 0600)
 

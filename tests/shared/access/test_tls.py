@@ -1,5 +1,5 @@
-"""Certificates made with the openssl command (shared/stores/tls.py) and the auth directory
-they go into (shared/stores/auth_dir.py): a chain both sides verify, the hosts in the server's
+"""Certificates made with the openssl command (shared/access/tls.py) and the auth directory
+they go into (shared/access/auth_dir.py): a chain both sides verify, the hosts in the server's
 certificate, private keys and passwords only their owner reads, and nothing made again
 that is still good. Without openssl the error says how to get it."""
 
@@ -13,9 +13,9 @@ import subprocess
 import pytest
 
 from shared.errors import ConfigError
-from shared.stores.acl import USERS
-from shared.stores.auth_dir import AuthDir
-from shared.stores import tls
+from shared.access.acl import USERS
+from shared.access.auth_dir import AuthDir
+from shared.access import tls
 
 
 def mode(path) -> int:

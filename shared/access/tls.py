@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from shared.errors import ConfigError, StackError
-from shared.stores.acl import USERS, acl_file
-from shared.stores.auth_dir import DEFAULT_HOSTS, AuthDir
+from shared.access.acl import USERS, acl_file
+from shared.access.auth_dir import DEFAULT_HOSTS, AuthDir
 
 CA_DAYS = 3650
 LEAF_DAYS = 825
@@ -162,7 +162,7 @@ def _directory(directory: Path) -> Path:
 def make_auth_dir(auth: AuthDir, hosts: Iterable[str] = DEFAULT_HOSTS) -> AuthDir:
     """Write what is missing in `auth`: the CA, the server's certificate for `hosts`, a
     certificate and a password per user, and the ACL file (always rewritten, so it
-    follows shared/stores/acl.py). Existing passwords and valid certificates stay."""
+    follows shared/access/acl.py). Existing passwords and valid certificates stay."""
     auth.path.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(auth.path / ".lock", "w") as lock:  # two `chordal up`s make one CA
         fcntl.flock(lock, fcntl.LOCK_EX)

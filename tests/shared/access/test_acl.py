@@ -1,4 +1,4 @@
-"""The ACL users per role (shared/stores/acl.py), as data: nothing that wipes, lists,
+"""The ACL users per role (shared/access/acl.py), as data: nothing that wipes, lists,
 reconfigures or stops the server is given to a Chordal role, the ACL file holds no
 password, and docs/operations.md shows exactly these rules. That Redis enforces them is
 tests/integration/test_redis_tls.py."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.stores import acl as redis_acl
-from shared.stores.acl import OWNER, ROLE_NAMES, ROLES, acl_file, markdown_table, tokens
+from shared.access import acl as redis_acl
+from shared.access.acl import OWNER, ROLE_NAMES, ROLES, acl_file, markdown_table, tokens
 
 OPERATIONS = (Path(__file__).resolve().parents[3] / "docs" / "operations.md").read_text()
 FORBIDDEN = ("+flushall", "+flushdb", "+config", "+keys", "+scan", "+debug", "+shutdown",
@@ -78,5 +78,5 @@ def test_the_acl_file_turns_the_default_user_off_and_holds_hashes_not_passwords(
 
 def test_the_operations_page_table_shows_exactly_these_rules():
     assert markdown_table() in OPERATIONS, (
-        "docs/operations.md's ACL table differs from shared/stores/acl.py: paste "
-        "`python -c 'from shared.stores.acl import markdown_table; print(markdown_table())'`")
+        "docs/operations.md's ACL table differs from shared/access/acl.py: paste "
+        "`python -c 'from shared.access.acl import markdown_table; print(markdown_table())'`")

@@ -1,7 +1,7 @@
-"""A `rediss://` URL completed from an auth directory (shared/stores/auth_dir.py): the role's
+"""A `rediss://` URL completed from an auth directory (shared/access/auth_dir.py): the role's
 user, password and certificates, what the URL gives itself kept, and errors that name
 the file and the fix. The files are written by hand here; tests that make them with
-openssl are in tests/shared/stores/test_tls.py."""
+openssl are in tests/shared/access/test_tls.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from kombu.utils.url import parse_url
 
 from shared.config import Settings
 from shared.errors import ConfigError
-from shared.stores.auth_dir import AuthDir
-from shared.stores.urls import mask_url
+from shared.access.auth_dir import AuthDir
+from shared.access.urls import mask_url
 
 
 @pytest.fixture
