@@ -14,9 +14,8 @@ from workers.react import start_loop
 
 
 @chordal_task(naming.TASK_FINALIZE, ignore_result=True)
-def finalize(self, *_legacy, task: dict) -> None:
-    """The answer is built from the run store. (`_legacy`: the step references Celery's
-    chord passed, in messages sent before the join moved to the run store.)"""
+def finalize(self, task: dict) -> None:
+    """The answer is built from the run store."""
     t = FinalizeTask.model_validate(task)
     with ends_query(self, t.query_id, "finalizer failed"):
         # auto mode continues an incomplete answer with ReAct when an LLM is configured

@@ -193,7 +193,3 @@ def send_steps(store: RunStore, query_id: str, tasks: list[StepTask],
         send(task)
     store.mark_dispatched(query_id, [t.step.id for t in tasks], time.time())
 
-
-def graph_steps(query_id: str, plan: Plan) -> list[GraphStep]:
-    """The graph of a whole plan, as PlanDispatch.close adds it to an empty graph."""
-    return Placement(query_id, {}).place_plan(plan)[1]

@@ -41,7 +41,6 @@ if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
 return 1
 """
-COUNT_LUA = _NOW + "return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')"
 
 
 class ConcurrencyLimit:
@@ -57,7 +56,6 @@ class ConcurrencyLimit:
         self.key = key or naming.llm_slots_key()
         self._acquire = client.register_script(ACQUIRE_LUA)
         self._renew = client.register_script(RENEW_LUA)
-        self._count = client.register_script(COUNT_LUA)
 
     def try_acquire(self) -> str | None:
         """A slot's token if one is free now, else None. Nobody renews it: use `slot()`."""
@@ -88,10 +86,6 @@ class ConcurrencyLimit:
 
     def release(self, token: str) -> None:
         self.client.zrem(self.key, token)
-
-    def in_flight(self) -> int:
-        """How many slots are held now (unexpired leases)."""
-        return int(self._count(keys=[self.key]))
 
     @contextlib.contextmanager
     def slot(self, timeout_s: float) -> Iterator[str]:

@@ -31,7 +31,6 @@ from redis.retry import Retry
 from shared.errors import ConfigError, StackError
 from shared.access.auth_dir import AuthDir
 from shared.stack.process import ChildProcess, port_taken
-from shared.stack.process import log_tail  # noqa: F401 - log_tail was public here
 from shared.access.tls import make_auth_dir
 
 START_TIMEOUT_S = 10.0

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
-from shared.journey.dispatch import graph_steps, ready_steps
+from shared.journey.dispatch import ready_steps
 from shared.models import Plan
 from shared.journey.placement import Placement, step_key
 from shared.plan.parse import parse_step
 from shared.stores.graph import GraphView
 
+
+
+def graph_steps(query_id: str, plan) -> list:
+    """The graph of a whole plan, as PlanDispatch.close adds it to an empty graph."""
+    return Placement(query_id, {}).place_plan(plan)[1]
 
 def plan(*steps) -> Plan:
     return Plan.model_validate({"steps": list(steps)})

@@ -29,3 +29,10 @@ def r(redis_server, llm_settings) -> redis.Redis:
     client.delete(key)
     yield client
     client.delete(key)
+
+
+def in_flight(limit) -> int:
+    """How many slots of a `ConcurrencyLimit` are held now (leases not yet run out, by the
+    Redis server's clock)."""
+    seconds, micros = limit.client.time()
+    return int(limit.client.zcount(limit.key, f"({seconds + micros / 1e6}", "+inf"))

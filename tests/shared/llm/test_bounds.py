@@ -17,6 +17,8 @@ from shared.llm.bounds import max_body_bytes
 from shared.llm.client import LLMClient
 from shared.llm.stream_reader import StopReading
 
+from .conftest import in_flight
+
 ASK = [{"role": "user", "content": "What is the answer?"}]
 HUGE = 100_000_000
 """Characters of a flood: a reply no bound of 64 tokens comes near."""
@@ -131,4 +133,4 @@ def test_on_text_raising_stop_reading_ends_the_stream_and_the_call_says_why(
         llm.chat_stream(ASK, purpose="plan 1", on_text=stop_at_the_third)
     assert caught.value.partial == "x" * 12
     assert caught.value.call.error == "stopped: the query is already failed"
-    assert llm.limit.in_flight() == 0
+    assert in_flight(llm.limit) == 0

@@ -14,6 +14,7 @@ from shared.errors import ConfigError, LLMError
 from shared.llm.client import LLMClient
 
 from ...conftest import free_port
+from .conftest import in_flight
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 ASK = [{"role": "user", "content": "What is the answer?"}]
@@ -102,7 +103,7 @@ def test_a_call_holds_a_slot_of_the_shared_limit_so_others_wait(fake_llm, llm_se
     try:
         while not fake_llm.log():  # the first call is in flight
             time.sleep(0.02)
-        assert first.limit.in_flight() == 1
+        assert in_flight(first.limit) == 1
         second = LLMClient(settings, r, slot_timeout_s=0.2)
         with pytest.raises(LLMError, match="CHORDAL_LLM_MAX_CONCURRENCY=1") as caught:
             second.chat(ASK, purpose="second")
@@ -110,7 +111,7 @@ def test_a_call_holds_a_slot_of_the_shared_limit_so_others_wait(fake_llm, llm_se
         assert len(fake_llm.log()) == 1  # the second call never reached the server
     finally:
         done.join()
-    assert first.limit.in_flight() == 0
+    assert in_flight(first.limit) == 0
 
 
 def test_every_request_is_bounded_by_max_tokens_and_a_cut_reply_says_length(

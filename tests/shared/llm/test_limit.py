@@ -16,6 +16,8 @@ import redis
 from shared.errors import LLMError
 from shared.llm.limit import ConcurrencyLimit
 
+from .conftest import in_flight
+
 HOLDER = """
 import sys, time, redis
 from shared.llm.limit import ConcurrencyLimit
@@ -57,7 +59,7 @@ def test_no_more_than_the_limit_hold_slots_at_once_across_clients(make_limit):
     for t in threads:
         t.join()
     assert peak[0] == 2
-    assert make_limit(2).in_flight() == 0
+    assert in_flight(make_limit(2)) == 0
 
 
 def test_acquire_gives_up_after_its_timeout_naming_the_setting_to_raise(make_limit):
@@ -80,7 +82,7 @@ def test_a_slot_held_longer_than_its_lease_is_kept_by_renewal(make_limit):
     limit = make_limit(1, lease_s=0.3)
     with limit.slot(timeout_s=1):
         time.sleep(1.0)  # three leases long
-        assert limit.in_flight() == 1 and limit.try_acquire() is None
+        assert in_flight(limit) == 1 and limit.try_acquire() is None
 
 
 def test_an_unrenewed_lease_expires_and_frees_its_slot(make_limit):

@@ -13,6 +13,8 @@ from shared.errors import LLMError, LLMStreamBroken
 from shared.llm.client import LLMClient
 from shared.llm.stream_choice import refused
 
+from .conftest import in_flight
+
 ASK = [{"role": "user", "content": "What is the answer?"}]
 TEXT = '{"answer": "forty-two, said the replay server"}'  # 47 characters: 12 tokens
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -181,7 +183,7 @@ def test_an_error_raised_by_on_text_propagates_and_frees_the_slot(fake_llm, llm_
 
     with pytest.raises(Enough):
         client.chat_stream(ASK, purpose="test", on_text=stop_at_the_third)
-    assert len(pieces) == 3 and client.limit.in_flight() == 0
+    assert len(pieces) == 3 and in_flight(client.limit) == 0
 
 
 def test_with_streaming_off_every_call_is_a_whole_reply_left_to_the_caller(
