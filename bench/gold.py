@@ -30,7 +30,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 import regex
 
 from shared.models import RunRecord, StepResult
-from shared.tools.quantities import SCALES, parse_quantity
+from shared.tables.quantities import SCALES, parse_quantity
 
 GOLD_SCALES = {"": None, "thousand": 3, "million": 6, "billion": 9, "percent": None}
 _SCALE_WORD = regex.compile(r"\b(thousand|million|billion|trillion)s?\b", regex.I)

@@ -27,10 +27,10 @@ from pathlib import Path
 import regex
 
 from shared.search.periods import find_periods
-from shared.tables.model import Table
+from shared.models.table import Table
 from shared.tables.periods import columns_for
 from shared.tables.read import pdf_lines, table_from_rows, tables_in_words
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 _WORD = regex.compile(r"[a-z0-9]+")
 _STOP = frozenset("the of in and a an to for what was is were are by from on at as with "

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from shared.errors import InputError
 from shared.search.document import PAGE_BREAK
-from shared.tables.model import Table
+from shared.models.table import Table
 from shared.tables.read import tables_from_rows
 
 BLOCKS = frozenset("""address article aside blockquote br caption dd div dl dt figcaption figure

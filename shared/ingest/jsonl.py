@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shared.errors import InputError, quoted
-from shared.tables.model import Table
+from shared.models.table import Table
 from shared.tables.read import tables_from_rows, tables_in_text
 
 from shared.search.document import PAGE_BREAK, Document, describe

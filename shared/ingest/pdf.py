@@ -20,7 +20,7 @@ from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
 from shared.errors import InputError
 from shared.search.document import PAGE_BREAK
-from shared.tables.model import Table
+from shared.models.table import Table
 from shared.tables.read import tables_in_words
 
 from .layout import Placed, char_width, laid_out, lines_of

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import regex
 
 from shared.search.terms import stem, words
-from shared.tables.model import Cell, Row, Table
+from shared.models.table import Cell, Row, Table
 
 from .metric import When
 

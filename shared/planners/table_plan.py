@@ -31,7 +31,7 @@ from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
 from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
-from shared.tables.model import Table
+from shared.models.table import Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words

@@ -26,7 +26,7 @@ from jinja2.bccache import Bucket
 from shared.models import DOMAINS, Answer, Evidence, Footnote, Plan, StepResult
 from shared.models.quantity import Quantity
 from shared.tools.numbers import parse_number
-from shared.tools.quantities import display, rescale
+from shared.tables.quantities import display, rescale
 
 from . import chain, isolated, labels, period
 from .cited import CitedList, cite, cite_figure, kind, show, union

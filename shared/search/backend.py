@@ -17,7 +17,7 @@ from shared.errors import ConfigError
 
 from .dates import DateRange
 from .document import Document
-from shared.tables.model import Table
+from shared.models.table import Table
 from .fit import Window
 from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match
 

@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict
 from shared import naming
 from shared.errors import ConfigError, StoreError
 
-from shared.tables.model import Table
+from shared.models.table import Table
 
 from .backend import DateRange, Hit, Match, SearchBackend, Window
 from .document import Document

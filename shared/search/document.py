@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from shared.errors import InputError, quoted
 from shared.models import Evidence
 from shared.models.fields import Text
-from shared.tables.model import Table
+from shared.models.table import Table
 
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope
 from .periods import named_period

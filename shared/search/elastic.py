@@ -38,7 +38,7 @@ from shared.config import PUBLICATION_LAG_DAYS
 from shared.errors import ConfigError, SearchUnavailable, StoreError
 from shared.access.urls import mask_url
 
-from shared.tables.model import Table
+from shared.models.table import Table
 
 from .backend import DateRange, Hit, Match, Window
 from .document import Document

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from shared.tables.model import Table
+from shared.models.table import Table
 
 from .backend import Hit, Window
 from .document import FIELDS, Document, page_spans

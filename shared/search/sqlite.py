@@ -44,7 +44,7 @@ from pydantic import ValidationError
 
 from shared.config import PUBLICATION_LAG_DAYS
 from shared.errors import StoreError
-from shared.tables.model import Table
+from shared.models.table import Table
 
 from .backend import Hit
 from .dates import DateRange

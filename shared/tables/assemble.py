@@ -24,9 +24,9 @@ from decimal import Decimal
 import regex
 
 from shared.models.quantity import Quantity
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
-from .model import Cell, Column, Row, Table
+from shared.models.table import Cell, Column, Row, Table
 from .periods import MARK, period_context, period_of
 from .units import PEOPLE, PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 

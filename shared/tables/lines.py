@@ -20,7 +20,7 @@ from typing import Any
 
 import regex
 
-from shared.tools.quantities import DASHES, parse_quantity
+from shared.tables.quantities import DASHES, parse_quantity
 
 from .periods import YEAR_CELL
 

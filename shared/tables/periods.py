@@ -38,7 +38,7 @@ from shared.search.dates import DateRange, format_scope, parse_scope
 from shared.search.periods import find_periods
 from shared.search.terms import stem, stems, words
 
-from .model import Table
+from shared.models.table import Table
 
 _F = regex.IGNORECASE | regex.VERSION1
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from shared.errors import InputError
 
 from .assemble import assemble
-from .model import Table
+from shared.models.table import Table
 from .rows import read_rows
 from .lines import Word, pdf_lines, text_lines
 from .words import tables_in_lines

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import regex
 
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 from .assemble import Line
 from .periods import COMPARE, YEAR_CELL, period_of

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import regex
 
-from shared.tools.quantities import CURRENCIES
+from shared.tables.quantities import CURRENCIES
 
 _SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _F = regex.IGNORECASE | regex.VERSION1

@@ -19,7 +19,7 @@ import regex
 from .assemble import Line, assemble
 from .header import area_of, column_of, header_of, label_only, notes_of, text_in
 from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
-from .model import Table
+from shared.models.table import Table
 from .units import scale_in
 
 __all__ = ["tables_in_lines"]

@@ -43,7 +43,7 @@ from shared.models.quantity import Quantity
 from .capture_shape import capture_shape
 from .entities import find_dates
 from .figures import not_alone
-from .quantities import CURRENCIES, DASHES, is_year, parse_quantity, unit_statement
+from shared.tables.quantities import CURRENCIES, DASHES, is_year, parse_quantity, unit_statement
 
 Asked = Literal["money", "percent", "number", "date", "amount", "year", "text"]
 UNIT_LINES = 100

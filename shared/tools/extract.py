@@ -50,7 +50,7 @@ from .captures import Asked, Verdict, asked_for, judge
 from .cells.request import check_row
 from .patterns import (DEFAULT_TIMEOUT_S, FLAGS, check_pattern, compile_pattern,
                        literal_words, search, timeout_error)
-from .quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 __all__ = ["DEFAULT_TIMEOUT_S", "FLAGS", "MAX_PASSED_OVER", "check_extract", "run_extract"]
 

@@ -10,7 +10,7 @@ from datetime import date
 from shared.models import Evidence, Plan, StepResult
 from shared.models.quantity import Quantity
 from shared.render import render_answer, uncited_numbers
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 TODAY = date(2024, 6, 15)
 FILING = Evidence(doc_id="pati-10k-2023", title="Patriot Transportation Holding 10-K 2023",

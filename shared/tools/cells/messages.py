@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from shared.errors import ToolError
 from shared.models import Evidence, ExtractStep
-from shared.tables.model import Row, Table
+from shared.models.table import Row, Table
 
 from ..rows import label_words, likeness
 from .request import Request, item_names, period_text, request_of

@@ -14,11 +14,11 @@ import regex
 from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
-from shared.tables.model import Cell, Column, Row, Table
+from shared.models.table import Cell, Column, Row, Table
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 from ..rows import FILLERS, Fit, Label, aside_words, fit, in_context, label_words
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.tables.model import Table
+from shared.models.table import Table
 
 DATA = Path(__file__).parent / "data"
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from shared.tables.model import Column, Table
+from shared.models.table import Column, Table
 from shared.tables.periods import columns_for, period_context, period_of
 from shared.tables.read import table_from_rows
 

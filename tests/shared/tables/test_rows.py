@@ -11,7 +11,7 @@ import pytest
 from bench.tables import locate, question_period
 from shared.tables.periods import columns_for
 from shared.tables.read import table_from_rows, tables_from_rows
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 
 from .conftest import DATA, row
 

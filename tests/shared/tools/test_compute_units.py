@@ -15,7 +15,7 @@ from shared.errors import ToolError
 from shared.models import ArbitrateStep, ComputeStep, IfStep, MergeStep, StepResult
 from shared.models.quantity import Quantity
 from shared.tools.compute import evaluate, run_compute
-from shared.tools.quantities import display, parse_quantity
+from shared.tables.quantities import display, parse_quantity
 from shared.tools.registry import run_tool
 
 EQUITY = parse_quantity("35,417", unit="USD", scale=3)   # Total shareholders' equity

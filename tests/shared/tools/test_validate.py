@@ -6,7 +6,7 @@ import pytest
 
 from shared.errors import ToolError
 from shared.models import Evidence, ValidateStep
-from shared.tools.quantities import parse_quantity
+from shared.tables.quantities import parse_quantity
 from shared.tools.validate import run_validate
 
 OFFICIAL = Evidence(doc_id="q3", title="Tesla Q3 2023 Financial Report", date="2023-09-30",

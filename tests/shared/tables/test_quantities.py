@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from shared.tools.quantities import display, is_year, parse_quantity, rescale, unit_statement
+from shared.tables.quantities import display, is_year, parse_quantity, rescale, unit_statement
 
 CELLS = [  # text, the table's unit and scale -> kind, amount, unit, scale
     ("(9,576)", "USD", 3, ("money", Decimal(-9576), "USD", 3)),
