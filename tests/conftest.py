@@ -31,6 +31,7 @@ import redis
 from shared import naming
 from shared.broker import make_celery
 from shared.config import Settings
+from shared.journey.placement import Placement
 from shared.models import Plan, Query, RunRecord
 from shared.search import open_backend
 from shared.ingest import load_jsonl
@@ -95,6 +96,11 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def graph_steps(query_id: str, plan: Plan) -> list:
+    """The dispatch graph of a whole plan, as PlanDispatch.close adds it to an empty one."""
+    return Placement(query_id, {}).place_plan(plan)[1]
 
 
 def peak_mb(pid: int) -> float:

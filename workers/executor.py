@@ -20,7 +20,7 @@ from shared import naming
 from shared.journey.dispatch import joined, next_steps, send_steps
 from shared.stores.graph import GraphView
 from shared.models import GraphStep, StepResult, StepTask
-from shared.stores.runs import StoredStep
+from shared.stores.step_results import StoredStep
 from shared.journey.steps import error_result, run_step, step_base
 from workers.app import log, run_store, search_backend, settings
 from workers.boundary import chordal_task

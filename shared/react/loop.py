@@ -29,7 +29,8 @@ from shared.config import Settings
 from shared.errors import LLMError
 from shared.models import TERMINAL, Query, ReactIteration, StepResult
 from shared.search import SearchBackend
-from shared.stores.runs import RunStore, step_order
+from shared.stores.graph import step_order
+from shared.stores.runs import RunStore
 from shared.stores.texts import TextReader
 
 from .act import run_action

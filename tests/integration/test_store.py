@@ -7,10 +7,12 @@ import time
 import pytest
 
 from shared import naming
-from shared.journey.dispatch import PlanDispatch, graph_steps, joined, next_steps
+from shared.journey.dispatch import PlanDispatch, joined, next_steps
 from shared.errors import PlanError
 from shared.models import GetStep, Plan, Query, StepTask
 from shared.journey.steps import error_result, run_step, step_base
+
+from ..conftest import graph_steps
 
 pytestmark = pytest.mark.integration
 

@@ -9,11 +9,9 @@ from shared.journey.placement import Placement, step_key
 from shared.plan.parse import parse_step
 from shared.stores.graph import GraphView
 
+from ...conftest import graph_steps
 
 
-def graph_steps(query_id: str, plan) -> list:
-    """The graph of a whole plan, as PlanDispatch.close adds it to an empty graph."""
-    return Placement(query_id, {}).place_plan(plan)[1]
 
 def plan(*steps) -> Plan:
     return Plan.model_validate({"steps": list(steps)})

@@ -1,0 +1,113 @@
+"""A query's record, read from the run store: consumes its run hash, step results,
+iterations, model calls and dispatch lines; produces the `RunRecord` that `chordal show`,
+the API and the pages print, the lighter one the finalizer reads, what a watcher has not
+seen yet (the event streams), and the wait for a query to end. `RunStore` inherits it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from shared import naming
+from shared.models import Answer, Plan, ReactIteration, RunRecord, StepResult
+from shared.stores.graph import step_order
+
+
+class Records:
+    """The run store's reads of whole records (`self.r`; `llm_calls` of `ModelCalls`,
+    `_dispatch` of `DispatchGraph`)."""
+
+    def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
+                 iterations_seen: set[str]) -> tuple[dict, dict[str, str], dict[str, str]]:
+        """What a watcher has not seen yet: `fields` of the run hash (None where unset),
+        and the JSON of every stored step and iteration not in `steps_seen` and
+        `iterations_seen`, in step order and by number. The fields and which steps and
+        iterations exist are read in one MULTI/EXEC, so they agree."""
+        run, steps, its = (naming.run_key(query_id), naming.steps_key(query_id),
+                           naming.iterations_key(query_id))
+        with self.r.pipeline() as p:
+            p.hmget(run, fields)
+            p.hkeys(steps)
+            p.hkeys(its)
+            head, step_ids, iteration_ns = p.execute()
+        new_steps = sorted(set(step_ids) - steps_seen, key=step_order)
+        new_its = sorted(set(iteration_ns) - iterations_seen, key=int)
+        return (dict(zip(fields, head)),
+                dict(zip(new_steps, self.r.hmget(steps, new_steps))) if new_steps else {},
+                dict(zip(new_its, self.r.hmget(its, new_its))) if new_its else {})
+
+    def record(self, query_id: str) -> RunRecord | None:
+        with self.r.pipeline(transaction=False) as p:
+            p.hgetall(naming.run_key(query_id))
+            p.hgetall(naming.steps_key(query_id))
+            p.hgetall(naming.iterations_key(query_id))
+            raw, steps_raw, its_raw = p.execute()
+        if not raw or "query" not in raw:
+            return None
+        # Only the question and mode are read, not the whole Query: a record stays
+        # readable when a field of it no longer validates (a deadline stored as null).
+        query = json.loads(raw["query"])
+        plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
+        steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
+        plan_ids = [s.id for s in plan.steps] if plan else []
+        order = plan_ids + sorted(set(steps) - set(plan_ids), key=step_order)  # ReAct results: R1, R2, …
+        return RunRecord(
+            query_id=query_id,
+            question=query.get("question", ""),
+            status=raw.get("status", "queued"),
+            planner=plan.planner if plan else raw.get("planner"),
+            plan=plan,
+            problems=json.loads(raw.get("problems", "[]")),
+            repairs=json.loads(raw.get("repairs", "[]")),
+            steps=[steps[s] for s in order if s in steps],
+            answer=Answer.model_validate_json(raw["answer"]) if raw.get("answer") else None,
+            error=raw.get("error"),
+            timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
+            usage={k[6:]: int(v) for k, v in raw.items() if k.startswith("usage_")},
+            mode=query.get("mode", "rewoo"),
+            # every LLM call counts itself in `usage_calls` (add_llm_call)
+            llm_calls=self.llm_calls(query_id) if "usage_calls" in raw else [],
+            iterations=sorted((ReactIteration.model_validate_json(v)
+                               for v in its_raw.values()), key=lambda it: it.n),
+            plan_mode=raw.get("plan_mode"),
+            dispatch=self._dispatch(query_id, plan_ids, raw),
+            finalizer_runs=int(raw.get("finalizer_runs", 0)),
+        )
+
+    def to_finalize(self, query_id: str) -> RunRecord | None:
+        """What the finalizer reads of a query, in one round trip: the record with its
+        question, mode, status, plan, step results (in plan order) and ReAct iterations,
+        without its LLM calls and dispatch lines. None when there is no query."""
+        with self.r.pipeline(transaction=False) as p:
+            p.hgetall(naming.run_key(query_id))
+            p.hgetall(naming.steps_key(query_id))
+            p.hgetall(naming.iterations_key(query_id))
+            raw, steps_raw, its_raw = p.execute()
+        if not raw or "query" not in raw:
+            return None
+        query = json.loads(raw["query"])
+        plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
+        steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
+        order = [s.id for s in plan.steps] if plan else []
+        order += sorted(set(steps) - set(order), key=step_order)
+        return RunRecord(
+            query_id=query_id, question=query.get("question", ""),
+            status=raw.get("status", "queued"), plan=plan, mode=query.get("mode", "rewoo"),
+            steps=[steps[s] for s in order if s in steps],
+            iterations=sorted((ReactIteration.model_validate_json(v)
+                               for v in its_raw.values()), key=lambda it: it.n))
+
+    def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
+        """Block until the query is terminal or `timeout_s` passes; return its record."""
+        deadline = time.monotonic() + timeout_s
+        done = naming.done_key(query_id)
+        while True:
+            if self.r.hget(naming.run_key(query_id), "terminal"):
+                return self.record(query_id)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self.record(query_id)
+            # a list moved onto itself wakes the waiter and leaves the item for others
+            if self.r.blmove(done, done, max(0.01, min(left, 1.0)), "RIGHT", "LEFT"):
+                return self.record(query_id)
