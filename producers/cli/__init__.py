@@ -3,7 +3,8 @@
 - ask.py: ask, show, debug; stack.py: up, worker, demo, fake-llm;
 - batch.py: enqueue, status, wait, results, cancel; index.py: index;
 - api.py: api; flower.py: flower; config.py: config; local_llm.py: local-llm;
-  redis_auth.py: redis-auth; output.py: how records and errors are printed.
+  redis_auth.py: redis-auth; output.py: how records and errors are printed;
+  settings_report.py: every effective setting and where it came from (`chordal config`).
 
 Bad input (a missing file, a malformed line, an invalid plan) prints one clear message
 naming the line or field and exits with code 2, having written nothing.

@@ -3,8 +3,9 @@ metadata given for them (options, a sidecar JSON: metadata.py), produce validate
 Documents with their pages and tables, or an InputError naming the file and the fix.
 
 `files_of(paths)` lists the files to read (a directory: the readable files under it);
-`read_file(path, options)` reads one by its suffix: a PDF (pdf.py) or an HTML page
-(html.py) is one document, a JSON Lines file (jsonl.py) one a line.
+`read_file(path, options)` reads one by its suffix: a PDF (pdf.py, its columns of text
+laid out by layout.py) or an HTML page (html.py) is one document, a JSON Lines file
+(jsonl.py) one a line.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@
     reply_schema.py  the tool names -> the strict JSON schema of one reply
     seed.py     a ReWOO plan's results and gaps -> the first prompt of auto mode
     answer.py   the final text (or a stopped loop) + results -> the cited Answer
+    support.py  whether that text rests on what the loop read, or the feedback to send
     loop.py     react_step(query, n, store, client, backend, settings): one iteration
     leases.py   leases of running iterations; resume_stalled re-sends dead workers' loops
 

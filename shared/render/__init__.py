@@ -8,6 +8,7 @@
     redact.py   masking of patient identifiers (domain medical)
     sandbox.py  the Jinja2 sandbox with a render budget and size limits on * and **
     check.py    uncited_numbers: numbers from values that lack a marker
+    isolated.py the render in a child process bounded in time and memory
 
 Names every answer template sees, besides each step variable by bare name (`{{ Y }}`):
 
