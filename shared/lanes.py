@@ -7,7 +7,7 @@ the `plan` queue (shared/transport.py); produces a `plan` queue that holds at mo
 goes next, a batch new to the set goes first once, and a lane found empty leaves the
 set, all in one Lua script, so a message is in a lane or in the queue, never both nor
 neither. Whoever makes room refills: the batch sender after each chunk, the planner as it
-takes a batch's query, every worker's heartbeat.
+takes a batch's query, every worker's lane feed.
 
 Planners take from `plan` as ever (one queue, BLMOVE into the in-flight list): acks,
 visibility and the recovery of held messages never see a lane.

@@ -13,7 +13,7 @@ This module records it. Consumes the broker's Redis; produces, in the same Redis
   every message a worker received and has not finished (`Presence.hold` when the
   message arrives; forgotten when it is acknowledged, shared/transport.py `ACK_LUA`).
 
-`recover_dead_workers`, which every worker runs (workers/presence.py), takes each
+`recover_dead_workers`, which every worker runs (workers/services/recovery.py), takes each
 instance whose heartbeat is `dead_after_s` old and, for each message it held, moves the
 message from `unacked` back to the head of its queue: kombu's own restore, done early.
 One Redis transaction watches both hashes, so a message is restored only while the dead

@@ -27,14 +27,15 @@ queue, as BLMOVE takes one source); a single question's messages (priority 0) ar
 pushed to the end of the list that is taken next, a batch's (`naming.BATCH_PRIORITY`)
 to the other end, and a batch's plan messages wait in their batch's lane until
 shared/lanes.py moves them to the `plan` queue, round robin. A worker consuming several
-queues (`--role all`), and any process that did not `set_owner`, uses BRPOP as before.
+queues (`--role all`), and any process whose `Custody` names no owner, uses BRPOP as
+before.
 
 Lost message: kombu takes a message off its queue (BRPOP) and then, in a second
 command, records it in the `unacked` hash. A connection that drops between the two
 leaves the message in the worker's hands only, and kombu drops it there: the query it
 belonged to waited for its deadline. Here such a message is kept in the process
-(`orphans`) and pushed back to the head of its queue once the worker is connected again
-(`restore_orphans`, called by workers/presence.py).
+(`Custody`) and pushed back to the head of its queue once the worker is connected again
+(`restore_orphans`, called by workers/services/giveback.py).
 
 On connection loss, Celery's consumer collects the broken connection, which detaches
 its channel from the transport, and goes on to use that channel: closing it (which
@@ -44,7 +45,7 @@ finish afterwards. Each needs the detached connection's host, fails with
 Celery treats that as unrecoverable: the worker process ends. Here a detached channel
 raises a Redis `ConnectionError` instead, which kombu and Celery handle as the
 connection loss it is: the restore is skipped (the messages stay in Redis' `unacked`
-hash; the reconnected worker gives back those it was not running, workers/presence.py)
+hash; the reconnected worker gives back those it was not running, workers/services/)
 and the acknowledgement is logged as failed (Redis delivers the message again after the
 visibility timeout, or `chordal up` after a restart; a rerun is harmless).
 
@@ -94,25 +95,58 @@ return 1
 """
 """An acknowledged message forgotten: its `unacked` record, index entry and held record.
 KEYS: unacked index, unacked, held; ARGV: the delivery tag."""
-_scripts: dict[str, object] = {}
 
 
-def _script(client, source: str):
-    """`source` as a redis-py Script (EVALSHA, loaded again after a Redis restart)."""
-    script = _scripts.get(source)
-    if script is None:
-        script = _scripts[source] = client.register_script(source)
-    return script
-_orphans: list[tuple[dict, str, str]] = []
-_orphans_lock = threading.Lock()
-_owner: str | None = None
+class Custody:
+    """What the channels of one process hold on to: the worker instance they take
+    messages for (`owner`; None in a process that is no worker: BRPOP, nothing recorded
+    held) and the messages taken off a queue as a connection dropped (the orphans),
+    kept until a connection pushes them back. One per process (`Transport.custody`):
+    a message orphaned by one connection goes back through the next, and every
+    connection of a worker takes for that worker."""
 
+    def __init__(self) -> None:
+        self.owner: str | None = None
+        self._orphans: list[tuple[dict, str, str]] = []
+        self._lock = threading.Lock()
 
-def set_owner(instance: str) -> None:
-    """Name this process's worker instance (shared/recovery.py), so that its channels
-    take messages into its in-flight list and record them as held as they arrive."""
-    global _owner
-    _owner = instance
+    def claim(self, owner: str) -> None:
+        """Take messages for worker instance `owner` (shared/recovery.py): into its
+        in-flight list, recorded as held by it as they arrive."""
+        self.owner = owner
+
+    def keep(self, payload: dict, exchange: str, routing_key: str) -> None:
+        """Keep a message taken off its queue and recorded nowhere."""
+        with self._lock:
+            self._orphans.append((payload, exchange, routing_key))
+
+    def orphans(self) -> int:
+        """How many received messages wait to be pushed back to their queue."""
+        with self._lock:
+            return len(self._orphans)
+
+    def restore(self, channel) -> int:
+        """Push every orphan back to the head of its queue through `channel` (a
+        connected kombu Redis channel), once: a copy in `unacked` (the record was
+        written, only its reply lost) is removed in the same transaction. Returns how
+        many; what cannot be pushed stays for the next call."""
+        with self._lock:
+            taken, self._orphans[:] = list(self._orphans), []
+        done = 0
+        try:
+            with channel.conn_or_acquire() as client:
+                for payload, exchange, routing_key in taken:
+                    with client.pipeline() as pipe:  # one transaction
+                        # recorded after all (only the reply was lost): take that copy out
+                        channel.qos._remove_from_indices(
+                            payload["properties"]["delivery_tag"], pipe)
+                        channel._do_restore_message(payload, exchange, routing_key, pipe)
+                        pipe.execute()
+                    done += 1
+        finally:
+            with self._lock:
+                self._orphans[:0] = taken[done:]
+        return done
 
 
 class QoS(kombu_redis.QoS):
@@ -132,8 +166,7 @@ class QoS(kombu_redis.QoS):
             self._record(message, delivery_tag)
         except redis.ConnectionError:  # taken off the queue, not recorded as unacked
             delivery = message.delivery_info
-            with _orphans_lock:
-                _orphans.append((message._raw, delivery["exchange"], delivery["routing_key"]))
+            self.channel.custody.keep(message._raw, delivery["exchange"], delivery["routing_key"])
             raise  # the consumer never sees it and reconnects
 
     def _record(self, message, delivery_tag) -> None:
@@ -144,28 +177,29 @@ class QoS(kombu_redis.QoS):
         received = getattr(self.channel, "_received", None)
         if received is None:
             return super().append(message, delivery_tag)
+        owner = self.channel.custody.owner
         delivery = message.delivery_info
         exchange, routing_key = delivery["exchange"], delivery["routing_key"]
         headers = (message._raw or {}).get("headers") or {}
         held = routing_key != naming.QUEUE_REACT  # ReAct iterations have leases instead
-        value = naming.held_value(_owner, routing_key, headers.get("task", ""),
+        value = naming.held_value(owner, routing_key, headers.get("task", ""),
                                   headers.get("id", "")) if held else ""
         with self.channel.conn_or_acquire() as client:
-            _script(client, RECORD_LUA)(
-                keys=[self.unacked_index_key, self.unacked_key, naming.inflight_key(_owner),
+            self.channel.script(client, RECORD_LUA)(
+                keys=[self.unacked_index_key, self.unacked_key, naming.inflight_key(owner),
                       naming.held_messages_key(), naming.workers_key()],
                 args=[delivery_tag, time(), dumps([message._raw, exchange, routing_key]),
-                      received, value, _owner], client=client)
-        message.held_recorded = held  # so workers/presence.py does not record it again
+                      received, value, owner], client=client)
+        message.held_recorded = held  # so the heartbeat does not record it again
         virtual.QoS.append(self, message, delivery_tag)
 
     def ack(self, delivery_tag):
         """kombu's, and the held record forgotten in the same script (a worker's only:
         other processes hold nothing)."""
-        if _owner is None:
+        if self.channel.custody.owner is None:
             return super().ack(delivery_tag)
         with self.channel.conn_or_acquire() as client:
-            _script(client, ACK_LUA)(
+            self.channel.script(client, ACK_LUA)(
                 keys=[self.unacked_index_key, self.unacked_key, naming.held_messages_key()],
                 args=[delivery_tag], client=client)
         virtual.QoS.ack(self, delivery_tag)
@@ -174,38 +208,19 @@ class QoS(kombu_redis.QoS):
         """kombu's, and the held record forgotten (a message given back to its queue is
         held by whoever takes it next)."""
         super().reject(delivery_tag, requeue)
-        if _owner is not None:
+        if self.channel.custody.owner is not None:
             with self.channel.conn_or_acquire() as client:
                 client.hdel(naming.held_messages_key(), delivery_tag)
 
 
 def orphans() -> int:
-    """How many received messages wait to be pushed back to their queue."""
-    with _orphans_lock:
-        return len(_orphans)
+    """How many received messages of this process wait to be pushed back to their queue."""
+    return Transport.custody.orphans()
 
 
 def restore_orphans(channel) -> int:
-    """Push every orphaned message back to the head of its queue through `channel` (a
-    connected kombu Redis channel), once: a copy in `unacked` (the record was written,
-    only its reply lost) is removed in the same transaction. Returns how many; what
-    cannot be pushed stays for the next call."""
-    with _orphans_lock:
-        taken, _orphans[:] = list(_orphans), []
-    done = 0
-    try:
-        with channel.conn_or_acquire() as client:
-            for payload, exchange, routing_key in taken:
-                with client.pipeline() as pipe:  # one transaction
-                    # recorded after all (only the reply was lost): take that copy out
-                    channel.qos._remove_from_indices(payload["properties"]["delivery_tag"], pipe)
-                    channel._do_restore_message(payload, exchange, routing_key, pipe)
-                    pipe.execute()
-                done += 1
-    finally:
-        with _orphans_lock:
-            _orphans[:0] = taken[done:]
-    return done
+    """Push the orphans of `channel`'s process back through it (`Custody.restore`)."""
+    return channel.custody.restore(channel)
 
 
 def restore_inflight(channel, instance: str, queue: str) -> int:
@@ -236,6 +251,21 @@ class Channel(kombu_redis.Channel):
     _received: bytes | None = None
     _shared_client: redis.Redis | None = None
 
+    def __init__(self, *args, **kwargs):
+        self._scripts: dict[str, object] = {}
+        super().__init__(*args, **kwargs)
+
+    @property
+    def custody(self) -> Custody:
+        return self.connection.custody
+
+    def script(self, client, source: str):
+        """`source` as a redis-py Script (EVALSHA, loaded again after a Redis restart)."""
+        script = self._scripts.get(source)
+        if script is None:
+            script = self._scripts[source] = client.register_script(source)
+        return script
+
     def _create_client(self, asynchronous=False):
         """kombu's, with one client kept per connection pool on the synchronous side:
         kombu builds a redis-py client for every publish, event, record and
@@ -254,7 +284,7 @@ class Channel(kombu_redis.Channel):
     def _inflight_queue(self) -> str | None:
         """The one queue this channel takes into the in-flight list, or None (BRPOP)."""
         active = list(self.active_queues)
-        if _owner is None or self.global_keyprefix or list(self.priority_steps) != [0] \
+        if self.custody.owner is None or self.global_keyprefix or list(self.priority_steps) != [0] \
                 or len(active) != 1:
             return None
         return active[0]
@@ -267,8 +297,9 @@ class Channel(kombu_redis.Channel):
         timeout = self.brpop_timeout if timeout is None else timeout
         self._in_poll = self.client.connection
         self._brpop_sent_at = monotonic()
-        self.client.connection.send_command("BLMOVE", queue, naming.inflight_key(_owner),
-                                            "RIGHT", "LEFT", timeout or 0)
+        inflight = naming.inflight_key(self.custody.owner)
+        self.client.connection.send_command("BLMOVE", queue, inflight, "RIGHT", "LEFT",
+                                            timeout or 0)
 
     def basic_consume(self, queue, *args, **kwargs):
         """kombu's, with each message delivered marked with the queue it was taken from
@@ -322,7 +353,7 @@ class Channel(kombu_redis.Channel):
         refused = admission.Refusal(admission.MALFORMED, admission.NOT_A_MESSAGE)
         with self.conn_or_acquire() as client, client.pipeline() as pipe:
             if self._moving_from is not None:
-                pipe.lrem(naming.inflight_key(_owner), 1, item)
+                pipe.lrem(naming.inflight_key(self.custody.owner), 1, item)
             if queue in naming.TASK_QUEUES:  # a control reply queue's reader may not write
                 admission.count_refusal(pipe, queue, refused)
             pipe.execute()
@@ -368,6 +399,8 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+    custody = Custody()
+    """The process's custody, the same through every connection (`Custody`)."""
 
 
 def install() -> None:

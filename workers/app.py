@@ -4,9 +4,10 @@ Start a worker with `chordal worker --role ROLE` (or `celery -A workers.app:app 
 -Q QUEUES`). Importing this module builds nothing: the worker imports the task modules
 (`TASK_MODULES`, the app's `include`) as it starts, and the process's Settings are
 built once, from `CHORDAL_*`, by the first call of `settings()` (the app's
-configuration is the first). Every role registers every task and connects every signal,
-and runs from each queue only that queue's own tasks (workers/consumer.py refuses the
-rest).
+configuration is the first). Every role registers every task and runs from each queue
+only that queue's own tasks (workers/consumer.py refuses the rest); the background
+services (workers/services/) are bootsteps of the app's worker and consumer, loaded as a
+worker starts.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from shared.log_lines import BoundedLines
 from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
 from shared.stores.runs import RunStore
+from workers import services
 
-TASK_MODULES = ("workers.planner", "workers.executor", "workers.finalizer", "workers.react",
-                "workers.presence")
-"""Imported by the worker as it starts; each registers its tasks or signals on `app`."""
+TASK_MODULES = ("workers.planner", "workers.executor", "workers.finalizer", "workers.react")
+"""Imported by the worker as it starts; each registers its tasks on `app`."""
 log = logging.getLogger("chordal.workers")
 
 
@@ -41,6 +42,8 @@ def settings() -> Settings:
 
 app = make_celery(settings, include=TASK_MODULES)
 app.conf.worker_consumer = "workers.consumer:Consumer"  # runs only each queue's own tasks
+app.steps["worker"].update(services.WORKER_STEPS)
+app.steps["consumer"].update(services.CONSUMER_STEPS)
 
 
 @after_setup_logger.connect

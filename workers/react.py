@@ -8,25 +8,21 @@ a redelivered or re-sent task never enqueues twice; the iteration's state is in 
 store, so such a task just moves on. `start_loop` hands a query to the loop (the
 planner for mode=react, the finalizer for an incomplete answer in mode=auto).
 
-Every react worker also runs a resumer thread: every `react_lease_s / 2` seconds it
-re-sends the loops whose lease expired, i.e. whose worker died mid-iteration.
+The loops whose worker died mid-iteration are sent again by the ReAct resumer
+(workers/services/resumer.py).
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-import time
-
-from celery.signals import worker_ready
 
 from shared import naming
 from shared.errors import ChordalError, StoreError
 from shared.models import Query, ReactTask
-from shared.react.leases import Leases, resume_stalled
+from shared.react.leases import Leases
 from shared.react.loop import react_step as run_iteration
 from shared.react.tools import load_tool_modules
-from workers.app import app, llm_client, log, run_store, search_backend, settings
+from workers.app import llm_client, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query, past_cap
 
 load_tool_modules(settings().tool_modules)
@@ -80,24 +76,3 @@ def react_step(self, task: dict) -> None:
                 return
             if outcome == "continue" and store.claim(q.id, naming.react_claim(n + 1)):
                 send(q, n + 1)
-
-
-def resume_forever() -> None:
-    """Re-send stalled loops for as long as the worker process lives (a react worker's
-    daemon thread)."""
-    while True:
-        time.sleep(settings().react_lease_s / 2)
-        try:
-            for query_id, n in resume_stalled(run_store(), leases(), send,
-                                              settings().react_max_iterations):
-                log.warning("ReAct loop of %s stalled (its worker died?): sent iteration %s "
-                            "again", query_id, n)
-        except Exception:  # a Redis hiccup must not end the resumer
-            log.exception("resuming stalled ReAct loops failed")
-
-
-@worker_ready.connect
-def _start_resumer(sender=None, **kwargs) -> None:
-    if naming.QUEUE_REACT not in (app.amqp.queues.consume_from or {}):
-        return
-    threading.Thread(target=resume_forever, name="react-resumer", daemon=True).start()

@@ -141,7 +141,7 @@ def test_a_message_whose_reply_is_lost_on_the_wire_waits_in_flight_and_goes_back
     """A worker's link cut as Redis hands it a message: BRPOP would have lost it; BLMOVE
     leaves it in the worker's in-flight list, from which it goes back to its queue."""
     owner = "executor-x@host|execute|1|abcd"
-    monkeypatch.setattr(transport, "_owner", owner)
+    monkeypatch.setattr(transport.Transport.custody, "owner", owner)
     proxy = CuttingProxy(redis_server.port, b"wire-marker", deliver=False)
     conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.transport:Transport")
     try:
@@ -171,7 +171,7 @@ def test_a_message_whose_reply_is_lost_on_the_wire_waits_in_flight_and_goes_back
 def test_a_message_taken_in_flight_is_recorded_unacked_and_held_in_one_step(
         redis_server, monkeypatch):
     owner = "executor-y@host|execute|1|abcd"
-    monkeypatch.setattr(transport, "_owner", owner)
+    monkeypatch.setattr(transport.Transport.custody, "owner", owner)
     with Connection(redis_server.url, transport="shared.transport:Transport") as conn:
         channel = conn.default_channel
         queue = Queue("execute")(channel)
