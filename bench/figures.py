@@ -164,3 +164,12 @@ def scaling_run(phase: Sender, n: int, k: int) -> float:
     if bad:
         raise RuntimeError(f"scaling: {len(bad)} queries failed: {bad[0].error}")
     return n / (max(r.timings["done"] for r in records) - t0)
+
+
+def save(fig, path: Path) -> None:
+    """Write a matplotlib figure as a PNG and free it."""
+    import matplotlib.pyplot as plt  # matplotlib is the bench extra's: loaded when drawing
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench.figures import save
+
 
 def write(results: dict, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
@@ -216,10 +218,3 @@ def plain_log_labels(axis) -> None:
     axis.set_major_locator(ticker.LogLocator(subs=(1, 2, 5)))
     axis.set_major_formatter(ticker.FormatStrFormatter("%g"))
     axis.set_minor_formatter(ticker.NullFormatter())
-
-
-def save(fig, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    import matplotlib.pyplot as plt
-    plt.close(fig)

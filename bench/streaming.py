@@ -21,7 +21,7 @@ from shared.errors import ConfigError
 from shared.models import RunRecord
 from shared.stack.local_llm import LocalLLM
 
-from bench.figures import TITLES, elapsed, spread
+from bench.figures import TITLES, elapsed, save, spread
 from bench.harness import Phase, ReplayLLM
 
 SIZES = (4, 8, 16)
@@ -137,8 +137,6 @@ def plot(result: dict, path) -> None:
     """streaming.png: first-step and end-to-end seconds against k, streamed and whole,
     one panel per replay speed."""
     import matplotlib.pyplot as plt
-
-    from bench.report import save
 
     speeds = sorted({r["model"] for r in result["rows"] if r["k"] is not None})
     fig, axes = plt.subplots(1, len(speeds), figsize=(5 * len(speeds), 4), squeeze=False)

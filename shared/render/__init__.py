@@ -9,6 +9,7 @@
     sandbox.py  the Jinja2 sandbox with a render budget and size limits on * and **
     check.py    uncited_numbers: numbers from values that lack a marker
     isolated.py the render in a child process bounded in time and memory
+    environment.py  the sandboxed environment both renders use, domain templates compiled once
 
 Names every answer template sees, besides each step variable by bare name (`{{ Y }}`):
 
@@ -28,7 +29,8 @@ numbers (`91.7[1]%`). Lists print as their items joined by "; ", None as n/a; bo
 print as yes/no in the domain templates and stay True/False in a plan's own template.
 """
 
-from .answer import DOMAINS, TEMPLATES, environment, render_answer, template_name
+from .answer import DOMAINS, render_answer, template_name
+from .environment import TEMPLATES, environment
 from .check import uncited_numbers
 from .redact import mask_identifiers
 

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 from typing import Callable
 
-from jinja2 import BytecodeCache, FileSystemLoader, StrictUndefined, TemplateError, meta
-from jinja2.bccache import Bucket
+from jinja2 import TemplateError, meta
 
 from shared.models import DOMAINS, Answer, Evidence, Footnote, Plan, StepResult
 from shared.models.quantity import Quantity
@@ -29,51 +27,13 @@ from shared.tools.numbers import parse_number
 from shared.tables.quantities import display, rescale
 
 from . import chain, isolated, labels, period
-from .cited import CitedList, cite, cite_figure, kind, show, union
+from .environment import environment
+from .cited import CitedList, cite, cite_figure, kind, union
 from .redact import mask_identifiers
 from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
-
-class _Compiled(BytecodeCache):
-    """The domain templates compiled once per process: each render builds its own
-    environment (its time budget starts with it), and compiling a domain template
-    costs about 1 ms, reading its bytecode back about 0.05 ms. Jinja checks the
-    source's checksum, so an edited template compiles again. Only the files under
-    TEMPLATES come through here (a plan's own template renders in its child process)."""
-
-    def __init__(self):
-        self._code: dict[str, bytes] = {}
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        code = self._code.get(bucket.key)
-        if code is not None:
-            bucket.bytecode_from_string(code)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self._code[bucket.key] = bucket.bytecode_to_string()
-
-
-_COMPILED = _Compiled()
 SHORT = 240
 """Characters of a text value a domain template shows before cutting it short."""
-
-
-def environment(mask: Callable[[str], str] | None = None, yes_no: bool = False,
-                budget_s: float = RENDER_BUDGET_S) -> BudgetedEnvironment:
-    """The sandbox answers render in (its time budget starts now); `yes_no` (default
-    templates) prints bools as yes/no."""
-    env = BudgetedEnvironment(budget_s, loader=FileSystemLoader(TEMPLATES),
-                              bytecode_cache=_COMPILED,
-                              undefined=StrictUndefined, autoescape=False,
-                              finalize=lambda v: show(v, mask, yes_no),
-                              keep_trailing_newline=False)
-    # Jinja's own `join` stringifies items without `finalize`, which would drop the
-    # footnote markers of a list's items; this one prints each item as `{{ }}` would.
-    env.filters["join"] = lambda items, sep="": sep.join(str(show(v, mask, yes_no))
-                                                         for v in items)
-    return env
 
 
 def template_name(domain: str) -> str:

@@ -36,6 +36,8 @@ from jinja2 import TemplateError
 from shared.isolation import GRACE_S, STARTUP_S, ChildFailed, Pool
 
 from .cited import CitedDecimal, CitedList, CitedStr
+from .environment import environment
+from .redact import mask_identifiers
 from .sandbox import RENDER_BUDGET_S
 
 __all__ = ["GRACE_S", "MAX_ANSWER_CHARS", "RENDER_MEMORY_MB", "Job", "RenderFailed",
@@ -109,8 +111,6 @@ def _decode(v: object) -> object:
 
 
 def _render(job: Job) -> str:
-    from .answer import environment
-    from .redact import mask_identifiers
     env = environment(mask_identifiers if job.medical else None, budget_s=job.budget_s)
     return env.from_string(job.template).render(**job.values)
 

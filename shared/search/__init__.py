@@ -1,13 +1,14 @@
-"""Search: documents, the backend protocol and its implementations (SQLite FTS5 here,
-Elasticsearch in `shared.search.elastic`, loaded only when used), the matching rules
+"""Search: documents, the backend protocol (backend.py) and its implementations (SQLite
+FTS5 here, Elasticsearch in `shared.search.elastic`, loaded only when used), opened by
+open.py, the matching rules
 every GET follows (`shared.search.matching`), the shared GET cache
 (`shared.search.cache`), periods and date scopes, and corpus loading."""
 
-from .backend import (BACKENDS, PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Hit, Match,
-                      SearchBackend, Window, default_backend, open_backend)
+from .backend import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Hit, Match, SearchBackend, Window
 from .dates import ACCEPTED_FORMS, format_scope, parse_scope
 from .periods import year_in
 from .document import Document, document_id
+from .open import BACKENDS, default_backend, open_backend
 from .sqlite import SqliteSearch
 
 __all__ = [

@@ -4,16 +4,14 @@ filtered on a period `Window` in the store itself, and the tables of a document.
 
 Backends only rank and filter; which candidate a GET gets is decided once, for all of
 them, by `shared.search.matching` (`best` is `matching.find` over `candidates`).
-`open_backend(settings)` picks the implementation: embedded SQLite FTS5 by default,
-Elasticsearch when CHORDAL_ES_URL is set.
+The implementations (sqlite.py, elastic.py) import this protocol; opening one is
+open.py's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Protocol, runtime_checkable
-
-from shared.errors import ConfigError
+from typing import Iterable, Protocol, runtime_checkable
 
 from .dates import DateRange
 from .document import Document
@@ -21,11 +19,8 @@ from shared.models.table import Table
 from .fit import Window
 from .matching import PARTIAL_TITLE, TITLE_MATCH, URL_MATCH, Match
 
-if TYPE_CHECKING:
-    from shared.config import Settings
-
-__all__ = ["BACKENDS", "DateRange", "Hit", "Match", "PARTIAL_TITLE", "SearchBackend",
-           "TITLE_MATCH", "URL_MATCH", "Window", "default_backend", "open_backend"]
+__all__ = ["DateRange", "Hit", "Match", "PARTIAL_TITLE", "SearchBackend", "TITLE_MATCH",
+           "URL_MATCH", "Window"]
 
 
 @dataclass(frozen=True)
@@ -89,31 +84,3 @@ class SearchBackend(Protocol):
     def close(self) -> None:
         """Release connections; the backend cannot be used afterwards."""
         ...
-
-
-BACKENDS = ("sqlite", "elasticsearch")
-"""The names `open_backend` (and `chordal index --backend`) accept."""
-
-
-def default_backend(settings: Settings) -> str:
-    """`elasticsearch` when CHORDAL_ES_URL is set, else `sqlite`."""
-    return "elasticsearch" if settings.es_url else "sqlite"
-
-
-def open_backend(settings: Settings, kind: str | None = None) -> SearchBackend:
-    """The search backend `kind` (default: `default_backend(settings)`): Elasticsearch at
-    `settings.es_url`, index `settings.es_index`, or SQLite FTS5 at `settings.search_path`."""
-    kind = kind or default_backend(settings)
-    if kind == "elasticsearch":
-        if not settings.es_url:
-            raise ConfigError("the Elasticsearch backend needs CHORDAL_ES_URL "
-                              "(e.g. http://127.0.0.1:9200); set it or use the sqlite backend")
-        from .elastic import ElasticSearch  # the client loads only when it is used
-
-        return ElasticSearch(settings.es_url, settings.es_index, settings.es_timeout_s,
-                             lag_days=settings.publication_lag_days)
-    if kind != "sqlite":
-        raise ConfigError(f"unknown search backend {kind!r}; use one of {', '.join(BACKENDS)}")
-    from .sqlite import SqliteSearch
-
-    return SqliteSearch(settings.search_path, lag_days=settings.publication_lag_days)
