@@ -8,10 +8,23 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 
 from shared import naming
 from shared.models import Answer, Plan, ReactIteration, RunRecord, StepResult
 from shared.stores.graph import step_order
+
+
+@dataclass(frozen=True)
+class _Core:
+    """What `record` and `to_finalize` both read of a query."""
+
+    raw: dict[str, str]
+    query: dict
+    plan: Plan | None
+    plan_ids: list[str]
+    steps: list[StepResult]
+    iterations: list[ReactIteration]
 
 
 class Records:
@@ -37,7 +50,9 @@ class Records:
                 dict(zip(new_steps, self.r.hmget(steps, new_steps))) if new_steps else {},
                 dict(zip(new_its, self.r.hmget(its, new_its))) if new_its else {})
 
-    def record(self, query_id: str) -> RunRecord | None:
+    def _core(self, query_id: str) -> _Core | None:
+        """The run hash, plan, step results in plan order and iterations of a query, in one
+        round trip; None when there is no query."""
         with self.r.pipeline(transaction=False) as p:
             p.hgetall(naming.run_key(query_id))
             p.hgetall(naming.steps_key(query_id))
@@ -45,33 +60,41 @@ class Records:
             raw, steps_raw, its_raw = p.execute()
         if not raw or "query" not in raw:
             return None
-        # Only the question and mode are read, not the whole Query: a record stays
-        # readable when a field of it no longer validates (a deadline stored as null).
-        query = json.loads(raw["query"])
         plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
         steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
         plan_ids = [s.id for s in plan.steps] if plan else []
-        order = plan_ids + sorted(set(steps) - set(plan_ids), key=step_order)  # ReAct results: R1, R2, …
+        order = plan_ids + sorted(set(steps) - set(plan_ids), key=step_order)  # ReAct: R1, R2, …
+        # Only the question and mode are read, not the whole Query: a record stays
+        # readable when a field of it no longer validates (a deadline stored as null).
+        return _Core(raw, json.loads(raw["query"]), plan, plan_ids,
+                     [steps[s] for s in order if s in steps],
+                     sorted((ReactIteration.model_validate_json(v) for v in its_raw.values()),
+                            key=lambda it: it.n))
+
+    def record(self, query_id: str) -> RunRecord | None:
+        core = self._core(query_id)
+        if core is None:
+            return None
+        raw, plan = core.raw, core.plan
         return RunRecord(
             query_id=query_id,
-            question=query.get("question", ""),
+            question=core.query.get("question", ""),
             status=raw.get("status", "queued"),
             planner=plan.planner if plan else raw.get("planner"),
             plan=plan,
             problems=json.loads(raw.get("problems", "[]")),
             repairs=json.loads(raw.get("repairs", "[]")),
-            steps=[steps[s] for s in order if s in steps],
+            steps=core.steps,
             answer=Answer.model_validate_json(raw["answer"]) if raw.get("answer") else None,
             error=raw.get("error"),
             timings={k[2:]: float(v) for k, v in raw.items() if k.startswith("t_")},
             usage={k[6:]: int(v) for k, v in raw.items() if k.startswith("usage_")},
-            mode=query.get("mode", "rewoo"),
+            mode=core.query.get("mode", "rewoo"),
             # every LLM call counts itself in `usage_calls` (add_llm_call)
             llm_calls=self.llm_calls(query_id) if "usage_calls" in raw else [],
-            iterations=sorted((ReactIteration.model_validate_json(v)
-                               for v in its_raw.values()), key=lambda it: it.n),
+            iterations=core.iterations,
             plan_mode=raw.get("plan_mode"),
-            dispatch=self._dispatch(query_id, plan_ids, raw),
+            dispatch=self._dispatch(query_id, core.plan_ids, raw),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 
@@ -79,24 +102,13 @@ class Records:
         """What the finalizer reads of a query, in one round trip: the record with its
         question, mode, status, plan, step results (in plan order) and ReAct iterations,
         without its LLM calls and dispatch lines. None when there is no query."""
-        with self.r.pipeline(transaction=False) as p:
-            p.hgetall(naming.run_key(query_id))
-            p.hgetall(naming.steps_key(query_id))
-            p.hgetall(naming.iterations_key(query_id))
-            raw, steps_raw, its_raw = p.execute()
-        if not raw or "query" not in raw:
+        core = self._core(query_id)
+        if core is None:
             return None
-        query = json.loads(raw["query"])
-        plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
-        steps = {k: StepResult.model_validate_json(v) for k, v in steps_raw.items()}
-        order = [s.id for s in plan.steps] if plan else []
-        order += sorted(set(steps) - set(order), key=step_order)
         return RunRecord(
-            query_id=query_id, question=query.get("question", ""),
-            status=raw.get("status", "queued"), plan=plan, mode=query.get("mode", "rewoo"),
-            steps=[steps[s] for s in order if s in steps],
-            iterations=sorted((ReactIteration.model_validate_json(v)
-                               for v in its_raw.values()), key=lambda it: it.n))
+            query_id=query_id, question=core.query.get("question", ""),
+            status=core.raw.get("status", "queued"), plan=core.plan,
+            mode=core.query.get("mode", "rewoo"), steps=core.steps, iterations=core.iterations)
 
     def wait(self, query_id: str, timeout_s: float) -> RunRecord | None:
         """Block until the query is terminal or `timeout_s` passes; return its record."""
