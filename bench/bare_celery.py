@@ -1,7 +1,7 @@
 """A bare Celery worker: the ceiling Chordal's throughput and per-step overhead are
 measured against (bench/round_trips.py).
 
-Kombu's own Redis transport (nothing of shared/transport.py, no held-message records,
+Kombu's own Redis transport (nothing of shared/broker/transport.py, no held-message records,
 no heartbeats, no run store) with the reliability settings Chordal's workers use:
 late acks, prefetch 1, a task given back when its worker is lost, task events on, a
 pool of threads. One task, `bare.noop`, on its own queue `bare`, which pushes its

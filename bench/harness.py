@@ -17,7 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.models import TERMINAL, Plan, Query, RunRecord
 from shared.stack.process import ChildProcess, answers_http

@@ -20,7 +20,7 @@ from pathlib import Path
 from producers.batch.send import enqueue
 from producers.submit import submit
 from shared.stores.batches import BatchStore
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.ingest import load_jsonl
 from shared.models import Query

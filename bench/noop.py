@@ -1,7 +1,7 @@
 """No-op round trips, timed the same way for every worker: each no-op task pushes its
 argument to a reply list the bench names (`RPUSH`), and the bench waits for the list
 (`BLPOP`, or its length for many), so Chordal's workers, which store no Celery result
-and refuse messages that ask for one (shared/admission.py), and the bare Celery worker
+and refuse messages that ask for one (shared/broker/admission.py), and the bare Celery worker
 (bench/bare_celery.py) are timed alike.
 
 Consumes a `send(reply_key, i)` that sends one no-op task, and a redis-py client on the

@@ -5,7 +5,7 @@ CHORDAL_TOOL_MODULES=bench.tools (never into a user's workers).
   first: a search backend with injected latency, for executors and ReAct alike (both
   run GET through `shared.tools.registry`).
 - Registers `chordal.bench.noop` on the workers' Celery app, and admits it on the
-  `execute` queue (shared/admission.py refuses any other queue's task): a task that
+  `execute` queue (shared/broker/admission.py refuses any other queue's task): a task that
   does nothing but push its argument to the reply list the bench names
   (bench/noop.py), the floor any round trip through Chordal's workers pays.
 

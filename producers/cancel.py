@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from shared import lanes
+from shared.broker import lanes
 from shared.stores.batches import BatchStore
 from shared.stores.runs import RunStore
 
@@ -47,7 +47,7 @@ def cancel_queries(runs: RunStore, query_ids: list[str], reason: str) -> Cancell
 
 def cancel_batch(batches: BatchStore, runs: RunStore, name: str, reason: str) -> Cancelled:
     """Cancel every unfinished query of batch `name`, a chunk of members at a time; then
-    drop the plan messages still waiting in its lane (shared/lanes.py), which would
+    drop the plan messages still waiting in its lane (shared/broker/lanes.py), which would
     only keep planners busy doing nothing."""
     started, outcomes = time.perf_counter(), []
     for members in batches.members(name):

@@ -82,7 +82,7 @@ class Settings(BaseSettings):
 
     redis_outage_s: float = Field(60.0, ge=0)
     """A task that loses Redis waits this long for it (backoff 0.5 s doubling to 5 s),
-    then runs again from the start instead of failing; see shared/outage.py."""
+    then runs again from the start instead of failing; see shared/broker/outage.py."""
 
     max_deliveries: int = Field(3, ge=1)
     """A task delivered more often than this is reported as failed, not run again."""
@@ -98,7 +98,7 @@ class Settings(BaseSettings):
 
     plan_lane_depth: int = Field(32, ge=1, le=100_000)
     """How many batch queries' plan messages the `plan` queue holds at most; the rest
-    wait in their batch's lane and come in round robin between batches (shared/lanes.py).
+    wait in their batch's lane and come in round robin between batches (shared/broker/lanes.py).
     Keep it above the planner processes you run, so none waits for work."""
 
     max_steps: int = Field(MAX_STEPS, ge=1, le=500)
@@ -194,7 +194,7 @@ class Settings(BaseSettings):
     """Megabytes a plan's answer template may allocate in its render process."""
     worker_dead_after_s: float = Field(15.0, ge=2)
     """A worker whose heartbeat is this old is dead: any worker returns the messages it
-    held to their queues (shared/recovery.py) instead of waiting out the visibility
+    held to their queues (shared/broker/recovery.py) instead of waiting out the visibility
     timeout. Longer than any pause of a live worker (GC, a Redis failover)."""
     tool_modules: Annotated[list[str], NoDecode] = []
     """Modules every worker imports at start, so the ReAct tools they register

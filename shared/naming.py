@@ -48,17 +48,17 @@ QUEUE_TASKS: dict[str, frozenset[str]] = {
     QUEUE_FINALIZE: frozenset({TASK_FINALIZE}),
     QUEUE_REACT: frozenset({TASK_REACT}),
 }
-"""queue -> the only task names a worker runs from it (shared/admission.py): anything
+"""queue -> the only task names a worker runs from it (shared/broker/admission.py): anything
 else taken from it is refused, whatever the worker has registered."""
 
 BATCH_PRIORITY = 9
 """The priority of a batch query's messages (`chordal enqueue`), inherited by its steps,
 its finalizer and its ReAct iterations (`task_inherit_parent_priority`); every other
 message (a single question's) has priority 0 and goes ahead of them
-(shared/transport.py `Channel._put`)."""
+(shared/broker/transport.py `Channel._put`)."""
 LANE_HEADER = "chordal_lane"
 """Message header naming the batch whose plan lane a `chordal.plan` message waits in
-(shared/lanes.py)."""
+(shared/broker/lanes.py)."""
 
 KEY_PREFIX = "chordal"
 
@@ -129,31 +129,31 @@ def react_leases_key() -> str:
 
 def held_messages_key() -> str:
     """Hash delivery tag -> `instance|queue|task name|task id` of every message a worker
-    took and has not finished (shared/recovery.py)."""
+    took and has not finished (shared/broker/recovery.py)."""
     return f"{KEY_PREFIX}:held"
 
 
 def held_value(instance: str, queue: str, task: str, task_id: str) -> str:
-    """A held message's value in `held_messages_key()` (shared/recovery.py `Held.parse`)."""
+    """A held message's value in `held_messages_key()` (shared/broker/recovery.py `Held.parse`)."""
     return f"{instance}|{queue}|{task}|{task_id}"
 
 
 def refused_key() -> str:
     """Hash `queue|task|reason` -> how many messages workers took from `queue` and
-    refused without running them (shared/admission.py); `task` is a registered task
+    refused without running them (shared/broker/admission.py); `task` is a registered task
     name, `(unknown)` or `(malformed)`, so the hash stays small whatever is sent."""
     return f"{KEY_PREFIX}:refused"
 
 
 def inflight_key(instance: str) -> str:
     """List of the messages one worker instance has taken off its queue and not yet
-    recorded as unacknowledged (shared/transport.py moves each here atomically as it
+    recorded as unacknowledged (shared/broker/transport.py moves each here atomically as it
     takes it, so a reply lost on the wire loses no message)."""
     return f"{KEY_PREFIX}:inflight:{instance}"
 
 
 def workers_key() -> str:
-    """Sorted set of worker instances scored by their last heartbeat (shared/recovery.py)."""
+    """Sorted set of worker instances scored by their last heartbeat (shared/broker/recovery.py)."""
     return f"{KEY_PREFIX}:workers"
 
 
@@ -221,7 +221,7 @@ def batch_failures_key(name: str) -> str:
 
 def plan_lane_key(batch: str) -> str:
     """List of the `chordal.plan` messages of one batch waiting for their turn in the
-    `plan` queue (shared/lanes.py moves them there, round robin between batches)."""
+    `plan` queue (shared/broker/lanes.py moves them there, round robin between batches)."""
     return f"{KEY_PREFIX}:plan-lane:{batch}"
 
 

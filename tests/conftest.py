@@ -29,7 +29,7 @@ import pytest
 import redis
 
 from shared import naming
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.journey.placement import Placement
 from shared.models import Plan, Query, RunRecord

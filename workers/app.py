@@ -17,17 +17,23 @@ import logging
 
 from celery.signals import after_setup_logger, after_setup_task_logger
 
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.llm.client import LLMClient
-from shared.log_lines import BoundedLines
+from shared.broker.log_lines import BoundedLines
 from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
 from shared.stores.runs import RunStore
-from workers import services
 
 TASK_MODULES = ("workers.planner", "workers.executor", "workers.finalizer", "workers.react")
 """Imported by the worker as it starts; each registers its tasks on `app`."""
+CONSUMER_STEPS = ("workers.services.heartbeat:Heartbeat",
+                  "workers.services.recovery:Recovery",
+                  "workers.services.giveback:GiveBackOnReconnect")
+WORKER_STEPS = ("workers.services.deadlines:DeadlineSweep",
+                "workers.services.lanes:LaneFeed",
+                "workers.services.resumer:ReactResumer")
+"""The background services (workers/services/), by name: loaded as a worker starts."""
 log = logging.getLogger("chordal.workers")
 
 
@@ -42,14 +48,14 @@ def settings() -> Settings:
 
 app = make_celery(settings, include=TASK_MODULES)
 app.conf.worker_consumer = "workers.consumer:Consumer"  # runs only each queue's own tasks
-app.steps["worker"].update(services.WORKER_STEPS)
-app.steps["consumer"].update(services.CONSUMER_STEPS)
+app.steps["worker"].update(WORKER_STEPS)
+app.steps["consumer"].update(CONSUMER_STEPS)
 
 
 @after_setup_logger.connect
 @after_setup_task_logger.connect
 def _bounded_lines(logger: logging.Logger, **_) -> None:
-    """No log line as long as the plan or source it quotes (shared/log_lines.py)."""
+    """No log line as long as the plan or source it quotes (shared/broker/log_lines.py)."""
     for handler in logger.handlers:
         handler.addFilter(BoundedLines())
 

@@ -2,7 +2,7 @@
 riding out Redis outages, the redelivery cap, and the query an unexpected error ends.
 
 - `chordal_task(name, retries=...)` registers a bound task on the app: a Redis connection error
-  inside it is waited out and the task runs again (shared/outage.py); with `retries`,
+  inside it is waited out and the task runs again (shared/broker/outage.py); with `retries`,
   a StoreError is retried by Celery with backoff.
 - `counted(store, key, query_id, what)` counts one more delivery of the task's work
   and, past `CHORDAL_MAX_DELIVERIES`, fails the query (a worker that keeps dying on it);
@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 
 from shared.errors import StoreError
-from shared.outage import REDIS_DOWN, rides_out
+from shared.broker.outage import REDIS_DOWN, rides_out
 from shared.stores.runs import RunStore
 from workers.app import app, log, run_store, settings
 

@@ -1,10 +1,10 @@
 """The workers' Celery consumer (the `worker_consumer` setting, workers/app.py): every
-message taken off a queue passes shared/admission.py before Celery looks at it.
+message taken off a queue passes shared/broker/admission.py before Celery looks at it.
 
 Consumes the messages the transport delivers, each marked with the queue it was taken
-from (shared/transport.py); produces, for a message refused, what an operator sees
+from (shared/broker/transport.py); produces, for a message refused, what an operator sees
 instead of a task run: the message acknowledged (out of `unacked`, its worker slot
-free), its held record gone (shared/recovery.py would give it back otherwise), one
+free), its held record gone (shared/broker/recovery.py would give it back otherwise), one
 more in the refused counts (`chordal status`, the workers page), one log line (its
 task name, id and queue, never its arguments, which may be large or hostile) and a
 `task-rejected` event, which Flower shows. It never runs, and nothing of it is written
@@ -23,8 +23,8 @@ from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu.exceptions import ContentDisallowed, DecodeError
 from vine import promise
 
-from shared import admission
-from shared.recovery import release
+from shared.broker import admission
+from shared.broker.recovery import release
 from workers.app import log, run_store
 
 INVALID = "Celery finds it invalid (eta, expires or body)"

@@ -17,7 +17,7 @@ answer that says what was not found and which documents came closest."""
 
 from __future__ import annotations
 
-from shared import lanes
+from shared.broker import lanes
 from shared import naming
 from shared.journey.dispatch import PlanDispatch
 from shared.errors import InputError, LLMError, NoAnswer, PlanError

@@ -66,7 +66,7 @@ from producers.api.requests import to_queries, unprocessable
 from producers.api.pages.site import install_pages
 from producers.submit import submit
 from shared.stores.batches import BatchStore
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.errors import ConfigError, StoreError, ToolError
 from shared.models import RunRecord, TextPage

@@ -1,7 +1,7 @@
 """`GET /health`: is Redis reachable, and which workers consume each queue.
 
 Consumes the Redis URL and `worker_dead_after_s`; produces a `Health`. Redis gets a PING
-with a short timeout, then workers are counted by their heartbeats (shared/recovery.py,
+with a short timeout, then workers are counted by their heartbeats (shared/broker/recovery.py,
 `census`: one round trip, no control broadcast, which the `producers` ACL user may not
 send), as `chordal status` and the workers page count them.
 """
@@ -11,11 +11,9 @@ from __future__ import annotations
 import redis
 
 from producers.api.models import Health
+from shared.broker.census import QUEUES, census
 from shared.naming import ROLE_QUEUES
-from shared.recovery import census
 from shared.stack.embedded import redis_answers
-
-QUEUES: tuple[str, ...] = ROLE_QUEUES["all"]
 
 
 def check_health(redis_url: str, client: redis.Redis, dead_after_s: float) -> Health:

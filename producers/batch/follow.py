@@ -156,14 +156,6 @@ def status_of(batches: BatchStore, batch: str, c: BatchCounts,
     return s
 
 
-def queue_depths(runs: RunStore) -> dict[str, int]:
-    """Messages waiting in each queue (the length of its Redis list), in one round trip."""
-    with runs.r.pipeline(transaction=False) as p:
-        for q in QUEUES:
-            p.llen(q)
-        return dict(zip(QUEUES, p.execute()))
-
-
 @dataclass
 class WaitResult:
     total: int = 0

@@ -6,7 +6,7 @@ Per chunk of queries: one pipelined round trip creates the records (an id that e
 is not created again, see shared/stores/batches.py), the new ones' messages go out through
 one kombu producer in one Redis pipeline (`Producer.batch`), with `ignore_result`, so
 the sender never subscribes to a result channel, into the batch's plan lane; then they
-are marked `sent`, and the `plan` queue is refilled from the lanes (shared/lanes.py). A query
+are marked `sent`, and the `plan` queue is refilled from the lanes (shared/broker/lanes.py). A query
 created by a run that stopped before its message went out is sent by the next run;
 should that message have gone out after all, the planner's dispatch claim makes the
 second one a no-op.
@@ -26,7 +26,7 @@ from itertools import islice
 
 from celery import Celery
 
-from shared import lanes
+from shared.broker import lanes
 from shared import naming
 from shared.stores.batches import BatchStore
 from shared.models import Query
@@ -107,7 +107,7 @@ def enqueue(rows: Iterable[tuple[int, Query]], batch: str, batches: BatchStore,
     means no limit. `queue_wait_s`: each query's queue-wait budget (its run deadline
     then starts when it is planned); None keeps one deadline from enqueue. The messages
     wait in the batch's plan lane; after each chunk the `plan` queue is filled up to
-    `lane_depth` from the lanes, round robin (shared/lanes.py). `on_chunk` gets the
+    `lane_depth` from the lanes, round robin (shared/broker/lanes.py). `on_chunk` gets the
     number of rows handled after each chunk."""
     report, started = EnqueueReport(), time.perf_counter()
     # Chunks of a quarter of the limit keep the queue fed while the first ones finish.

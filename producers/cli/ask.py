@@ -12,7 +12,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 from producers.submit import submit
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.debug import explain
 from shared.errors import ChordalError, InputError, ToolError

@@ -26,19 +26,18 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
 
 from producers.batch.export import export_results
 from producers.batch.file import LineDefaults, check_file, read_queries
-from producers.batch.follow import (STATES, BatchStatus, batch_status, queue_depths,
-                                    wait_batches)
+from producers.batch.follow import STATES, BatchStatus, batch_status, wait_batches
 from producers.batch.send import enqueue as send_batch
 from producers.cancel import cancel_batch, cancel_queries
 from producers.cli.output import fail
-from shared import lanes
+from shared.broker import lanes
 from shared.stores.batch_counts import recount as redo_counts
 from shared.stores.batches import BatchStore
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
 from shared.models import MODES
-from shared.recovery import Census, census
+from shared.broker.census import Census, census, queue_depths
 from shared.stack.embedded import is_stack_running
 from shared.stores.runs import RunStore
 
@@ -159,7 +158,7 @@ def status(batch: Optional[str] = typer.Option(None, "--batch", help="One batch 
         else:
             print_status(s)
     if not as_json:
-        depth = queue_depths(runs)
+        depth = queue_depths(runs.r)
         laned = lanes.waiting(runs.r)
         out.print("queue depth: " + ", ".join(f"{q} {n}" for q, n in depth.items())
                   + (f"; {laned} plan messages in batch lanes, waiting their turn"

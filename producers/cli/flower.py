@@ -7,7 +7,7 @@ which Flower checks with `hmac.compare_digest`) and Prometheus metrics at `/metr
 on the one address given. Flower's API is open when started without credentials, so
 this command refuses to start without them. It logs in to Redis as the `monitoring`
 ACL user (shared/access/acl.py), over TLS when the URL is `rediss://` (the TLS options
-reach Flower's broker view as `broker_use_ssl`, shared/broker.py).
+reach Flower's broker view as `broker_use_ssl`, shared/broker/app.py).
 
 Flower learns about tasks from the events the workers send (`-E`); it sees the tasks
 that start after it does. Every executor task's arguments lead with its `action_id`,

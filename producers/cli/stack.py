@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 from producers.submit import submit
 from shared import naming
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.errors import ChordalError
 from shared.models import Query

@@ -8,13 +8,13 @@ cannot drift apart.
 
 - `workers`: every `chordal worker` role and `chordal up` (its supervisor and sweeper):
   they take tasks from all four queues (BLMOVE into their `chordal:inflight:` list,
-  shared/transport.py) and send the next ones, keep kombu's record of unacknowledged
+  shared/broker/transport.py) and send the next ones, keep kombu's record of unacknowledged
   tasks, and read and write every `chordal:` key.
 - `producers`: `ask`, `enqueue`, `status`, `wait`, `results`, `show`, `debug`, `index`
   and the HTTP API: they write query records and send `chordal.plan` to the `plan`
   queue; they read, but cannot take, what waits in the other queues (LLEN only), never
   see kombu's unacknowledged tasks, and send no control broadcast (they count workers
-  by heartbeat, shared/recovery.py `census`), so they cannot shut a worker down.
+  by heartbeat, shared/broker/recovery.py `census`), so they cannot shut a worker down.
 - `monitoring`: Flower and a read-only `chordal status`: task events, control
   broadcasts (inspect, ping) and their replies, queue lengths, `chordal:` keys read-only.
 - `owner`: the process that runs the Redis server itself (`chordal up`, the test
@@ -33,7 +33,7 @@ the routing tables `_kombu.binding.*` (with kombu 5.7's
 expiring queue refreshes and sweeps with Lua scripts, so every role writes them), the
 control reply queues `UUID.reply.celery.pidbox`, each worker's own
 `NODE.celery.pidbox`, the `unacked`, `unacked_index` and `unacked_mutex` keys of late
-acknowledgement (workers only: shared/transport.py keeps other processes from
+acknowledgement (workers only: shared/broker/transport.py keeps other processes from
 restoring tasks), and pub/sub channels `/0.celeryev/*` (events) and `/0.celery.pidbox`
 (control broadcasts). The `/0` is the database number, so the URLs name database 0.
 """
@@ -115,7 +115,7 @@ WORKERS = (
          "(`chordal:text:*`): every `chordal:` key"),
     Rule(_keys(naming.plan_lane_key("*")) + " +rpop +lpush",
          "plan lanes: move batch plan messages from their lane to the `plan` queue, round "
-         "robin (shared/lanes.py)"),
+         "robin (shared/broker/lanes.py)"),
     SCRIPTS,
     TRANSACTIONS,
 )
@@ -128,7 +128,7 @@ PRODUCERS = (
     Rule(_keys(naming.plan_lane_key("*"), naming.plan_lanes_key()) + " +lpush +rpop +llen "
          "+zadd +zrem +zrange",
          "a batch's plan messages into its plan lane, and from the lanes to the `plan` "
-         "queue, round robin (shared/lanes.py)"),
+         "queue, round robin (shared/broker/lanes.py)"),
     Rule(f"({queue_keys(*naming.TASK_QUEUES, prefix='%R~')} +llen)",
          "queue depths (`chordal status`, the pages): LLEN only, so no queue can be "
          "taken from or read"),

@@ -22,7 +22,7 @@ and guessing passwords needs a certificate first.
 password unless the URL names a user (a URL's own password wins), and `ssl_cert_reqs`,
 `ssl_ca_certs`, `ssl_certfile`, `ssl_keyfile` unless the URL gives them. kombu (Celery's
 broker), Celery's result backend and redis-py all read these from the URL; Flower's
-broker view needs them as `broker_use_ssl` too (shared/broker.py).
+broker view needs them as `broker_use_ssl` too (shared/broker/app.py).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ from shared.llm.forms import refuses, request_fields
 from shared.llm.limit import ConcurrencyLimit
 from shared.llm.stream_choice import Mode, StreamChoice
 from shared.llm.stream_reader import BrokeOff, Stopped, Streamed, read_stream, whole_body
-from shared.log_lines import clip_line
+from shared.broker.log_lines import clip_line
 from shared.models import LLMCall
 from shared.access.urls import mask_url
 

@@ -38,7 +38,7 @@ from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
 from shared.llm.bounds import OutOfBounds
-from shared.log_lines import clip_line
+from shared.broker.log_lines import clip_line
 
 
 class StopReading(Exception):

@@ -47,7 +47,7 @@ from shared.llm.client import LLMClient, LLMReply
 from shared.planners.prompts import plan_messages, problems_message, reply_schema
 from shared.llm.schema import without_nulls
 from shared.llm.stream_reader import StopReading
-from shared.log_lines import clip_line
+from shared.broker.log_lines import clip_line
 from shared.models import LLMCall, Plan, PlanProblem, Step
 from shared.plan.draft import without_fences
 from shared.plan.parse import parse_plan_with_repairs, parse_step

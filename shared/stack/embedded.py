@@ -28,7 +28,7 @@ import redis
 from shared.config import Settings
 from shared.errors import StackError, StoreError
 from shared.naming import QUEUE_EXECUTE, QUEUE_FINALIZE, QUEUE_PLAN
-from shared.recovery import census
+from shared.broker.census import census
 from shared.stack.local_llm import LocalLLM
 from shared.stack.redis_server import EmbeddedRedis, quick_client
 from shared.stack.workers import DEFAULT_APP, WorkerProcess, control_app

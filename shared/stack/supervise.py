@@ -11,7 +11,7 @@ stack:
 - **the embedded Redis died** (killed, out of memory): it is started again on its own
   AOF in the same home, so queued tasks and run records come back; as the AOF may lack
   the last second of writes (acknowledgements among them), every message delivered
-  before the restart and not acknowledged is given back at once (shared/recovery.py),
+  before the restart and not acknowledged is given back at once (shared/broker/recovery.py),
   not after the visibility timeout; logged;
 - **the local model server died** (`chordal up --local-llm`): it is started again on the
   same model and port, and logged;
@@ -28,10 +28,10 @@ from typing import Callable
 import redis
 
 from shared.errors import StackError
-from shared.outage import REDIS_DOWN
+from shared.broker.outage import REDIS_DOWN
 from shared.stack.embedded import Stack
 from shared.stack.process import ChildProcess
-from shared.recovery import restore_unacked_before
+from shared.broker.recovery import restore_unacked_before
 from shared.stack.workers import WorkerProcess, control_app
 from shared.stores.runs import RunStore
 from shared.access.urls import mask_url

@@ -89,13 +89,13 @@ def settings_env(settings: Settings) -> dict[str, str | None]:
 
 def control_app(broker_url: str) -> Celery:
     """A task-less Celery app that can only ping and inspect workers on `broker_url`,
-    on Chordal's Redis transport (shared/transport.py: a control client restores no
+    on Chordal's Redis transport (shared/broker/transport.py: a control client restores no
     tasks, which the `producers` and `monitoring` ACL users may not touch), and with a
-    `rediss://` URL's TLS settings (shared/broker.py)."""
+    `rediss://` URL's TLS settings (shared/broker/app.py)."""
     from celery import Celery
 
-    from shared.broker import tls_options
-    from shared.transport import install
+    from shared.broker.app import tls_options
+    from shared.broker.transport import install
 
     install()
     app = Celery("chordal-control", broker=broker_url, set_as_current=False)

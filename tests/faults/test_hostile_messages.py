@@ -1,7 +1,7 @@
 """Messages nobody should send, through real workers on a Redis that speaks TLS to its
 ACL users (shared/access/acl.py). The `producers` user may push onto `plan`, and Redis
 cannot look inside what it pushes; the `workers` user (any worker host) may push onto
-every queue. Each worker runs only its queue's own tasks (shared/admission.py):
+every queue. Each worker runs only its queue's own tasks (shared/broker/admission.py):
 
 - a step task sent to `plan`, Celery built-ins (`celery.accumulate`, whose result the
   `workers` user may not store: Celery then never acknowledged it, and the planner's
@@ -28,9 +28,10 @@ import pytest
 import redis
 
 from shared import naming
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.models import Plan, Query
-from shared.recovery import census, consumed_queues
+from shared.broker.census import census
+from shared.broker.recovery import consumed_queues
 
 from ..integration.test_redis_tls import missing_tls_redis
 from .conftest import plan, start_worker, wait_for

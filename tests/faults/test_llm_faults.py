@@ -1,7 +1,7 @@
 """The model endpoint misbehaving (429, 500, timeouts, malformed output) while several
 queries plan at once: each query ends once, answered or failed with the reason. And a
 planner SIGKILLed while it waits on the model: its task goes back to the `plan` queue
-(shared/recovery.py) and the query is planned again and answered."""
+(shared/broker/recovery.py) and the query is planned again and answered."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 - An executor or a finalizer SIGKILLed mid-task leaves the messages it held in Redis'
   `unacked` hash, where kombu alone would leave them for CHORDAL_VISIBILITY_TIMEOUT_S
   (an hour by default). Once its heartbeat is CHORDAL_WORKER_DEAD_AFTER_S old, a live
-  worker gives them back to their queue (shared/recovery.py) and every query is answered,
+  worker gives them back to their queue (shared/broker/recovery.py) and every query is answered,
   each once.
 - Redis restarted (AOF, same dir) mid-batch: workers reconnect and every query ends.
 - No executor at all: the sweeper fails the query past its deadline, naming the status.

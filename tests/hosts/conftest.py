@@ -71,7 +71,7 @@ class Hosts:
 
     def left_over(self) -> tuple[int, int]:
         """Messages still taken and unacknowledged (kombu's `unacked`), and held-task
-        records (shared/recovery.py): both 0 once everything was answered."""
+        records (shared/broker/recovery.py): both 0 once everything was answered."""
         r = self.pipeline.store.r
         return r.hlen("unacked"), r.hlen(naming.held_messages_key())
 

@@ -11,7 +11,7 @@ import pytest
 
 from shared import naming
 from shared.stores.batches import BatchStore
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.models import FinalizeTask, Plan, Query, StepTask
 
 from ..conftest import wait_idle

@@ -1,6 +1,6 @@
 """Interactive first, batches fair, through the real stack (`pipeline`: one planner):
 a single question goes ahead of the batch queries already queued, and two batches
-enqueued one after the other are planned in turn (shared/lanes.py), not first come,
+enqueued one after the other are planned in turn (shared/broker/lanes.py), not first come,
 all served. Order is read from each query's `t_planning`, never from durations."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.log_lines import MAX_LOG_CHARS
+from shared.broker.log_lines import MAX_LOG_CHARS
 from shared.models.plan import MAX_SOURCE_CHARS
 
 pytestmark = pytest.mark.integration

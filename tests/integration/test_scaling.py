@@ -14,7 +14,7 @@ import time
 import pytest
 
 from shared import naming
-from shared.broker import celery_config
+from shared.broker.app import celery_config
 from shared.config import Settings
 from shared.search import open_backend
 from shared.ingest import load_jsonl

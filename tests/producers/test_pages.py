@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from producers.api.app import create_app
-from shared.admission import Refusal, count_refusal
+from shared.broker.admission import Refusal, count_refusal
 from shared.stores.batches import BatchStore
 from shared.config import Settings
 from shared.models import (Answer, Evidence, Footnote, LLMCall, Plan, PlanProblem, Query,

@@ -9,7 +9,7 @@ import pytest
 
 from producers.submit import submit
 from shared import naming
-from shared.broker import make_celery
+from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.errors import StoreError
 from shared.models import Query

@@ -1,6 +1,6 @@
 """A worker's background services, each a Celery bootstep on one periodic loop
-(loop.py); workers/app.py adds them to the app's blueprints by these names, so nothing
-here is imported before a worker starts.
+(loop.py); workers/app.py adds them to the app's blueprints by name, so nothing here is
+imported before a worker starts.
 
 - the consumer's, which live as long as the worker and need its instance name:
   heartbeat.py (beats, records held messages, leaves the workers set at a clean stop),
@@ -10,10 +10,3 @@ here is imported before a worker starts.
   `plan` queue from the batch lanes), resumer.py (re-sends stalled ReAct loops, on
   react workers).
 """
-
-CONSUMER_STEPS = ("workers.services.heartbeat:Heartbeat",
-                  "workers.services.recovery:Recovery",
-                  "workers.services.giveback:GiveBackOnReconnect")
-WORKER_STEPS = ("workers.services.deadlines:DeadlineSweep",
-                "workers.services.lanes:LaneFeed",
-                "workers.services.resumer:ReactResumer")

@@ -2,8 +2,8 @@
 each time it reconnects to the broker, and at each such start this step pushes back
 the message the connection dropped under as it arrived (the transport's orphans) and
 those taken into this worker's in-flight list whose reply the connection lost
-(shared/transport.py), and gives back the messages this worker had received and not
-started, which Celery forgets when the connection drops (shared/recovery.py
+(shared/broker/transport.py), and gives back the messages this worker had received and not
+started, which Celery forgets when the connection drops (shared/broker/recovery.py
 `give_back_unstarted`).
 """
 
@@ -13,8 +13,8 @@ import redis
 from celery import bootsteps
 from celery.worker.state import active_requests
 
-from shared.recovery import give_back_unstarted, restore_inflight_of
-from shared.transport import restore_orphans
+from shared.broker.recovery import give_back_unstarted, restore_inflight_of
+from shared.broker.transport import restore_orphans
 from workers.app import log
 from workers.services.heartbeat import Heartbeat
 

@@ -1,16 +1,16 @@
-"""The worker's heartbeat and the record of the messages it holds (shared/recovery.py
+"""The worker's heartbeat and the record of the messages it holds (shared/broker/recovery.py
 `Presence`), a consumer bootstep.
 
 - As the consumer is built, the worker process takes a unique instance name
   (`c.presence`) and claims its broker transport's custody for it: its channels take
-  messages into its in-flight list and record them as held (shared/transport.py).
+  messages into its in-flight list and record them as held (shared/broker/transport.py).
 - `task_received` (Celery's signal, sent by the consumer as a message arrives): record
   the message as held, unless it is a ReAct iteration (those have their own leases,
   shared/react/leases.py) or the transport recorded it already, as it does for a worker
   consuming one queue. A signal, as Celery offers no step at a message's arrival; the
   step connects it for its consumer only. The acknowledgement (after the task ran)
   forgets the record, in the script that forgets kombu's `unacked` record
-  (shared/transport.py `ACK_LUA`).
+  (shared/broker/transport.py `ACK_LUA`).
 - From the consumer's start (before the first ping is answered: a worker that answers
   is counted), it beats every `CHORDAL_WORKER_DEAD_AFTER_S / 5` seconds, through broker
   reconnections too.
@@ -29,7 +29,7 @@ import redis
 from celery.signals import task_received
 
 from shared import naming
-from shared.recovery import Presence, instance_name
+from shared.broker.recovery import Presence, instance_name
 from workers.app import log, run_store, settings
 from workers.services.loop import LifelongStep
 
@@ -44,7 +44,7 @@ class Heartbeat(LifelongStep):
         self.presence = c.presence = Presence(
             run_store().r, instance_name(c.hostname, consumes), settings().worker_dead_after_s)
         custody = getattr(c.conninfo.transport, "custody", None)
-        if custody is not None:  # Chordal's transport (shared/transport.py)
+        if custody is not None:  # Chordal's transport (shared/broker/transport.py)
             custody.claim(self.presence.instance)
         self.steady_since: float | None = None
         self._beating = threading.Lock()  # a beat never lands after the worker left the set

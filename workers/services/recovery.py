@@ -1,6 +1,6 @@
 """Dead-worker recovery, a consumer bootstep: every `CHORDAL_WORKER_DEAD_AFTER_S / 5`
 seconds, give back the messages of every worker whose heartbeat is that old
-(shared/recovery.py `recover_dead_workers`; one transaction per message, so many workers
+(shared/broker/recovery.py `recover_dead_workers`; one transaction per message, so many workers
 recovering at once give each back once).
 
 It waits until this worker has beaten steadily for a whole `dead_after_s` (the
@@ -10,7 +10,7 @@ and each gets that long to beat again.
 
 from __future__ import annotations
 
-from shared.recovery import recover_dead_workers
+from shared.broker.recovery import recover_dead_workers
 from workers.app import log
 from workers.services.heartbeat import Heartbeat
 from workers.services.loop import LifelongStep

@@ -2,7 +2,7 @@
 prints about workers, from the same functions (`count_live`, the heart of `census`: live
 workers per queue, tasks held, silent workers, messages refused; `queue_depths`), and
 one line per worker instance: its node name, queues, pid, last heartbeat and the tasks
-it holds (shared/recovery.py records them), all from one read of the workers set, held
+it holds (shared/broker/recovery.py records them), all from one read of the workers set, held
 tasks and refused counts.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from kombu.utils.encoding import bytes_to_str
 
-from producers.batch.follow import queue_depths
 from shared import naming
-from shared.recovery import HELD, WORKERS, Census, Held, consumed_queues, count_live
+from shared.broker.census import Census, count_live, queue_depths
+from shared.broker.recovery import HELD, WORKERS, Held, consumed_queues
 from shared.stores.runs import RunStore
 
 
@@ -49,7 +49,7 @@ def workers_view(runs: RunStore, dead_after_s: float) -> WorkersView:
         members, raw_held, refused = pipe.execute()
     held = [Held.parse(bytes_to_str(tag), bytes_to_str(value)) for tag, value in raw_held.items()]
     return WorkersView(count_live(members, len(held), dead_after_s, now, refused),
-                       queue_depths(runs),
+                       queue_depths(runs.r),
                        instances(members, held, dead_after_s, now), dead_after_s)
 
 

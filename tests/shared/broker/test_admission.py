@@ -1,4 +1,4 @@
-"""What a worker runs of what it takes (shared/admission.py): real kombu messages as
+"""What a worker runs of what it takes (shared/broker/admission.py): real kombu messages as
 Celery's producer writes them, next to entries nobody's producer writes."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 import redis
 from kombu import Connection, Queue
 
-from shared import admission
+from shared.broker import admission
 from shared import naming
-from shared.admission import Refusal
-from shared.broker import make_celery
+from shared.broker.admission import Refusal
+from shared.broker.app import make_celery
 from shared.config import Settings
 
 REGISTERED = {*naming.STEP_TASKS.values(), naming.TASK_PLAN, naming.TASK_FINALIZE,

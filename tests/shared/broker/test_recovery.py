@@ -1,4 +1,4 @@
-"""Giving a dead worker's messages back (shared/recovery.py), against a real Redis and
+"""Giving a dead worker's messages back (shared/broker/recovery.py), against a real Redis and
 kombu's own Redis transport: messages are taken with `no_ack=False`, so they sit in
 kombu's `unacked` hash exactly as a worker's reserved tasks do."""
 
@@ -10,14 +10,15 @@ import pytest
 from kombu import Connection, Queue
 
 from shared import naming
-from shared.recovery import (HELD, WORKERS, Census, Presence, census, give_back_unstarted,
-                             instance_name, recover_dead_workers, release)
-from shared.transport import install
+from shared.broker.census import Census, census
+from shared.broker.recovery import (HELD, WORKERS, Presence, give_back_unstarted, instance_name,
+                                    recover_dead_workers, release)
+from shared.broker.transport import install
 
 DEAD_AFTER = 5.0
 BEHIND = {"priority": naming.BATCH_PRIORITY}
 """Messages of the batch lane: each pushed behind those waiting, as kombu pushes them (a
-single question's would go ahead of them, shared/transport.py), so the order they are
+single question's would go ahead of them, shared/broker/transport.py), so the order they are
 taken in is the order they were sent."""
 
 
@@ -25,7 +26,7 @@ taken in is the order they were sent."""
 def broker(redis_server):
     """A kombu connection on an empty Redis, and `take(n)`: publish n messages to the
     `execute` queue and take them unacknowledged, as a worker would. The transport is
-    Chordal's (shared/transport.py), as in every Chordal process."""
+    Chordal's (shared/broker/transport.py), as in every Chordal process."""
     install()
     with Connection(redis_server.url) as conn:
         channel = conn.default_channel
@@ -167,7 +168,7 @@ def test_the_census_counts_live_workers_by_role_the_silent_ones_and_the_tasks_he
 
 
 def test_messages_a_dead_worker_took_in_flight_go_back_to_its_queue_once(broker):
-    """Taken off the queue into the worker's in-flight list (shared/transport.py), never
+    """Taken off the queue into the worker's in-flight list (shared/broker/transport.py), never
     recorded: a worker cut off the network as Redis handed them over."""
     channel, r = broker.default_channel, broker.default_channel.client
     dead = Presence(r, instance_name("executor@a", ["execute"]), DEAD_AFTER)

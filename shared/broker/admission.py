@@ -11,7 +11,7 @@ cannot look inside a message), so the worker decides what runs. It runs a messag
 when:
 - it is a message a kombu producer writes (JSON with its properties and delivery info,
   uncompressed): `kombu_payload`. The transport drops anything else before kombu reads
-  it (shared/transport.py): kombu would raise out of the worker's event loop and end
+  it (shared/broker/transport.py): kombu would raise out of the worker's event loop and end
   the worker, and the message, given back by recovery, would end the next one;
 - its task is one of its queue's own (`naming.QUEUE_TASKS`): a step sent to `plan`, the
   planner's task sent to `execute`, a Celery built-in (`celery.accumulate`,

@@ -1,4 +1,4 @@
-"""Plan lanes (shared/lanes.py) on a real Redis: batches' plan messages come into the
+"""Plan lanes (shared/broker/lanes.py) on a real Redis: batches' plan messages come into the
 `plan` queue in turn, up to the depth asked for, and `chordal status` counts those
 still waiting their turn."""
 
@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from producers.cancel import cancel_batch
-from shared import lanes
+from shared.broker import lanes
 from shared import naming
 from shared.stores.batches import BatchStore
 from shared.models import Query

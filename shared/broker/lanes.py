@@ -2,7 +2,7 @@
 
 Consumes the `chordal.plan` messages of batch queries, which the transport puts in their
 batch's lane (`chordal:plan-lane:NAME`, registered in `chordal:plan-lanes`) instead of
-the `plan` queue (shared/transport.py); produces a `plan` queue that holds at most
+the `plan` queue (shared/broker/transport.py); produces a `plan` queue that holds at most
 `depth` of them, refilled one batch at a time in turn. The batch served longest ago
 goes next, a batch new to the set goes first once, and a lane found empty leaves the
 set, all in one Lua script, so a message is in a lane or in the queue, never both nor

@@ -1,13 +1,13 @@
-"""Kombu's Redis transport with four defects of kombu/Celery 5.7.0 closed: a worker
-whose broker connection drops no longer exits, no longer loses the message it was
-receiving at that moment, a message on its way to a worker whose host is cut off
-the network is no longer lost on the wire, and a queue entry that is not a message
-kombu can read no longer ends the worker that takes it.
+"""Kombu's Redis transport with four defects of kombu/Celery 5.7.0 closed: with it, a
+worker whose broker connection drops keeps running and keeps the message it was
+receiving at that moment, a message on its way to a worker whose host is cut off the
+network is kept, not lost on the wire, and a queue entry that is not a message kombu can
+read is dropped, not left to end the worker that takes it.
 
 What a worker takes: each message is delivered marked with the queue it was taken from
 (`message.taken_from`; its delivery info says what its sender wrote), so the worker runs
 only that queue's tasks (workers/consumer.py). An entry that is not a message kombu can
-read (shared/admission.py `kombu_payload`: not JSON, no delivery tag, a compressed
+read (shared/broker/admission.py `kombu_payload`: not JSON, no delivery tag, a compressed
 body, ...) made kombu raise out of the worker's event loop, ending the worker, and
 recovery gave it back to end the next one; here it is dropped as it is taken (out of
 the in-flight list, counted as refused, logged once by its size).
@@ -18,7 +18,7 @@ leaves the message nowhere. Here a worker that consumes one queue (every Chordal
 does) takes it with BLMOVE into its own in-flight list (`naming.inflight_key`), so Redis
 holds the message until the worker records it: one script (`RECORD_LUA`, atomic as a
 transaction, one round trip) writes kombu's `unacked` record, the held-task record
-(shared/recovery.py) and removes it from the in-flight list. The acknowledgement
+(shared/broker/recovery.py) and removes it from the in-flight list. The acknowledgement
 (`ACK_LUA`) forgets the `unacked` record and the held record in one script, so a task
 costs one round trip to record and one to acknowledge. A worker found dead has its in-flight list pushed back to its queue with the
 messages it held (`recover_dead_workers`); a worker that reconnects pushes back its own
@@ -26,7 +26,7 @@ messages it held (`recover_dead_workers`); a worker that reconnects pushes back 
 queue, as BLMOVE takes one source); a single question's messages (priority 0) are
 pushed to the end of the list that is taken next, a batch's (`naming.BATCH_PRIORITY`)
 to the other end, and a batch's plan messages wait in their batch's lane until
-shared/lanes.py moves them to the `plan` queue, round robin. A worker consuming several
+shared/broker/lanes.py moves them to the `plan` queue, round robin. A worker consuming several
 queues (`--role all`), and any process whose `Custody` names no owner, uses BRPOP as
 before.
 
@@ -49,7 +49,7 @@ hash; the reconnected worker gives back those it was not running, workers/servic
 and the acknowledgement is logged as failed (Redis delivers the message again after the
 visibility timeout, or `chordal up` after a restart; a rerun is harmless).
 
-`install()` (shared/broker.py calls it) maps kombu's `redis` and `rediss` schemes to this
+`install()` (shared/broker/app.py calls it) maps kombu's `redis` and `rediss` schemes to this
 transport, so URLs keep their meaning (`rediss://` keeps kombu's TLS handling, which
 keys on the scheme's name); everything else is kombu's own transport.
 """
@@ -68,7 +68,7 @@ from kombu.transport import virtual
 from kombu.utils.encoding import bytes_to_str
 from kombu.utils.json import dumps
 
-from shared import admission
+from shared.broker import admission
 from shared import naming
 
 log = logging.getLogger("chordal.transport")
@@ -111,7 +111,7 @@ class Custody:
         self._lock = threading.Lock()
 
     def claim(self, owner: str) -> None:
-        """Take messages for worker instance `owner` (shared/recovery.py): into its
+        """Take messages for worker instance `owner` (shared/broker/recovery.py): into its
         in-flight list, recorded as held by it as they arrive."""
         self.owner = owner
 
@@ -362,7 +362,7 @@ class Channel(kombu_redis.Channel):
 
     def _put(self, queue, message, **kwargs):
         """kombu's, with lanes: a batch query's `chordal.plan` message goes to its batch's
-        plan lane (shared/lanes.py), any other message of a task queue below
+        plan lane (shared/broker/lanes.py), any other message of a task queue below
         `naming.BATCH_PRIORITY` (a single question's) to the head of its queue, taken
         next, ahead of the batch messages waiting there."""
         if queue not in naming.TASK_QUEUES:

@@ -19,7 +19,7 @@ from kombu.utils.url import parse_url
 from shared import naming
 from shared.config import Settings
 from shared.errors import ConfigError
-from shared.transport import install as install_transport
+from shared.broker.transport import install as install_transport
 
 
 def tls_options(url: str) -> dict | None:

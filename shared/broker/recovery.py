@@ -11,7 +11,7 @@ This module records it. Consumes the broker's Redis; produces, in the same Redis
   heartbeat (`Presence.beat`, every `dead_after_s / 5` seconds);
 - `naming.held_messages_key()`: delivery tag -> `instance|queue|task name|task id` for
   every message a worker received and has not finished (`Presence.hold` when the
-  message arrives; forgotten when it is acknowledged, shared/transport.py `ACK_LUA`).
+  message arrives; forgotten when it is acknowledged, shared/broker/transport.py `ACK_LUA`).
 
 `recover_dead_workers`, which every worker runs (workers/services/recovery.py), takes each
 instance whose heartbeat is `dead_after_s` old and, for each message it held, moves the
@@ -22,7 +22,7 @@ after a live worker took it. Re-running a restored task is safe (steps store
 first-write-wins, the finalizer's terminal guard, the join counts stored steps).
 
 A message is recorded as held in the same transaction that records it unacknowledged
-(shared/transport.py), and before that it sits in its worker's in-flight list, which a
+(shared/broker/transport.py), and before that it sits in its worker's in-flight list, which a
 dead worker's recovery pushes back too: so a worker killed at any moment, or cut off
 the network with a message on its way, leaves nothing to the visibility timeout. (A
 worker consuming several queues, `--role all`, takes messages with BRPOP and records
@@ -43,8 +43,7 @@ import redis
 from kombu.utils.encoding import bytes_to_str
 
 from shared import naming
-from shared.admission import Refused, refused_counts
-from shared.transport import restore_inflight
+from shared.broker.transport import restore_inflight
 
 HELD = naming.held_messages_key()
 WORKERS = naming.workers_key()
@@ -133,46 +132,6 @@ def dead_instances(client: redis.Redis, dead_after_s: float,
     return [bytes_to_str(m) for m in client.zrangebyscore(WORKERS, "-inf", now - dead_after_s)]
 
 
-@dataclass(frozen=True)
-class Census:
-    live: dict[str, int]
-    """Queue -> worker instances consuming it that beat within dead_after_s."""
-    silent: int
-    """Instances whose heartbeat is older; a live worker gives their tasks back soon."""
-    held: int
-    """Tasks received and not finished, over all workers."""
-    refused: tuple[Refused, ...] = ()
-    """Messages workers took and refused to run, counted by queue, task and reason
-    (shared/admission.py)."""
-
-
-def census(client: redis.Redis, dead_after_s: float, now: float | None = None) -> Census:
-    """Who is alive, and what workers refused, for `chordal status` (one round trip)."""
-    with client.pipeline(transaction=False) as pipe:
-        pipe.zrange(WORKERS, 0, -1, withscores=True)
-        pipe.hlen(HELD)
-        pipe.hgetall(naming.refused_key())
-        members, held, refused = pipe.execute()
-    return count_live(members, held, dead_after_s, now, refused)
-
-
-def count_live(members: list[tuple], held: int, dead_after_s: float,
-               now: float | None = None, refused: dict | None = None) -> Census:
-    """The census of `members` (the workers set read with its scores), `held` tasks and
-    the `refused` counts (the refused hash as read)."""
-    now = time.time() if now is None else now
-    live: dict[str, int] = {}
-    silent = 0
-    for member, beat in members:
-        if beat < now - dead_after_s:
-            silent += 1
-        else:
-            for queue in consumed_queues(bytes_to_str(member)):
-                live[queue] = live.get(queue, 0) + 1
-    return Census(dict(sorted(live.items())), silent, held,
-                  tuple(refused_counts(refused or {})))
-
-
 def held_messages(client: redis.Redis) -> list[Held]:
     """Every message any worker instance records as held."""
     return [Held.parse(bytes_to_str(tag), bytes_to_str(value))
@@ -207,7 +166,7 @@ def restore_held(channel, held: Held) -> bool:
 
 def recover_dead_workers(channel, dead_after_s: float, now: float | None = None) -> list[Held]:
     """Restore every message the dead worker instances held, and those they had taken
-    off their queue and not yet recorded (their in-flight lists, shared/transport.py),
+    off their queue and not yet recorded (their in-flight lists, shared/broker/transport.py),
     forget those instances, and return what was restored (an instance's in-flight
     messages as one Held without a tag, its task_id saying how many)."""
     with channel.conn_or_acquire() as client:
@@ -226,7 +185,7 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
 
 def restore_inflight_of(channel, instance: str) -> int:
     """Push back what `instance` took into its in-flight list (only a worker consuming
-    one queue has one, shared/transport.py); how many."""
+    one queue has one, shared/broker/transport.py); how many."""
     consumed = consumed_queues(instance)
     return restore_inflight(channel, instance, consumed[0]) if len(consumed) == 1 else 0
 

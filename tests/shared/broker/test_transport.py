@@ -1,4 +1,4 @@
-"""The Redis transport's one change (shared/transport.py), against a real Redis: a channel
+"""The Redis transport's one change (shared/broker/transport.py), against a real Redis: a channel
 Celery detached from its connection (what the consumer does when the broker connection
 drops) raises a connection error, which Celery survives, where kombu's raises an
 AttributeError, which ends the worker; the messages it held stay in `unacked`."""
@@ -13,7 +13,7 @@ import redis
 from kombu import Connection, Queue
 from kombu.common import ignore_errors
 
-from shared import transport
+from shared.broker import transport
 from shared import naming
 
 
@@ -33,7 +33,7 @@ def detached(url: str, transport_cls: str):
 
 
 def test_kombus_own_transport_still_has_the_defect(redis_server):
-    """When this fails, kombu fixed it upstream and shared/transport.py can go."""
+    """When this fails, kombu fixed it upstream and shared/broker/transport.py can go."""
     conn, message = detached(redis_server.url, "kombu.transport.redis:Transport")
     with pytest.raises(AttributeError, match="hostname"):
         message.ack()
@@ -42,7 +42,7 @@ def test_kombus_own_transport_still_has_the_defect(redis_server):
 
 
 def test_a_detached_channel_fails_as_a_lost_connection_and_keeps_its_messages(redis_server):
-    conn, message = detached(redis_server.url, "shared.transport:Transport")
+    conn, message = detached(redis_server.url, "shared.broker.transport:Transport")
     with pytest.raises(redis.ConnectionError):
         message.ack()
     assert isinstance(redis.ConnectionError(), conn.connection_errors)
@@ -111,7 +111,7 @@ class CuttingProxy:
 
 def test_a_message_taken_as_the_connection_drops_goes_back_to_its_queue(redis_server):
     proxy = CuttingProxy(redis_server.port, b"orphan-marker")
-    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.transport:Transport")
+    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.broker.transport:Transport")
     try:
         channel = conn.default_channel
         queue = Queue("execute")(channel)
@@ -143,7 +143,7 @@ def test_a_message_whose_reply_is_lost_on_the_wire_waits_in_flight_and_goes_back
     owner = "executor-x@host|execute|1|abcd"
     monkeypatch.setattr(transport.Transport.custody, "owner", owner)
     proxy = CuttingProxy(redis_server.port, b"wire-marker", deliver=False)
-    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.transport:Transport")
+    conn = Connection(f"redis://127.0.0.1:{proxy.port}/0", transport="shared.broker.transport:Transport")
     try:
         channel = conn.default_channel
         queue = Queue("execute")(channel)
@@ -172,7 +172,7 @@ def test_a_message_taken_in_flight_is_recorded_unacked_and_held_in_one_step(
         redis_server, monkeypatch):
     owner = "executor-y@host|execute|1|abcd"
     monkeypatch.setattr(transport.Transport.custody, "owner", owner)
-    with Connection(redis_server.url, transport="shared.transport:Transport") as conn:
+    with Connection(redis_server.url, transport="shared.broker.transport:Transport") as conn:
         channel = conn.default_channel
         queue = Queue("execute")(channel)
         queue.declare()
