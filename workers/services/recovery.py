@@ -39,13 +39,14 @@ class Recovery(LifelongStep):
                 log.warning("worker %s died holding %s %s: gave it back to queue %s",
                             held.instance, held.task, held.task_id, held.queue)
         except Exception:  # a fresh connection next time
-            if self.conn is not None:
-                self.conn.release()
-                self.conn = None
+            self._release()
             raise
 
     def shutdown(self, c) -> None:
         super().shutdown(c)
-        if self.conn is not None:
-            self.conn.release()
-            self.conn = None
+        self._release()
+
+    def _release(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.release()
