@@ -13,7 +13,6 @@ import os
 import shutil
 import socket
 import sys
-import time
 import urllib.request
 from pathlib import Path
 

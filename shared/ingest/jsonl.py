@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import ValidationError
 
 from shared.errors import InputError, quoted
 from shared.models.table import Table

@@ -35,7 +35,7 @@ from elasticsearch import (ApiError, AuthorizationException, BadRequestError, El
                            TransportError, helpers)
 
 from shared.config import PUBLICATION_LAG_DAYS
-from shared.errors import ConfigError, SearchUnavailable, StoreError
+from shared.errors import ConfigError, StoreError
 from shared.access.urls import mask_url
 
 from shared.models.table import Table

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from shared.config import PUBLICATION_LAG_DAYS
 
 from .dates import DateRange, format_scope
 from .document import Document

@@ -22,7 +22,6 @@ After each, the planner answers a question, and again after it is restarted.
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import redis
