@@ -9,7 +9,7 @@ receive failed inputs too and skip them; every other runner gets only ok inputs 
 caller guarantees it; run_tool refuses otherwise with INPUT_FAILED).
 
 EXTRACT with `row` reads a cell from the tables of its source's documents, which the
-backend keeps (cells.py), and refuses with DOCUMENT_CHANGED when the store holds another
+backend keeps (cells/), and refuses with DOCUMENT_CHANGED when the store holds another
 version of a document than the one its source read; with `pattern`, their text
 (extract.py).
 
