@@ -16,7 +16,9 @@ transport with Chordal's reliability settings, 8 threads), then measures, in one
   rate per command, which is subtracted.
 - **tasks per second**: the bare worker draining no-op tasks, and Chordal answering
   two-step queries (queries/s x 4 tasks), all sent at once, in turn, `--repeats` times;
-  the ratio of each pair, and the median.
+  the ratio of each pair, and the median. Both send task events, or neither: with
+  `CHORDAL_WORKER_EVENTS=0` in the environment the bench measures Chordal without them
+  and the bare worker too.
 - **Redis CPU per query**: what the Redis server spent (`INFO cpu`, user + system)
   while Chordal answered those queries, over their number: how many queries one Redis
   core serves.
@@ -194,17 +196,20 @@ def per_query(busy: Window, idle: Window, n: int) -> dict:
 # -- the bare worker -----------------------------------------------------------------
 
 class BareWorker(ChildProcess):
-    """bench/bare_celery.py's worker as a child process, stopped by its PID."""
+    """bench/bare_celery.py's worker as a child process, stopped by its PID; it sends
+    task events when `events` (as Chordal's workers of the run do)."""
 
-    def __init__(self, url: str, home: Path):
+    def __init__(self, url: str, home: Path, events: bool = True):
         self.url = url
         self.name = f"bare-{os.getpid()}@bench"
-        env = {**os.environ, "CHORDAL_BENCH_BARE_URL": url, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        env = {**os.environ, "CHORDAL_BENCH_BARE_URL": url,
+               "CHORDAL_BENCH_BARE_EVENTS": "1" if events else "0",
+               "PYTHONPATH": os.pathsep.join(
+                   filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         super().__init__(bare_celery.worker_argv(self.name), home / "logs" / "bare.log",
                          what="bare Celery worker", stop_timeout=30.0)
         self.env = env
-        self.app = bare_celery.make_app(url)
+        self.app = bare_celery.make_app(url, events)
         self.replies = redis.Redis.from_url(url)
 
     def start_and_ready(self, timeout: float = 60) -> BareWorker:
@@ -294,7 +299,7 @@ def measure(settings: Settings, quick: bool = False, queries: int = 10,
         .connection_kwargs["port"]
     bare_n, chordal_n, hops_n = (200, 40, 10) if quick else (2000, 300, 40)
     repeats = 1 if quick else repeats
-    bare = BareWorker(settings.effective_redis_url, Path(settings.home))
+    bare = BareWorker(settings.effective_redis_url, Path(settings.home), settings.worker_events)
     with Phase(settings) as phase:
         bare.start_and_ready()
         try:
@@ -319,14 +324,17 @@ def measure(settings: Settings, quick: bool = False, queries: int = 10,
         finally:
             bare.stop()
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    return {"commands": commands, "runs": runs, "median": median,
+    return {"events": settings.worker_events, "commands": commands, "runs": runs,
+            "median": median,
             "sizes": {"bare_tasks": bare_n, "chordal_queries": chordal_n, "hops": hops_n}}
 
 
 def table(r: dict) -> list[str]:
     """Markdown lines of the round-trips figure."""
     c, m, runs = r["commands"], r["median"], r["runs"]
+    events = "on" if r.get("events", True) else "off (CHORDAL_WORKER_EVENTS=0)"
     lines = ["## Redis commands per query, and Chordal next to a bare Celery worker", "",
+             f"Task events {events}, for Chordal's workers and the bare worker alike.", "",
              f"The two-step plan GET → EXTRACT (4 tasks), asked {c['queries']} times one "
              f"after another: **{c['sent']:.0f} commands sent to Redis per query** (MONITOR, "
              f"a script call counted once), {c['commands']:.0f} commands Redis ran (INFO "

@@ -196,6 +196,12 @@ class Settings(BaseSettings):
     """A worker whose heartbeat is this old is dead: any worker returns the messages it
     held to their queues (shared/broker/recovery.py) instead of waiting out the visibility
     timeout. Longer than any pause of a live worker (GC, a Redis failover)."""
+    worker_events: bool = True
+    """Workers send Celery's task events (received, started, succeeded, …) and producers
+    a `task-sent` for each message. Flower needs them: with them off, Flower shows the
+    workers but no task. Off, each task costs Redis about 4 commands fewer and its
+    worker the CPU that sends them (docs/scaling-redis.md): for a deployment that runs
+    no Flower."""
     tool_modules: Annotated[list[str], NoDecode] = []
     """Modules every worker imports at start, so the ReAct tools they register
     (`shared.react.tools.register_tool`) exist; comma-separated or a JSON list."""

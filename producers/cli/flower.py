@@ -9,8 +9,9 @@ this command refuses to start without them. It logs in to Redis as the `monitori
 ACL user (shared/access/acl.py), over TLS when the URL is `rediss://` (the TLS options
 reach Flower's broker view as `broker_use_ssl`, shared/broker/app.py).
 
-Flower learns about tasks from the events the workers send (`-E`); it sees the tasks
-that start after it does. Every executor task's arguments lead with its `action_id`,
+Flower learns about tasks from the events the workers send; it sees the tasks that
+start after it does, and none when the workers send no events (`CHORDAL_WORKER_EVENTS`
+off: it says so as it starts). Every executor task's arguments lead with its `action_id`,
 so Flower's search box (or `/api/tasks?search=...`) finds a step by it.
 """
 
@@ -31,6 +32,8 @@ RUNTIME_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 #: Flower reads every `FLOWER_*` variable as an option (and fails on unknown ones);
 #: only the ones set here may reach it.
 FLOWER_ENV_PREFIX = "FLOWER_"
+EVENTS_OFF = ("warning: CHORDAL_WORKER_EVENTS is off: workers started with it send no task "
+              "events, and Flower shows them but none of their tasks")
 
 
 def basic_auth(settings: Settings) -> str:
@@ -94,6 +97,8 @@ def flower(port: int = typer.Option(5555, "--port", help="TCP port of the UI, AP
         raise ConfigError(
             f"no Redis answers at {settings.masked_redis_url}: start the stack (`chordal up`) "
             "or point CHORDAL_REDIS_URL at the Redis the workers use")
+    if not settings.worker_events:
+        print(EVENTS_OFF, file=sys.stderr)
     argv = flower_argv(settings, port, address, max_tasks, purge_offline_s)
     sys.stdout.flush()
     sys.stderr.flush()

@@ -72,9 +72,9 @@ def celery_config(settings: Settings) -> dict:
         "task_inherit_parent_priority": True,
         "task_time_limit": settings.task_time_limit_s,
         "task_soft_time_limit": max(1, settings.task_time_limit_s - 5),
-        # Events let Flower see every task.
-        "worker_send_task_events": True,
-        "task_send_sent_event": True,
+        # Events let Flower see every task (CHORDAL_WORKER_EVENTS off: Flower sees none).
+        "worker_send_task_events": settings.worker_events,
+        "task_send_sent_event": settings.worker_events,
         "task_track_started": True,
         # No result is stored, not even a Celery built-in's: results and failures live in
         # the run store, and the `workers` ACL user may not write Celery's result keys.

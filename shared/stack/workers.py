@@ -1,7 +1,7 @@
 """Celery worker processes for one machine: one child process per worker role.
 
 Consumes a role (a key of `ROLE_QUEUES`) and the `Settings`; produces a running
-`celery worker` subprocess that consumes the role's queues, sends task events, logs to
+`celery worker` subprocess that consumes the role's queues, logs to
 `home/logs/<role>-<token>.log` and answers control pings under its node `name`. The
 child gets the settings as `CHORDAL_*` variables, so it builds the same `Settings`.
 
@@ -60,12 +60,13 @@ def check_pool(pool: str) -> None:
 def worker_argv(role: str, name: str, pool: str, concurrency: int,
                 app: str = DEFAULT_APP) -> list[str]:
     """The `celery worker` command of one role: only the role's queues (so roles scale
-    on their own), task events on (Flower), no gossip or mingle (with many workers each
-    would hear every other's events)."""
+    on their own), no gossip or mingle (with many workers each would hear every other's
+    events). Whether it sends task events is the configuration's (`CHORDAL_WORKER_EVENTS`,
+    shared/broker/app.py): `-E` would turn them on whatever it says."""
     return [
         sys.executable, "-m", "celery", "-A", app, "worker",
         "-Q", ",".join(ROLE_QUEUES[role]), "-n", name, "-P", pool, "-c", str(concurrency),
-        "-E", "--without-gossip", "--without-mingle", "-l", "INFO",
+        "--without-gossip", "--without-mingle", "-l", "INFO",
     ]
 
 

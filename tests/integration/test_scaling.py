@@ -65,11 +65,15 @@ def test_every_task_is_routed_to_a_queue_that_only_its_role_consumes():
     assert {name: ROLE_OF_QUEUE[route["queue"]] for name, route in routes.items()} == expected
 
 
-def test_every_worker_command_sends_task_events_and_consumes_only_its_roles_queues():
+def test_every_worker_command_consumes_only_its_roles_queues_and_sends_events_as_configured():
     for role, role_queues in naming.ROLE_QUEUES.items():
         argv = worker_argv(role, f"{role}-1@host", "threads", 4)
         assert argv[argv.index("-Q") + 1].split(",") == list(role_queues)
-        assert "-E" in argv  # Flower sees tasks only through these events
+        assert "-E" not in argv  # it would send events whatever CHORDAL_WORKER_EVENTS says
+    on = celery_config(Settings(redis_url="redis://127.0.0.1:1/0"))
+    off = celery_config(Settings(redis_url="redis://127.0.0.1:1/0", worker_events=False))
+    assert on["worker_send_task_events"] and on["task_send_sent_event"]  # Flower sees tasks
+    assert not off["worker_send_task_events"] and not off["task_send_sent_event"]
 
 
 def test_each_worker_of_the_stack_consumes_exactly_its_roles_queue(pipeline):
