@@ -76,19 +76,36 @@ class Held:
 
 
 class Presence:
-    """One worker process's heartbeat and the record of the messages it holds."""
+    """One worker process's heartbeat and the record of the messages it holds.
+
+    A message recorded as held must be recorded by an instance in the workers set, or
+    no recovery gives it back. The record adds the instance to the set (a heartbeat)
+    unless the instance is surely in it (`listed`): it beat less than `dead_after_s / 2`
+    ago by its own clock. Recovery removes only an instance whose heartbeat is
+    `dead_after_s` old by the recovering worker's clock (`recover_dead_workers`), so
+    with clocks less than `dead_after_s / 2` apart a removed instance is never
+    `listed`, and records with a heartbeat again from then on."""
 
     def __init__(self, client: redis.Redis, instance: str, dead_after_s: float):
         self.r = client
         self.instance = instance
         self.dead_after_s = dead_after_s
+        self.listed_until = 0.0
+        """Until when (Unix time, this process's clock) the instance is surely in the
+        workers set: `dead_after_s / 2` after its last heartbeat; 0 once it leaves."""
 
     @property
     def beat_every_s(self) -> float:
         return self.dead_after_s / 5
 
     def beat(self, now: float | None = None) -> None:
-        self.r.zadd(WORKERS, {self.instance: time.time() if now is None else now})
+        now = time.time() if now is None else now
+        self.r.zadd(WORKERS, {self.instance: now})
+        self.listed_until = now + self.dead_after_s / 2
+
+    def listed(self) -> bool:
+        """Whether this instance is surely in the workers set now (see the class)."""
+        return time.time() < self.listed_until
 
     def leave(self) -> bool:
         """Leave the workers set at a clean shutdown, so nobody counts this worker as
@@ -97,6 +114,7 @@ class Presence:
         has one in its in-flight list (one transaction watches both)."""
         inflight = naming.inflight_key(self.instance)
         left = False
+        self.listed_until = 0.0  # a message recorded from now on puts it back in the set
 
         def transaction(pipe) -> None:
             nonlocal left
@@ -111,13 +129,16 @@ class Presence:
         return left
 
     def hold(self, tag: str, queue: str, task: str, task_id: str) -> None:
-        """Record a message just received (the heartbeat goes with it, so a recorded
-        instance is always in the workers set)."""
+        """Record a message just received, with a heartbeat unless the instance is
+        surely in the workers set (`listed`), so a recorded instance is in it."""
+        value = naming.held_value(self.instance, queue, task, task_id)
+        if self.listed():
+            self.r.hset(HELD, tag, value)
+            return
         with self.r.pipeline(transaction=False) as pipe:
             pipe.zadd(WORKERS, {self.instance: time.time()})
-            pipe.hset(HELD, tag, naming.held_value(self.instance, queue, task, task_id))
+            pipe.hset(HELD, tag, value)
             pipe.execute()
-
 
 
 def release(client: redis.Redis, tag: str) -> None:
@@ -169,6 +190,7 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
     off their queue and not yet recorded (their in-flight lists, shared/broker/transport.py),
     forget those instances, and return what was restored (an instance's in-flight
     messages as one Held without a tag, its task_id saying how many)."""
+    now = time.time() if now is None else now
     with channel.conn_or_acquire() as client:
         dead = set(dead_instances(client, dead_after_s, now))
         if not dead:
@@ -179,8 +201,21 @@ def recover_dead_workers(channel, dead_after_s: float, now: float | None = None)
             if moved := restore_inflight_of(channel, instance):
                 restored.append(Held("", instance, consumed_queues(instance)[0],
                                      "(taken, not yet received)", f"{moved} message(s)"))
-        client.zrem(WORKERS, *dead)
+        # an instance that beat meanwhile stays: it may record messages without a
+        # heartbeat of their own (`Presence.listed`)
+        client.eval(FORGET_DEAD_LUA, 1, WORKERS, now - dead_after_s, *sorted(dead))
     return restored
+
+
+FORGET_DEAD_LUA = """
+for i = 2, #ARGV do
+  local beat = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if beat and tonumber(beat) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], ARGV[i]) end
+end
+return 1
+"""
+"""Remove from the workers set (KEYS[1]) each instance (ARGV[2:]) whose heartbeat is
+still at or before ARGV[1]."""
 
 
 def restore_inflight_of(channel, instance: str) -> int:

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from time import monotonic, time
 
 import redis
@@ -79,14 +80,16 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('LREM', KEYS[3], 1, ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
-  redis.call('ZADD', KEYS[5], ARGV[2], ARGV[6])
+  if ARGV[6] ~= '' then redis.call('ZADD', KEYS[5], ARGV[2], ARGV[6]) end
 end
 return 1
 """
 """kombu's `unacked` record and its index entry, the message out of the in-flight list,
-and (ARGV[5] not empty) the held record with a heartbeat, so a holder is in the workers
-set. KEYS: unacked index, unacked, in-flight list, held, workers; ARGV: delivery tag,
-time, the `unacked` value, the message as taken, the held value, the instance."""
+and (ARGV[5] not empty) the held record, with a heartbeat when ARGV[6] names the
+instance (it is not surely in the workers set: shared/broker/recovery.py `Presence`), so a
+holder is in the workers set. KEYS: unacked index, unacked, in-flight list, held,
+workers; ARGV: delivery tag, time, the `unacked` value, the message as taken, the held
+value, the instance or ''."""
 ACK_LUA = """
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -107,13 +110,18 @@ class Custody:
 
     def __init__(self) -> None:
         self.owner: str | None = None
+        self.listed: Callable[[], bool] = lambda: False
+        """Whether `owner` is surely in the workers set now (shared/broker/recovery.py
+        `Presence.listed`); when not, the record of a message puts it there."""
         self._orphans: list[tuple[dict, str, str]] = []
         self._lock = threading.Lock()
 
-    def claim(self, owner: str) -> None:
+    def claim(self, owner: str, listed: Callable[[], bool] | None = None) -> None:
         """Take messages for worker instance `owner` (shared/broker/recovery.py): into its
         in-flight list, recorded as held by it as they arrive."""
         self.owner = owner
+        if listed is not None:
+            self.listed = listed
 
     def keep(self, payload: dict, exchange: str, routing_key: str) -> None:
         """Keep a message taken off its queue and recorded nowhere."""
@@ -172,8 +180,9 @@ class QoS(kombu_redis.QoS):
     def _record(self, message, delivery_tag) -> None:
         """kombu's append (the `unacked` record and its index entry), and for a message
         taken into the in-flight list, in the same transaction: out of that list, and
-        recorded as held by this instance (with a heartbeat, as `Presence.hold` does for
-        the messages of a worker that consumes several queues)."""
+        recorded as held by this instance (with a heartbeat unless it is surely in the
+        workers set, as `Presence.hold` does for the messages of a worker that consumes
+        several queues)."""
         received = getattr(self.channel, "_received", None)
         if received is None:
             return super().append(message, delivery_tag)
@@ -189,7 +198,8 @@ class QoS(kombu_redis.QoS):
                 keys=[self.unacked_index_key, self.unacked_key, naming.inflight_key(owner),
                       naming.held_messages_key(), naming.workers_key()],
                 args=[delivery_tag, time(), dumps([message._raw, exchange, routing_key]),
-                      received, value, owner], client=client)
+                      received, value, "" if self.channel.custody.listed() else owner],
+                client=client)
         message.held_recorded = held  # so the heartbeat does not record it again
         virtual.QoS.append(self, message, delivery_tag)
 

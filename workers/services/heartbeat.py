@@ -45,7 +45,7 @@ class Heartbeat(LifelongStep):
             run_store().r, instance_name(c.hostname, consumes), settings().worker_dead_after_s)
         custody = getattr(c.conninfo.transport, "custody", None)
         if custody is not None:  # Chordal's transport (shared/broker/transport.py)
-            custody.claim(self.presence.instance)
+            custody.claim(self.presence.instance, self.presence.listed)
         self.steady_since: float | None = None
         self._beating = threading.Lock()  # a beat never lands after the worker left the set
         self._left = False
