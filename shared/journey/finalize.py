@@ -17,6 +17,7 @@ becomes the query's.
 
 from __future__ import annotations
 
+import uuid
 from typing import Callable
 
 from shared.errors import ToolError
@@ -38,6 +39,13 @@ def finalize_query(store: RunStore, query_id: str,
     record = store.to_finalize(query_id)
     if record is None:
         return None
+    # Counted once a run is past rendering (or ended early, or raised), by the script
+    # that stores the answer or before anything else is sent, once per finalize task
+    # (`task_id`; a run without one counts as a task of its own): a run killed mid-render
+    # or whose ack a Redis crash lost, given back and run again, is not counted twice; a
+    # run of another finalize task would be (there is one: naming.finalize_task_id).
+    task_id = task_id or uuid.uuid4().hex
+    answer, continues = None, False
     try:
         if record.status in TERMINAL or record.iterations:
             return None  # terminal, or an auto-mode query the ReAct loop already took over
@@ -50,18 +58,16 @@ def finalize_query(store: RunStore, query_id: str,
                                record.question, budget_s=render_budget_s,
                                renderer=renderer)
         answer = _bounded(answer, store.max_step_bytes, query_id)
+        continues = record.mode == "auto" and not answer.complete and continue_with is not None
     finally:
-        # Counted once a run is past rendering (or ended early, or raised) and before the
-        # answer is stored, once per finalize task (`task_id`): a run killed mid-render or
-        # whose ack a Redis crash lost, given back and run again, is not counted twice; a
-        # run of another finalize task would be (there is one: naming.finalize_task_id).
-        store.count_finalizer_run(query_id, task_id)
-    if record.mode == "auto" and not answer.complete and continue_with is not None:
+        if answer is None or continues:
+            store.count_finalizer_run(query_id, task_id)
+    if continues:
         query = store.query(query_id)
         if query is not None:
             continue_with(query)  # sends ReAct iteration 1 once, however often we run
             return None
-    return answer if store.finish(query_id, answer) else None
+    return answer if store.finish(query_id, answer, finalizer_task=task_id) else None
 
 
 def _read_back(result: StepResult, texts: TextReader | None) -> StepResult:

@@ -58,10 +58,21 @@ from shared.stores.step_results import StepResults
 
 
 
+_COUNT_RUN = """
+local function count_run(run, field)
+  if field == '' or redis.call('HSETNX', run, field, 1) == 1 then
+    return redis.call('HINCRBY', run, 'finalizer_runs', 1)
+  end
+  return tonumber(redis.call('HGET', run, 'finalizer_runs') or '0')
+end
+"""
+"""One more finalizer run, once per `field` (`finalizer_task:<task id>`), or always when
+`field` is ''; returns the runs counted."""
 _TERMINATE = """
+if ARGV[4] ~= '' then count_run(KEYS[1], ARGV[4]) end
 if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
 local set, now = {}, nil
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   set[#set + 1] = ARGV[i]; set[#set + 1] = ARGV[i + 1]
   if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
 end
@@ -72,13 +83,17 @@ redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], DONE_TTL)
 return 1
 """.replace("DONE_TTL", str(DONE_TTL_S))
-TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
-CANCEL_LUA = COUNT_LUA + RETIRE_LUA + "local function terminate(KEYS, ARGV)" + _TERMINATE + """end
+TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _COUNT_RUN + _TERMINATE
+"""End a query through its terminal guard (KEYS: run, done, deadlines; ARGV: status, ttl,
+query id, the finalizer run it counts (`finalizer_task:<task id>`, counted whether or
+not this run ends the query) or '', then the fields to set)."""
+CANCEL_LUA = COUNT_LUA + RETIRE_LUA + _COUNT_RUN + "local function terminate(KEYS, ARGV)" \
+    + _TERMINATE + """end
 local out = {}
 for j = 1, (#KEYS - 1) / 2 do
   local run, done = KEYS[2 * j], KEYS[2 * j + 1]
   if redis.call('EXISTS', run) == 0 then out[j] = -1 else
-    out[j] = terminate({run, done, KEYS[1]}, {'cancelled', ARGV[1], ARGV[3 + j], 'status',
+    out[j] = terminate({run, done, KEYS[1]}, {'cancelled', ARGV[1], ARGV[3 + j], '', 'status',
                        'cancelled', 't_cancelled', ARGV[2], 'error', ARGV[3]})
   end
 end
@@ -129,12 +144,7 @@ def _expired_reason(status: str, raw_query: str | None) -> str:
             "(are the workers running?)")
 
 
-_COUNT_ONCE = """
-if ARGV[1] == '' or redis.call('HSETNX', KEYS[1], ARGV[1], 1) == 1 then
-  return redis.call('HINCRBY', KEYS[1], 'finalizer_runs', 1)
-end
-return tonumber(redis.call('HGET', KEYS[1], 'finalizer_runs') or '0')
-"""
+_COUNT_ONCE = _COUNT_RUN + "return count_run(KEYS[1], ARGV[1])"
 CREATE_LUA = """
 if redis.call('HSETNX', KEYS[1], 'query', ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'queued', 't_queued', ARGV[2], 'EXPIRES', ARGV[3])
@@ -145,6 +155,11 @@ return 1
 """KEYS: the run hash, the deadlines; ARGV: the query's JSON, the time, when its keys
 expire while it runs (`expires`: `ttl_s` past its last possible deadline), its first
 deadline, its id."""
+
+
+def _finalizer_run_field(task_id: str) -> str:
+    """The run-hash field that says finalize task `task_id` was counted."""
+    return f"finalizer_task:{task_id}"
 
 
 CHUNK = 1000
@@ -278,20 +293,26 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         query_id, _, name = action_id.partition(":")
         return int(self.r.hincrby(naming.run_key(query_id), DELIVERED + name, 1))
 
-    def _terminate(self, query_id: str, status: str, fields: dict) -> bool:
+    def _terminate(self, query_id: str, status: str, fields: dict,
+                   finalizer_task: str | None = None) -> bool:
         # One script, so a waiter never sees `terminal` before the answer and status.
         flat = [str(x) for kv in {**fields, "status": status, f"t_{status}": time.time()}
                 .items() for x in kv]
         keys = [naming.run_key(query_id), naming.done_key(query_id), naming.deadlines_key()]
-        return bool(self._terminate_script(keys=keys, args=[status, self.ttl_s, query_id, *flat]))
+        run = "" if finalizer_task is None else _finalizer_run_field(finalizer_task)
+        return bool(self._terminate_script(keys=keys,
+                                           args=[status, self.ttl_s, query_id, run, *flat]))
 
-    def finish(self, query_id: str, answer: Answer, planner: str | None = None) -> bool:
+    def finish(self, query_id: str, answer: Answer, planner: str | None = None,
+               finalizer_task: str | None = None) -> bool:
         """Store the answer and mark the query `done`; False if it was already terminal.
-        `planner`: who answered without a plan (the heuristic planner, abstaining)."""
+        `planner`: who answered without a plan (the heuristic planner, abstaining).
+        `finalizer_task`: the finalize task that rendered it, its run counted in the same
+        script as `count_finalizer_run` counts it (whether or not it ends the query)."""
         fields = {"answer": answer.model_dump_json(exclude_defaults=True)}
         if planner:
             fields["planner"] = planner
-        return self._terminate(query_id, "done", fields)
+        return self._terminate(query_id, "done", fields, finalizer_task)
 
     def fail(self, query_id: str, error: str, problems: list[PlanProblem] | None = None) -> bool:
         """Mark the query `failed` with the reason; False if it was already terminal."""
@@ -340,7 +361,7 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         finalizer run; one with another task id is."""
         return int(self._count_once_script(
             keys=[naming.run_key(query_id)],
-            args=[f"finalizer_task:{task_id}" if task_id else ""]))
+            args=[_finalizer_run_field(task_id) if task_id else ""]))
 
     def query(self, query_id: str) -> Query | None:
         """The query as its producer submitted it."""
