@@ -93,12 +93,12 @@ def flower(port: int = typer.Option(5555, "--port", help="TCP port of the UI, AP
     """Run Flower (UI, REST API, Prometheus /metrics) with basic auth from CHORDAL_FLOWER_AUTH."""
     settings = Settings().as_role("monitoring")  # events, broadcasts, queue lengths: read-only
     env = flower_env(settings)  # refuses before anything else when auth is missing
+    if not settings.worker_events:
+        print(EVENTS_OFF, file=sys.stderr)
     if not redis_answers(settings.effective_redis_url, timeout=2.0):
         raise ConfigError(
             f"no Redis answers at {settings.masked_redis_url}: start the stack (`chordal up`) "
             "or point CHORDAL_REDIS_URL at the Redis the workers use")
-    if not settings.worker_events:
-        print(EVENTS_OFF, file=sys.stderr)
     argv = flower_argv(settings, port, address, max_tasks, purge_offline_s)
     sys.stdout.flush()
     sys.stderr.flush()

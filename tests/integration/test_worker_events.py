@@ -1,9 +1,13 @@
 """CHORDAL_WORKER_EVENTS off: the workers answer as before and publish no task event
-(Flower then shows them, by their worker events, but none of their tasks)."""
+(Flower then shows them, by their worker events, but none of their tasks, and
+`chordal flower` says so)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -72,3 +76,14 @@ def test_workers_with_events_off_answer_and_publish_no_task_event(tmp_path_facto
     assert record.status == "done" and "91.7" in record.answer.text, record.error
     assert heard_workers  # the listener hears events: the workers' own still go out
     assert [key for key in events.seen if key.startswith("task.")] == []
+
+
+def test_chordal_flower_warns_that_with_events_off_it_shows_no_task(tmp_path):
+    env = {**os.environ, "CHORDAL_HOME": str(tmp_path), "CHORDAL_WORKER_EVENTS": "0",
+           "CHORDAL_FLOWER_AUTH": "ops:s3cret", "CHORDAL_REDIS_URL":
+           f"redis://127.0.0.1:{free_port()}/0"}  # nobody there: it stops after the warning
+    result = subprocess.run([sys.executable, "-m", "producers", "flower", "--port",
+                             str(free_port())], env=env, capture_output=True, text=True,
+                            timeout=60)
+    assert "CHORDAL_WORKER_EVENTS is off" in result.stderr
+    assert "Flower shows them but none of their tasks" in result.stderr
