@@ -9,7 +9,7 @@ import time
 from kombu import Connection, Queue
 
 from shared import naming
-from shared.broker import transport
+from shared.broker import recovery, transport
 from shared.broker.recovery import HELD, WORKERS, Presence, instance_name, recover_dead_workers
 
 from .test_recovery import DEAD_AFTER, broker, hold  # noqa: F401 (broker: a fixture)
@@ -67,3 +67,24 @@ def test_the_transport_records_with_a_heartbeat_only_for_a_worker_not_surely_lis
         assert all(r.hexists(naming.held_messages_key(), m.delivery_tag) for m in received)
         for m in received:
             m.ack()
+
+
+def test_a_worker_that_beats_while_it_is_being_recovered_stays_in_the_workers_set(
+        broker, monkeypatch):  # noqa: F811
+    """Recovery found it dead and gave back what it held; it beat again meanwhile (a
+    stall ended) and records without a heartbeat from then on, so recovery must not
+    remove it."""
+    channel, r = broker.default_channel, broker.default_channel.client
+    stalled = Presence(r, instance_name("executor@c", ["execute"]), DEAD_AFTER)
+    (message,) = broker.take(1)
+    hold(stalled, message)
+    stalled.beat(time.time() - DEAD_AFTER - 1)
+    restore_inflight_of = recovery.restore_inflight_of
+
+    def beats_meanwhile(channel, instance):
+        stalled.beat()
+        return restore_inflight_of(channel, instance)
+    monkeypatch.setattr(recovery, "restore_inflight_of", beats_meanwhile)
+
+    assert [h.task_id for h in recover_dead_workers(channel, DEAD_AFTER)] == ["task-0"]
+    assert r.zscore(WORKERS, stalled.instance) is not None and stalled.listed()
