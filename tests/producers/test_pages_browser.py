@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -210,10 +211,16 @@ def test_the_batch_page_shows_the_numbers_chordal_status_prints(stack, batch, br
 
 
 def test_the_workers_page_shows_what_chordal_status_prints(stack, batch, browser, tmp_path):
-    printed = stack.cli("status", "--batch", batch).stdout
-    line = re.search(r"workers alive, by queue consumed: (.*); (\d+) tasks held", printed)
-    alive = dict(item.rsplit(" ", 1) for item in line[1].split(", "))
+    stack.cli("wait", "--batch", batch)
     log_in(browser, stack, "/ui/workers")
+    for _ in range(20):  # tasks held change as the last ones are acknowledged: compare
+        printed = stack.cli("status", "--batch", batch).stdout  # one settled moment
+        line = re.search(r"workers alive, by queue consumed: (.*); (\d+) tasks held", printed)
+        browser.refresh()
+        if text(browser, "[data-field=held]") == line[2]:
+            break
+        time.sleep(0.5)
+    alive = dict(item.rsplit(" ", 1) for item in line[1].split(", "))
     for queue, count in alive.items():
         assert text(browser, f"tr[data-queue={queue}] [data-field=live]") == count
     assert text(browser, "[data-field=held]") == line[2]
