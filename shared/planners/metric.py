@@ -13,9 +13,13 @@ which TAT-QA answers both as a distance and as a change, is not read):
 - the change, increase, decrease or difference in X from P1 to P2, and its percentage;
   a change or percentage change in X in one year or none is left `open`: the table
   planner reads it from that year and the one before, or from a table of two periods;
-- the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year);
+- the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year); the
+  average quarterly X in a year (its four quarters);
+- quarters named without their own year ("In 2019, … between the third quarter and fourth
+  quarter"): of the one year the question names (quarters.py);
 - the total or sum of X in P1 and P2;
-- X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y;
+- X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y
+  (between the low and high X: the high less the low, a range's spread);
   the sum of X and Y;
 - a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
   FY2018 and FY2019)": each operand a line item with its own period, or the question's.
@@ -34,8 +38,9 @@ import regex
 from shared.search.dates import DateRange, format_scope
 from shared.search.periods import find_dates, find_periods, part_of
 
-from shared.tables.periods import MONTH, QUARTER_ORDINALS
+from shared.tables.periods import MONTH
 
+from .quarters import Quarter, quarter_span, quarters_named
 from .question import asked_part
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
@@ -115,7 +120,7 @@ _FISCAL_FIRST = regex.compile(r"\bfiscal\s+((?:19|20)\d{2})\s+(first|second|thir
 """`fiscal 2019 third quarter`: the third quarter of fiscal 2019."""
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _LEAD = regex.compile(
-    r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
+    r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
     r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+)(?:the\s+)?", regex.I)
 _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|measured)\s+as\s*:?\s*",
                          regex.I)
@@ -151,6 +156,13 @@ _BETWEEN = regex.compile(r"^(?:the\s+)?difference\s+between\s+(?P<x>.+?)\s+and\s
 _BETWEEN_IN = regex.compile(r"^(?:the\s+)?difference\s+in\s+(?:the\s+)?(?P<m>.+?)\s+between\s+"
                             r"(?:the\s+)?(?P<x>.+?)\s+and\s+(?:the\s+)?(?P<y>.+)$", regex.I)
 """"the difference in net sales between APAC and EMEA": APAC's net sales less EMEA's."""
+_END = {"high": "high", "highest": "high", "max": "high", "maximum": "high",
+        "low": "low", "lowest": "low", "min": "low", "minimum": "low"}
+_SPREAD = regex.compile(
+    rf"^(?:the\s+)?difference\s+(?:between|in)\s+(?:the\s+)?(?P<a>{'|'.join(_END)})\s+(?:and|&)\s+"
+    rf"(?:the\s+)?(?P<b>{'|'.join(_END)})\s+(?P<rest>.+)$", regex.I)
+"""The difference between the two ends of a range ("the low and high price")."""
+_QUARTERLY = regex.compile(r"\b(?:average|mean)\s+quarterly\b", regex.I)
 _UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
                          r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
 """Arithmetic named in words that mean different formulas to different readers."""
@@ -197,31 +209,14 @@ def _when(text: str, span: DateRange) -> When:
     return When(format_scope(span), span, fiscal)
 
 
-_NO_YEAR_QUARTERS = regex.compile(
-    r"\b(?P<a>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?"
-    r"(?:\s*(?:,|and|&|to|through|-)\s*(?P<b>first|second|third|fourth|1st|2nd|3rd|4th))?"
-    r"\s+quarters?\b", regex.I)
-
-
-def _bare_quarters(text: str) -> list[tuple[int, int, int]]:
-    """(start, end, quarter) of each quarter a question names with no year ("the third
-    and fourth quarter": 3 and 4, each its own placeholder)."""
-    found = []
-    for m in _NO_YEAR_QUARTERS.finditer(text):
-        if m["b"]:
-            found += [(m.start("a"), m.end("a"), QUARTER_ORDINALS[m["a"].lower()]),
-                      (m.start("b"), m.end(), QUARTER_ORDINALS[m["b"].lower()])]
-        else:
-            found.append((m.start(), m.end(), QUARTER_ORDINALS[m["a"].lower()]))
-    return found
-
-
-def _bare_quarter(quarter: int) -> When:
-    """A quarter of no year: EXTRACT reads it as the newest year's (`Q3`); its span, in
-    year 1, only orders it among the question's quarters."""
-    start = date(1, 3 * quarter - 2, 1)
-    end = date(1, 3 * quarter, 30 if quarter in (2, 3) else 31)
-    return When(f"Q{quarter}", (start, end))
+def _quarter(q: Quarter) -> When:
+    """A quarter the question names without its own year: of the year it takes (fiscal
+    when that year is), or of none (`Q3`: EXTRACT reads it as the newest year's)."""
+    span = quarter_span(q.quarter, q.year)
+    if q.year is None:
+        return When(f"Q{q.quarter}", span)
+    return When(f"Q{q.quarter} FY{q.year}" if q.fiscal else f"{q.year}-Q{q.quarter}", span,
+                q.fiscal)
 
 
 def mask(text: str) -> _Masked:
@@ -236,13 +231,17 @@ def mask(text: str) -> _Masked:
     for day, a, b in find_dates(text):
         if not any(a < y and x < b for x, y in taken):
             spans.append((a, b, When(day.isoformat(), (day, day))))
-    if not spans:  # "in the third quarter", "between the third and fourth quarter"
-        spans = [(a, b, _bare_quarter(n)) for a, b, n in _bare_quarters(text)]
+    # "between the third and fourth quarter", "In 2019, … the third quarter"
+    quarters, dropped = quarters_named(text, [(a, b, w.span, w.fiscal) for a, b, w in spans])
+    spans = [s for s in spans if (s[0], s[1]) not in {(a, b) for a, b in dropped}
+             and not any(a <= s[0] and s[1] <= b for a, b in dropped)]
+    spans += [(q.start, q.end, _quarter(q)) for q in quarters]
     out, last, whens = [], 0, []
-    for a, b, when in sorted(spans, key=lambda s: s[0]):
+    for a, b, when in sorted(spans + [(a, b, None) for a, b in dropped], key=lambda s: s[0]):
         out.append(text[last:a])
-        out.append(f"@{len(whens)}")
-        whens.append(when)
+        if when is not None:
+            out.append(f"@{len(whens)}")
+            whens.append(when)
         last = b
     out.append(text[last:])
     return _Masked("".join(out), whens)
@@ -301,8 +300,16 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
             return Refusal("it adds up things joined by more than one 'and': which of them "
                            "is one line item it does not say")
         return _two_items("sum", m["x"], m["y"], used, whens, asked)
+    if op == "average" and _QUARTERLY.search(core) and len(set(used)) == 1 and _is_year(used[0]):
+        return _quarterly_average(_QUARTERLY.sub("average ", core), used[0], asked)
     if op in ("sum", "average") and len(used) < 2:
         op = None  # "total revenue in 2019", "average selling price": the line item's words
+    if op == "difference" and len(used) < 2 and (m := _SPREAD.match(core)) and {
+            _END[m["a"].lower()], _END[m["b"].lower()]} == {"high", "low"}:
+        # "the difference between the low and high price": a range's spread, high less low
+        high, low = (m["a"], m["b"]) if _END[m["a"].lower()] == "high" else (m["b"], m["a"])
+        return _two_items("difference", f"{high} {m['rest']}", f"{low} {m['rest']}", used,
+                          whens, asked)
     if op in ("change", "increase", "decrease", "difference") and len(used) < 2:
         if op == "difference" and (m := _BETWEEN.match(core)):
             return _two_items("difference", m["x"], m["y"], used, whens, asked)
@@ -359,6 +366,17 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
                       name=f"difference in {item}")
     return Metric(terms, "$T2 - $T1", "change", scale=scale, places=places,
                   name=f"{'increase' if op == 'increase' else 'change'} in {item}")
+
+
+def _quarterly_average(core: str, year: When, asked: _Asked) -> Metric | Refusal:
+    """"the average quarterly low price in 2018": the item in each quarter of the year."""
+    item = _item(core, "average")
+    if not item:
+        return Refusal("it names no line item to read")
+    terms = tuple(Term(item, _quarter(Quarter(0, 0, n, year.span[0].year, year.fiscal)))
+                  for n in range(1, 5))
+    return Metric(terms, "($T1 + $T2 + $T3 + $T4) / 4", "average", scale=asked.scale,
+                  places=asked.places, name=f"average quarterly {item}")
 
 
 def _places(places: int | None) -> int:

@@ -13,7 +13,9 @@ more of them ("Swiss", "Non-Swiss", then "Income before taxes"). Per-share rows 
 whatever the table's scale ("in thousands, except per share data"); share counts are
 numbers, not money; a row or column about percentages holds percents, and so does a
 column whose first and last figures carry "%" and none a currency (a rate
-reconciliation writes the sign on those lines only).
+reconciliation writes the sign on those lines only). A table of quarters down the side
+(`Fourth Quarter` under `2019:`, columns `High` and `Low`) is turned to have its quarters
+as columns (quarters.py).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from shared.tables.quantities import parse_quantity
 
 from shared.models.table import Cell, Column, Row, Table
 from .periods import MARK, period_context, period_of
+from .quarters import quarters_across
 from .units import PEOPLE, PER_SHARE, SHARE_COUNT, currency_in, excepted, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
@@ -97,8 +100,14 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
             section = None
     if not rows:
         return None
-    return Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
-                 rows=_sums(_percent_columns(rows)))
+
+    def cell_of(text: str, label: str, section: str | None, header: str) -> Cell | None:
+        row_unit, row_scale = _row_unit(label, section or "", unit, scale, shares_out)
+        return _cell(text, row_unit, row_scale,
+                     bool(_PERCENT.search(label) or _PERCENT.search(header)))
+    table = Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
+                  rows=_sums(_percent_columns(rows)))
+    return quarters_across(table, cell_of)
 
 
 def _sums(rows: list[Row]) -> list[Row]:

@@ -112,6 +112,19 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What was the net sales in the third quarter?", ["net sales"], ["Q3"], None),
     ("What was the change in the net sales between the third and fourth quarter?",
      ["net sales"] * 2, ["Q3", "Q4"], "$T2 - $T1"),
+    # quarters whose year the question names once, apart or beside one of them
+    ("In 2019, what is the change in high price between the third quarter and fourth "
+     "quarter?", ["high price"] * 2, ["2019-Q3", "2019-Q4"], "$T2 - $T1"),
+    ("What is the change in revenues between the second and first quarter in the fiscal "
+     "year 2019?", ["revenues"] * 2, ["Q1 FY2019", "Q2 FY2019"], "$T2 - $T1"),
+    ("What is the average quarterly low price in 2018?", ["low price"] * 4,
+     ["2018-Q1", "2018-Q2", "2018-Q3", "2018-Q4"], "($T1 + $T2 + $T3 + $T4) / 4"),
+    # a range's two ends: the high less the low, whichever the question names first
+    ("In the first quarter of 2018, what is the difference between the low and high price?",
+     ["high price", "low price"], ["2018-Q1"] * 2, "$T1 - $T2"),
+    ("What is the difference in the high and low prices of the common stock in the fourth "
+     "quarter of 2019?", ["high prices of the common stock", "low prices of the common stock"],
+     ["2019-Q4"] * 2, "$T1 - $T2"),
 ])
 def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
                                                                  expression):

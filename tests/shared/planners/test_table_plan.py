@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (nineteen TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (twenty TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -320,3 +320,14 @@ def test_the_filing_about_a_fiscal_year_answers_it_over_a_later_ones_restated_fi
         assert plan.steps[0].source == "Halvorsen Marine Form 10-K fiscal 2019"
     finally:
         backend.close()
+
+
+def test_a_price_range_by_quarter_answers_a_quarters_spread_and_the_years_average(reports):
+    plan = heuristic_plan("In the first quarter of 2018, what is the difference between the "
+                          "low and high price, according to Nozigal's annual report?", reports)
+    assert [(s.row, s.period) for s in plan.steps if s.operation == "EXTRACT"] == [
+        ("Common Stock Price Range: High", "2018-Q1"), ("Common Stock Price Range: Low", "2018-Q1")]
+    assert Decimal(run(plan, reports).value) == Decimal("2.41")
+    plan = heuristic_plan("What is the average quarterly low price in 2018, according to "
+                          "Nozigal's annual report?", reports)
+    assert Decimal(run(plan, reports).value) == Decimal("3.83")

@@ -146,3 +146,47 @@ def test_a_row_that_adds_up_in_one_column_only_is_not_a_total():
                              ["Services", "50", "30"],
                              ["Gross margin", "150", "90"]])
     assert not any(r.total for r in table.rows)
+
+
+# TAT-QA dev: a stock's price range by quarter, the year above the columns or above the rows
+PRICES_BY_QUARTER = [["", "", "Common Stock Price Range 2018"], ["", "Low", "High"],
+                     ["First Quarter", "$ 5.99", "$ 8.40"], ["Second Quarter", "$ 4.79", "$ 6.48"],
+                     ["Third Quarter", "$ 2.66", "$ 4.63"], ["Fourth Quarter", "$ 1.88", "$ 3.39"]]
+QUARTERS_UNDER_YEARS = [["", "High", "Low"], ["2019:", "", ""],
+                        ["Fourth Quarter", "$11.44", "$9.47"], ["Third Quarter", "$14.96", "$10.26"],
+                        ["Second Quarter", "$20.91", "$12.61"], ["First Quarter", "$18.19", "$8.87"],
+                        ["2018:", "", ""], ["Fourth Quarter", "$12.16", "$7.43"],
+                        ["Third Quarter", "$20.60", "$10.95"], ["Second Quarter", "$18.30", "$6.70"],
+                        ["First Quarter", "$7.35", "$6.00"]]
+
+
+def test_a_table_of_quarters_down_the_side_is_read_with_its_quarters_as_columns():
+    table = table_from_rows(PRICES_BY_QUARTER)
+    assert [c.period for c in table.columns] == ["2018-Q1", "2018-Q2", "2018-Q3", "2018-Q4"]
+    assert [(r.section, r.label) for r in table.rows] == [
+        ("Common Stock Price Range", "Low"), ("Common Stock Price Range", "High")]
+    high = table.rows[1]
+    assert high.cells[columns_for(table, "2018-Q1")[0]].quantity.amount == Decimal("8.40")
+
+    table = table_from_rows(QUARTERS_UNDER_YEARS)
+    assert [r.label for r in table.rows] == ["High", "Low"]
+    assert columns_for(table, "2019-Q3") == [1] and columns_for(table, "2018-Q4") == [4]
+    assert [c.text for c in table.rows[1].cells][:2] == ["$9.47", "$10.26"]
+    assert table.rows[1].cells[0].quantity.kind == "money"
+
+
+@pytest.mark.parametrize("rows", [
+    # years across: the quarter's row has no item of its own to turn into
+    [["", "2019", "2018"], ["First Quarter", "$0.10", "$0.09"], ["Second Quarter", "$0.10", "$0.09"]],
+    # a row that is no quarter (the year's total)
+    [["", "High", "Low"], ["2019:", "", ""], ["Fourth Quarter", "$11.44", "$9.47"],
+     ["Full year", "$20.91", "$8.87"]],
+    # a quarter of no known year
+    [["", "High", "Low"], ["Fourth Quarter", "$11.44", "$9.47"], ["Third Quarter", "$14.96", "$10.26"]],
+    # the same quarter twice
+    [["", "High", "Low"], ["2019:", "", ""], ["Fourth Quarter", "$11.44", "$9.47"],
+     ["Fourth Quarter", "$14.96", "$10.26"]],
+])
+def test_a_table_not_wholly_of_quarters_of_known_years_is_left_as_it_is(rows):
+    table = table_from_rows(rows)
+    assert [r.label for r in table.rows] == [r[0] for r in rows[1:] if any(r[1:])]
