@@ -2,9 +2,10 @@
 hash and its dispatch graph at the terminal transition, produces two compact fields of
 the run hash that the record reads instead (`dispatch`, `deliveries`).
 
-`RETIRE_LUA` defines `retire(run_key, ttl, set)`; the run store's TERMINATE script calls
+`RETIRE_LUA` defines `retire(run_key, ttl, set, h)`; the run store's TERMINATE script calls
 it in the same round trip that ends the query (`set`: the fields that end it, written in
-the fold's one HSET; it returns the run hash as it found it, field -> value), and the
+the fold's one HSET; `h`: the run hash as that script read it (HGETALL's reply), or nil
+to read it here; it returns the run hash as it found it, field -> value), and the
 graph's CLOSE script calls it when it writes to a query that is already terminal. It
 folds
 
@@ -44,10 +45,11 @@ DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
 
 RETIRE_LUA = """
-local function retire(run, ttl, fields)
+local function retire(run, ttl, fields, h)
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
   local graph = 'GRAPH' .. qid
-  local h, found = redis.call('HGETALL', run), {}
+  local found = {}
+  h = h or redis.call('HGETALL', run)
   local rows, order, sent, counts, names, gone = {}, {}, {}, {}, {}, {}
   local kept_dispatch, kept_deliveries = '', ''
   for i = 1, #h, 2 do

@@ -30,8 +30,9 @@ The query, plan and answer are kept as JSON without the fields at their defaults
 TTLs are set once per key (shared/stores/retire.py): a running query's keys live until `ttl_s`
 (`CHORDAL_RUN_TTL_S`) past its last deadline, and a finished query's `ttl_s` after its
 end, so a record lives at least `ttl_s` after its last change.
-Terminal transitions are guarded by HSETNX on `terminal`: a query is answered, failed
-or cancelled exactly once, however often a task is redelivered or a cancel repeated.
+Terminal transitions are guarded by `terminal`, which the script that ends a query sets
+only when it found it unset: a query is answered, failed or cancelled exactly once,
+however often a task is redelivered or a cancel repeated.
 The scripts that change a status also move the counters of the query's batch (shared/stores/batch_counts.py); the one
 that ends a query folds its dispatch graph, send times and delivery counters into the
 run hash and deletes them (shared/stores/retire.py).
@@ -69,25 +70,38 @@ end
 """One more finalizer run, once per `field` (`finalizer_task:<task id>`), or always when
 `field` is ''; returns the runs counted."""
 _TERMINATE = """
-if ARGV[4] ~= '' then count_run(KEYS[1], ARGV[4]) end
-if redis.call('HSETNX', KEYS[1], 'terminal', ARGV[1]) == 0 then return 0 end
+local h = redis.call('HGETALL', KEYS[1])
+local terminal, runs, counted = false, 0, ARGV[4] == ''
+for i = 1, #h, 2 do
+  if h[i] == 'terminal' then terminal = true
+  elseif h[i] == 'finalizer_runs' then runs = tonumber(h[i + 1])
+  elseif h[i] == ARGV[4] then counted = true end
+end
 local set, now = {}, nil
+if not counted then set = {ARGV[4], 1, 'finalizer_runs', runs + 1} end
+if terminal then
+  if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+  return 0
+end
+set[#set + 1] = 'terminal'; set[#set + 1] = ARGV[1]
 for i = 5, #ARGV, 2 do
   set[#set + 1] = ARGV[i]; set[#set + 1] = ARGV[i + 1]
   if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
 end
-local was = retire(KEYS[1], ARGV[2], set)
+local was = retire(KEYS[1], ARGV[2], set, h)
 count_known(KEYS[1], ARGV[1], ARGV[2], was['batch'], was['counted'], was['t_queued'], now)
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[2], DONE_TTL)
 return 1
 """.replace("DONE_TTL", str(DONE_TTL_S))
-TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _COUNT_RUN + _TERMINATE
+TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
 """End a query through its terminal guard (KEYS: run, done, deadlines; ARGV: status, ttl,
-query id, the finalizer run it counts (`finalizer_task:<task id>`, counted whether or
-not this run ends the query) or '', then the fields to set)."""
-CANCEL_LUA = COUNT_LUA + RETIRE_LUA + _COUNT_RUN + "local function terminate(KEYS, ARGV)" \
+query id, the finalizer run it counts (`finalizer_task:<task id>`, counted as
+`count_run` counts it, whether or not this run ends the query) or '', then the fields to
+set). The run hash is read once: the guard, the count and the fold (`retire`) use that
+read, and the count, the guard and the fields are written in the fold's one HSET."""
+CANCEL_LUA = COUNT_LUA + RETIRE_LUA + "local function terminate(KEYS, ARGV)" \
     + _TERMINATE + """end
 local out = {}
 for j = 1, (#KEYS - 1) / 2 do
