@@ -36,7 +36,7 @@ def finalize_query(store: RunStore, query_id: str,
                    texts: TextReader | None = None) -> Answer | None:
     """Render and store the answer; None when the query was already terminal or unknown,
     or when an incomplete auto-mode answer was handed to `continue_with` (the loop)."""
-    record = store.to_finalize(query_id)
+    record = store.start_finalizing(query_id)  # and `finalizing`, when it renders
     if record is None:
         return None
     # Counted once a run is past rendering (or ended early, or raised), by the script
@@ -52,7 +52,6 @@ def finalize_query(store: RunStore, query_id: str,
         if record.plan is None:
             store.fail(query_id, "finalizer found no plan for this query")
             return None
-        store.set_status(query_id, "finalizing")
         answer = render_answer(record.plan, {s.step_id: _read_back(s, texts)
                                              for s in record.steps},
                                record.question, budget_s=render_budget_s,

@@ -4,12 +4,17 @@ wins); reads them back in order. `RunStore` inherits it.
 
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
+    chordal:run:{qid}      iterated: 1 once an iteration is stored
 """
 
 from __future__ import annotations
 
 from shared import naming
 from shared.models import LLMCall, ReactIteration
+
+ITERATED = "iterated"
+"""Run-hash field, set as the query's first iteration is stored: its readers read the
+iterations only when it (or the claim of iteration 1) is there."""
 
 
 class ModelCalls:
@@ -31,13 +36,15 @@ class ModelCalls:
                 for c in self.r.lrange(naming.llm_calls_key(query_id), 0, -1)]
 
     def put_iteration(self, query_id: str, it: ReactIteration) -> ReactIteration:
-        """Store an iteration unless one with its number exists; return the stored one."""
+        """Store an iteration unless one with its number exists; return the stored one.
+        The run hash says the query has iterations (`ITERATED`)."""
         key = naming.iterations_key(query_id)
         with self.r.pipeline() as p:
             p.hsetnx(key, str(it.n), it.model_dump_json())
             p.hget(key, str(it.n))
             p.expire(key, self.ttl_s)
-            _, stored, _ = p.execute()
+            p.hsetnx(naming.run_key(query_id), ITERATED, 1)
+            _, stored, *_ = p.execute()
         return ReactIteration.model_validate_json(stored)
 
     def iterations(self, query_id: str) -> list[ReactIteration]:

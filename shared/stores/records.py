@@ -11,13 +11,39 @@ import time
 from dataclasses import dataclass
 
 from shared import naming
-from shared.models import Answer, Plan, ReactIteration, RunRecord, StepResult
+from shared.models import TERMINAL, Answer, Plan, ReactIteration, RunRecord, StepResult
+from shared.stores.batch_counts import COUNT_LUA
 from shared.stores.graph import step_order
+from shared.stores.model_calls import ITERATED
+
+# a query with neither (the claim of iteration 1 comes before any) has no iterations
+_HAS_ITERATIONS = (ITERATED, "claimed_" + naming.react_claim(1))
+START_FINALIZING_LUA = COUNT_LUA + """
+local run, f = redis.call('HGETALL', KEYS[1]), {}
+for i = 1, #run, 2 do f[run[i]] = run[i + 1] end
+if not f['query'] then return {run, {}, {}} end
+local steps, its = redis.call('HGETALL', KEYS[2]), {}
+if f[ITERATED] or f[CLAIMED] then its = redis.call('HGETALL', KEYS[3]) end
+if not f['terminal'] and not (TERMINAL_SET)[f['status'] or ''] and #its == 0 and f['plan'] then
+  redis.call('HSET', KEYS[1], 'status', 'finalizing', 't_finalizing', ARGV[1])
+  count_known(KEYS[1], 'finalizing', ARGV[2], f['batch'], f['counted'], f['t_queued'], ARGV[1])
+end
+return {run, steps, its}
+""".replace("ITERATED", repr(_HAS_ITERATIONS[0])).replace("CLAIMED", repr(_HAS_ITERATIONS[1])) \
+   .replace("TERMINAL_SET", "{" + ", ".join(f"{s}=true" for s in TERMINAL) + "}")
+"""What the finalizer reads of a query (KEYS: run, steps, iterations; ARGV: the time, the
+ttl): the run hash, the step results and (when it has any) the iterations; and, when
+the query is not terminal, has a plan and no iterations (the finalizer renders it),
+the move to `finalizing` in the same script, as the status script makes it."""
+
+
+def _pairs(flat: list) -> dict[str, str]:
+    return dict(zip(flat[::2], flat[1::2]))
 
 
 @dataclass(frozen=True)
 class _Core:
-    """What `record` and `to_finalize` both read of a query."""
+    """What `record` and `start_finalizing` both read of a query."""
 
     raw: dict[str, str]
     query: dict
@@ -28,8 +54,11 @@ class _Core:
 
 
 class Records:
-    """The run store's reads of whole records (`self.r`; `llm_calls` of `ModelCalls`,
-    `_dispatch` of `DispatchGraph`)."""
+    """The run store's reads of whole records (`self.r`, `self.ttl_s`; `llm_calls` of
+    `ModelCalls`, `_dispatch` of `DispatchGraph`)."""
+
+    def _record_scripts(self) -> None:
+        self._start_finalizing_script = self.r.register_script(START_FINALIZING_LUA)
 
     def progress(self, query_id: str, fields: list[str], steps_seen: set[str],
                  iterations_seen: set[str]) -> tuple[dict, dict[str, str], dict[str, str]]:
@@ -50,14 +79,20 @@ class Records:
                 dict(zip(new_steps, self.r.hmget(steps, new_steps))) if new_steps else {},
                 dict(zip(new_its, self.r.hmget(its, new_its))) if new_its else {})
 
-    def _core(self, query_id: str) -> _Core | None:
+    def _core(self, query_id: str,
+              read: tuple[dict, dict, dict] | None = None) -> _Core | None:
         """The run hash, plan, step results in plan order and iterations of a query, in one
-        round trip; None when there is no query."""
-        with self.r.pipeline(transaction=False) as p:
-            p.hgetall(naming.run_key(query_id))
-            p.hgetall(naming.steps_key(query_id))
-            p.hgetall(naming.iterations_key(query_id))
-            raw, steps_raw, its_raw = p.execute()
+        round trip (a second for the iterations of a query that has some); None when
+        there is no query. `read`: those three hashes as a script read them."""
+        if read is None:
+            with self.r.pipeline(transaction=False) as p:
+                p.hgetall(naming.run_key(query_id))
+                p.hgetall(naming.steps_key(query_id))
+                raw, steps_raw = p.execute()
+            its_raw = self.r.hgetall(naming.iterations_key(query_id)) \
+                if any(f in raw for f in _HAS_ITERATIONS) else {}
+        else:
+            raw, steps_raw, its_raw = read
         if not raw or "query" not in raw:
             return None
         plan = Plan.model_validate_json(raw["plan"]) if raw.get("plan") else None
@@ -98,11 +133,16 @@ class Records:
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 
-    def to_finalize(self, query_id: str) -> RunRecord | None:
-        """What the finalizer reads of a query, in one round trip: the record with its
+    def start_finalizing(self, query_id: str) -> RunRecord | None:
+        """What the finalizer reads of a query, in one script: the record with its
         question, mode, status, plan, step results (in plan order) and ReAct iterations,
-        without its LLM calls and dispatch lines. None when there is no query."""
-        core = self._core(query_id)
+        without its LLM calls and dispatch lines, as it was read; None when there is no
+        query. The same script moves a query the finalizer renders (not terminal, a plan,
+        no iterations) to `finalizing`."""
+        run, steps, its = self._start_finalizing_script(
+            keys=[naming.run_key(query_id), naming.steps_key(query_id),
+                  naming.iterations_key(query_id)], args=[time.time(), self.ttl_s])
+        core = self._core(query_id, (_pairs(run), _pairs(steps), _pairs(its)))
         if core is None:
             return None
         return RunRecord(

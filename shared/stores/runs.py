@@ -8,7 +8,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/na
 
     chordal:run:{qid}      hash  query, status, t_<status>, plan, problems, repairs,
                                  answer, error, usage, terminal, planned_at,
-                                 stored_bytes (the bytes of its step results, held to
+                                 iterated (it has ReAct iterations), stored_bytes
+                                 (the bytes of its step results, held to
                                  max_query_bytes); while it runs, expires, sent:<step>
                                  and delivered:<name>, folded at its end into dispatch
                                  and deliveries (shared/stores/retire.py)
@@ -197,6 +198,7 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         self._status_script = client.register_script(STATUS_LUA)
         self._graph_scripts()
         self._step_scripts()
+        self._record_scripts()
 
     @classmethod
     def from_url(cls, url: str, ttl_s: int, text_cache_s: int = 3600,
