@@ -110,7 +110,7 @@ return {refused, view()}
 # finalizer's claim) is the owner's.
 CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + CLAIM_LUA + """
 local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES', 'batch',
-                       'counted', 't_queued')
+                       'counted', 't_queued', 'stored_bytes')
 if run[1] then return {'closed before', 0, view(), 1} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local status = ARGV[6] ~= '' and not run[2]
@@ -145,7 +145,8 @@ if status then count_known(KEYS[2], ARGV[6], ARGV[1], run[4], run[5], run[6], AR
 -- the graph is what was found and what was added: read again only when it held steps
 local graph = {}
 if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
-local stored_ids = redis.call('HKEYS', KEYS[3])
+-- every stored step result counts its bytes in stored_bytes: without it, none is stored
+local stored_ids = run[7] and redis.call('HKEYS', KEYS[3]) or {}
 local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
               stored_ids}
 if run[2] then
