@@ -39,7 +39,8 @@ def plan(self, query: dict) -> None:
     delivery = counted(store, naming.plan_action_id(q.id), q.id, "the planner")
     if not delivery:
         return
-    if store.status(q.id) in TERMINAL:
+    # a first delivery of a plan learns it as it leaves the queue (leave_queue: None)
+    if (delivery > 1 or q.mode == "react") and store.status(q.id) in TERMINAL:
         return
     if q.mode == "react":
         start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
@@ -52,7 +53,7 @@ def plan(self, query: dict) -> None:
             return  # an earlier delivery closed the plan; its steps are out
         q = store.leave_queue(q, "planning")  # a batch query's run deadline starts here
         if q is None:
-            return  # it waited in the queue past its budget: failed saying so
+            return  # it has ended, or waited in the queue past its budget: failed saying so
         llm, calls = llm_client(), []
 
         def on_call(call) -> None:

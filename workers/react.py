@@ -47,7 +47,7 @@ def start_loop(query: Query) -> bool:
         if not run_store().claim(query.id, naming.react_claim(1)):
             return False
         started = run_store().leave_queue(query, "executing")
-        if started is not None:  # else it waited in the queue past its budget: failed
+        if started is not None:  # else it has ended, or waited in the queue past its budget
             send(started, 1)
         return started is not None
 

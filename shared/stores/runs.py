@@ -258,19 +258,21 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
 
     def leave_queue(self, query: Query, status: str) -> Query | None:
         """Move `query` on to `status` as a worker takes it from the queue; `query` with
-        its `planned_at`. A query with a queue-wait budget leaves `queued` once: its
-        deadline becomes `planned_at` + `deadline_s`, in the same script; taken past its
-        queue-wait deadline it is failed saying so instead, and None returned."""
+        its `planned_at`, or None when it has ended (nothing changed). A query with a
+        queue-wait budget leaves `queued` once: its deadline becomes `planned_at` +
+        `deadline_s`, in the same script; taken past its queue-wait deadline it is failed
+        saying so instead, and None returned."""
         if query.queue_wait_s is None:
-            self.set_status(query.id, status)
-            return query
+            planned = self._status_script(keys=[naming.run_key(query.id)],
+                                          args=[status, f"t_{status}", time.time(), self.ttl_s])
+            return query if planned else None
         planned = self._status_script(
             keys=[naming.run_key(query.id), naming.deadlines_key()],
             args=[status, f"t_{status}", time.time(), self.ttl_s, query.deadline_s, query.id])
         if planned == -1:
             self.fail(query.id, _expired_reason("queued", query.model_dump_json()))
             return None
-        return query.model_copy(update={"planned_at": float(planned)}) if planned else query
+        return query.model_copy(update={"planned_at": float(planned)}) if planned else None
 
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
         self._hset(query_id, {"plan": plan.model_dump_json(exclude_defaults=True),
