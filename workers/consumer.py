@@ -10,6 +10,8 @@ task name, id and queue, never its arguments, which may be large or hostile) and
 `task-rejected` event, which Flower shows. It never runs, and nothing of it is written
 to Celery's result backend. Everything else goes on to Celery's own handler.
 
+Its task events go out together, a moment after they happen (workers/events.py).
+
 Celery's handlers of what it cannot run are replaced the same way: for an unregistered
 task name Celery stores a failure in the result backend, which the `workers` ACL user
 may not write, so the store raises and the message is never acknowledged; an invalid
@@ -26,11 +28,12 @@ from vine import promise
 from shared.broker import admission
 from shared.broker.recovery import release
 from workers.app import log, run_store
+from workers.events import BatchedEvents
 
 INVALID = "Celery finds it invalid (eta, expires or body)"
 
 
-class Consumer(CeleryConsumer):
+class Consumer(BatchedEvents, CeleryConsumer):
 
     def create_task_handler(self, promise=promise):
         handle = super().create_task_handler(promise)
