@@ -17,13 +17,14 @@ which TAT-QA answers both as a distance and as a change, is not read):
   average quarterly X in a year (its four quarters);
 - quarters named without their own year ("In 2019, … between the third quarter and fourth
   quarter"): of the one year the question names (quarters.py);
-- the total or sum of X in P1 and P2;
+- the total or sum of X in P1 and P2; a total or average over years the question counts
+  without naming them ("across all 3 years") is left `open`, to the table's periods;
 - X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y
   (between the low and high X: the high less the low, a range's spread);
   the sum of X and Y;
 - a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
   FY2018 and FY2019)": each operand a line item with its own period, or the question's.
-The unit asked: "in USD millions" (the answer's scale), "as a percentage", "rounded to
+The unit asked: "in USD millions", "in terms of $M" (the answer's scale), "as a percentage", "rounded to
 two decimal places". Percentages and ratios are rounded to two places unless the
 question says otherwise.
 """
@@ -44,7 +45,8 @@ from .quarters import Quarter, quarter_span, quarters_named
 from .question import asked_part
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
-               "billions": 9}
+               "billions": 9, "k": 3, "m": 6, "mn": 6, "mm": 6, "b": 9, "bn": 9}
+"""Scales a question asks its answer in: "in millions", "in terms of $M", "(in $bn)"."""
 PLACES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "no": 0}
 DEFAULT_PLACES = 2
 """Decimal places of a percentage or ratio the question does not round itself."""
@@ -87,8 +89,12 @@ class Metric:
     """What the question asks for, in its words ("percentage change in revenue")."""
     open: bool = False
     """A percentage change asked of one period or none ("in 2019", "the percentage change
-    in total emissions"): its one term names the item (and the later period); the
+    in total emissions"), or a total or average over years the question does not name
+    ("across all 3 years"): its one term names the item (and the later period); the
     periods are the table's, which the table planner reads (table_plan.py)."""
+    periods: int | None = None
+    """How many periods the question says it is over ("across the 3 year period": 3),
+    when it says so in words rather than naming them."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +104,10 @@ class Refusal:
 
 _YEAR_RANGE = regex.compile(r"\b((?:19|20)\d{2})\s*[-–]\s*((?:19|20)\d{2})\b")
 _UNIT = regex.compile(
-    r"\(?\s*\b(?:in|expressed\s+in|stated\s+in)\s+(?:(?:usd|us\$|\$|dollars?|us\s+dollars?)\s*)?"
-    r"(?P<scale>thousands?|millions?|billions?)(?:\s+of\s+(?:us\s+)?dollars)?\s*\)?", regex.I)
+    r"\(?\s*\b(?:in|expressed\s+in|stated\s+in|in\s+terms\s+of)\s+"
+    r"(?:(?:usd|us\$|\$|dollars?|us\s+dollars?)\s*)?"
+    r"(?:(?P<scale>thousands?|millions?|billions?)|(?<=\$\s?)(?P<scale>[kmb]n?|mm)\b)"
+    r"(?:\s+of\s+(?:us\s+)?dollars)?\s*\)?", regex.I)
 _ROUND = regex.compile(r"\b(?:round(?:ed)?|rounding)\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?(?:nearest\s+)?"
                        r"(?P<n>\d|zero|one|two|three|four|no)\s+decimal(?:\s+places?|s)?", regex.I)
 _PLACEHOLDER = regex.compile(r"@(\d+)")
@@ -171,15 +179,20 @@ _IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*
 """The answer asked as a percentage ("(in percentage)"); not "the change in percentage
 of sales …", whose item is the percentage."""
 _PERIOD_PHRASE = regex.compile(
-    r"(?:,?\s*\b(?:in|for|from|between|during|over|of|at|as\s+(?:of|at)|on|by|to|and|through|"
+    r"(?:,?\s*\b(?:in|for|from|between|during|over|across|of|at|as\s+(?:of|at)|on|by|to|and|through|"
     r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"
     r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended|quarters?\s+end(?:ed|ing))\s*)*,?\s*"
     r"(?:@\d+)"
     r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",
     regex.I)
-_SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during)\s+(?:the\s+|all\s+|both\s+)?(?:\d|two|three|four|"
+_SPAN_WORDS = regex.compile(r"\b(?:for|over|in|during|across)\s+(?:the\s+|all\s+|both\s+)?(?:\d|two|three|four|"
                            r"five)?[\s-]*(?:years?|fys?|periods?)(?:\s+period)?\b", regex.I)
 """How a question says "over these years" ("for the 3 years", "over the three year period")."""
+_OVER_YEARS = regex.compile(r"\b(?:for|over|in|during|across)\s+(?:the\s+|all\s+(?:the\s+)?|both\s+)?"
+                            r"(?:(?:\d|two|three|four|five)[\s-]*(?:years?|fys?)(?:\s+period)?"
+                            r"|years|fys|periods)\b", regex.I)
+"""A span of years said rather than named ("across all 3 years", "in both years"), not
+one year ("for year 2019")."""
 _FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
                               r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
 _OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by|between)\s+(?:the\s+)?", regex.I)
@@ -302,6 +315,14 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         return _two_items("sum", m["x"], m["y"], used, whens, asked)
     if op == "average" and _QUARTERLY.search(core) and len(set(used)) == 1 and _is_year(used[0]):
         return _quarterly_average(_QUARTERLY.sub("average ", core), used[0], asked)
+    if op in ("sum", "average") and len(used) < 2 and (over := _OVER_YEARS.search(core)):
+        # "the total X across all 3 years": over the years the table shows, not X itself
+        if not (item := _item(core, op)):
+            return Refusal("it names no line item to read")
+        return Metric((Term(item, used[0] if used else None),), None, op,
+                      scale=asked.scale, places=asked.places,
+                      name=f"{'average' if op == 'average' else 'total'} {item}", open=True,
+                      periods=_count(over.group()))
     if op in ("sum", "average") and len(used) < 2:
         op = None  # "total revenue in 2019", "average selling price": the line item's words
     if op == "difference" and len(used) < 2 and (m := _SPREAD.match(core)) and {
@@ -377,6 +398,15 @@ def _quarterly_average(core: str, year: When, asked: _Asked) -> Metric | Refusal
                   for n in range(1, 5))
     return Metric(terms, "($T1 + $T2 + $T3 + $T4) / 4", "average", scale=asked.scale,
                   places=asked.places, name=f"average quarterly {item}")
+
+
+def _count(span_words: str) -> int | None:
+    """The number a span of years says ("the 3 year period": 3, "both years": 2)."""
+    if m := regex.search(r"\d+", span_words):
+        return int(m.group())
+    named = {"two": 2, "both": 2, "three": 3, "four": 4, "five": 5}
+    return next((n for word, n in named.items()
+                 if regex.search(rf"\b{word}\b", span_words, regex.I)), None)
 
 
 def _places(places: int | None) -> int:

@@ -75,9 +75,11 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                        [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
     if metric.open:  # "the percentage change in X in 2019": the table's two periods
         if (opened := _over_periods(metric, with_tables, tables, columns_for)) is None:
-            raise NoAnswer("not answered: it asks for a percentage change but names fewer "
-                           "than two periods, and no one table shows its line item in the "
-                           "period asked and the one before, or in two periods only",
+            what = {"sum": "a total", "average": "an average"}.get(
+                metric.kind, "a percentage change")
+            raise NoAnswer(f"not answered: it asks for {what} but names fewer than two "
+                           "periods, and no one table shows its line item in the period "
+                           "asked and the one before, or in every period it has",
                            [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
         metric = opened
     try:
@@ -116,6 +118,8 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
       table whose row X names a figure in each of its periods (TAT-QA's "What is the
       average Cost of sales" of a three-year table is the three years' mean); "the 2019
       average X": of X in 2019 and 2018, read from one table;
+    - "the total X across all 3 years": the sum of X over every period of that table,
+      which must show as many as the question says;
     - a percentage change of X asked of no period: from the one table's earlier period
       to its later when it shows two; "in 2019": from 2018.
     None when the question is not of that form, or when no table, or tables with other
@@ -149,13 +153,18 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     if len(held) != 1:
         return None
     whens = held.pop()
+    if metric.periods is not None and metric.periods != len(whens):
+        return None  # "across the 3 year period" of a table of two years
     if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1 or (
-            op != "average" and len(whens) != 2):
+            op not in ("average", "sum") and len(whens) != 2):
         return None
     terms = tuple(Term(item, w) for w in whens)
     over = f" of {whens[0].text} and {whens[1].text}" if year else ""
-    if op == "average":
+    if op in ("average", "sum"):
         refs = " + ".join(f"$T{i}" for i in range(1, len(whens) + 1))
+        if op == "sum":
+            return Metric(terms, refs, "sum", scale=metric.scale, places=metric.places,
+                          name=f"total {item}{over}")
         return Metric(terms, f"({refs}) / {len(whens)}", "average", scale=metric.scale,
                       places=metric.places, name=f"average {item}{over}")
     return Metric(terms, f"round(($T2 - $T1) / $T1 * 100, {metric.places})", "percent_change",

@@ -269,3 +269,12 @@ def test_a_question_ending_on_a_preposition_asks_for_words():
     assert Question.read("What is the change in the projected benefit obligation of the "
                          "benefit plans recognized as, according to Gubinug's annual "
                          "report?").not_figure is not None
+
+
+@pytest.mark.parametrize("question, scale", [
+    ("What is the average contributed equity for 2018 and 2019 in terms of $M?", 6),
+    ("What was revenue in 2019 (in $bn)?", 9),
+    ("What was revenue in 2019 in thousands?", 3),
+])
+def test_the_scale_a_question_asks_its_answer_in(question, scale):
+    assert read_metric(question).scale == scale

@@ -331,3 +331,15 @@ def test_a_price_range_by_quarter_answers_a_quarters_spread_and_the_years_averag
     plan = heuristic_plan("What is the average quarterly low price in 2018, according to "
                           "Nozigal's annual report?", reports)
     assert Decimal(run(plan, reports).value) == Decimal("3.83")
+
+
+def test_a_total_across_the_years_a_question_counts_is_over_its_tables_periods(reports):
+    plan = heuristic_plan("What is the sum of the total sales across the three years, "
+                          "according to Cududic's annual report?", reports)
+    assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == [
+        "2016-10-01..2017-09-30", "2017-10-01..2018-09-30", "2018-10-01..2019-09-30"]
+    assert Decimal(run(plan, reports).value) == Decimal("3807.1")
+    # two years said of a table of three: which two is not told
+    with pytest.raises(NoAnswer, match="asks for an average"):
+        heuristic_plan("What is the average total sales across the 2 years, according to "
+                       "Cududic's annual report?", reports)
