@@ -9,6 +9,10 @@ it happened (its `timestamp`): Flower shows the same states and times, at most `
 later. The buffer is sent as the consumer shuts down, so a warm stop loses none.
 Without an event loop (the gevent and solo pools) Celery sends every event as it comes,
 and so does this.
+
+The `task-sent` event of a task a worker's task sends (the planner's steps, a step's
+followers and finalizer: workers/canvas.py) goes into the same buffer (`sent_events`):
+Celery publishes it on its own as the message goes out.
 """
 
 from __future__ import annotations
@@ -19,10 +23,19 @@ FLUSH_S = 0.1
 """How long a worker's first buffered task event waits for others to go out with it."""
 
 
+_consumer: BatchedEvents | None = None
+"""The consumer of this worker process, once it runs."""
+
+
 class BatchedEvents:
     """Mixed into the workers' Celery consumer (workers/consumer.py)."""
 
     _events_due = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        global _consumer
+        super().__init__(*args, **kwargs)
+        _consumer = self
 
     def on_send_event_buffered(self) -> None:
         """Celery calls this from whichever thread buffered an event; the flush is timed
@@ -42,3 +55,24 @@ class BatchedEvents:
         if self.event_dispatcher is not None:
             ignore_errors(self, self._flush_events)  # Redis gone: the events are too
         super().shutdown()
+
+
+class _Buffered:
+    """What Celery's `send_task_message` publishes a `task-sent` event through (its
+    `event_dispatcher`): the event goes into the consumer's buffer instead."""
+
+    def __init__(self, consumer: BatchedEvents):
+        self.consumer = consumer
+
+    def publish(self, type: str, fields: dict, producer, **_) -> None:
+        dispatcher = self.consumer.event_dispatcher
+        if dispatcher is not None:  # else reconnecting: the event is lost, as Celery's are
+            dispatcher.send(type, **fields)
+
+
+def sent_events() -> dict:
+    """The `send_task` options that put a task's `task-sent` event into this worker's
+    buffer; none outside a worker with an event loop (Celery publishes it then)."""
+    if _consumer is None or not _consumer.hub:
+        return {}
+    return {"event_dispatcher": _Buffered(_consumer)}

@@ -24,6 +24,7 @@ from shared.react.loop import react_step as run_iteration
 from shared.react.tools import load_tool_modules
 from workers.app import llm_client, run_store, search_backend, settings
 from workers.boundary import chordal_task, ends_query, past_cap
+from workers.events import sent_events
 
 load_tool_modules(settings().tool_modules)
 NO_LLM = ("a ReAct loop needs an LLM: set CHORDAL_LLM_BASE_URL (an OpenAI-compatible "
@@ -38,7 +39,7 @@ def leases() -> Leases:
 def send(query: Query, n: int) -> None:
     """Enqueue iteration `n` of the query's loop."""
     react_step.apply_async(args=(ReactTask(query=query, n=n).model_dump(mode="json"),),
-                           queue=naming.QUEUE_REACT, ignore_result=True)
+                           queue=naming.QUEUE_REACT, ignore_result=True, **sent_events())
 
 
 def start_loop(query: Query) -> bool:
