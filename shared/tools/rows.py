@@ -3,9 +3,10 @@ or a name the domain library knows) and a table row's label and section, produce
 the label names it (`Fit`), or None when it does not.
 
 Words are those of shared/search/terms.py, stemmed, without small words (`of`, `and`,
-`the`, …), footnote marks (`(a)`, `(1)`, `*`) and what a label says in parentheses
-(`Net income (loss)`, `Net cash provided by (used in) operating activities`); `total`
-is no word either (`Total revenues` names revenues). A label names a row
+`the`, `was`, …), footnote marks (`(a)`, `(1)`, `*`), what a label says in parentheses
+(`Net income (loss)`, `Net cash provided by (used in) operating activities`) and a
+closing "of the year" (`Options granted in the year`, `Balance at the end of the fiscal
+year`); `total` is no word either (`Total revenues` names revenues). A label names a row
 - `exact`ly when its words are the name's (in any order: `Property and equipment, net`
   is `net property and equipment`);
 - `under` its section when the label's words are all the name's and the heading above
@@ -36,12 +37,12 @@ import regex
 
 from shared.search.terms import stem, words
 
-SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its their our s"
-                        .split())
+SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its their our s "
+                        "is are was were be been".split())
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
 RANKS = {"exact": 0, "under": 1, "qualified": 2, "context": 3}
-FILLERS = frozenset(stem(w) for w in "amount amounts value values figure".split())
+FILLERS = frozenset(stem(w) for w in "amount amounts value values figure number".split())
 """Words a request may add around a row's name that no row needs to say (`amount for
 Land`)."""
 QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including incl after
@@ -128,14 +129,18 @@ def aside_words(text: str) -> frozenset[str]:
 
 def _without_asides(text: str) -> str:
     """`text` without what it says in parentheses, nested ones too (`Carrying amount
-    (non-current (liabilities)/assets)`), and without footnote marks, a digit glued to
-    its last word among them (`Order intake1`)."""
+    (non-current (liabilities)/assets)`), without footnote marks, a digit glued to
+    its last word among them (`Order intake1`), and without a closing "of the year" that
+    any row of a year's table could say (`Options granted in the year`, `Balance at the
+    beginning of the fiscal year`)."""
     while (shorter := _ASIDE.sub(" ", text)) != text:
         text = shorter
-    return _GLUED_MARK.sub("", text)
+    return _THE_YEAR.sub("", _GLUED_MARK.sub("", text))
 
 
 _GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
+_THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
+                          r"(?:year|period)\s*$", regex.I)
 
 
 def name_key(text: str) -> tuple[str, ...]:

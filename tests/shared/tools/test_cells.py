@@ -512,3 +512,25 @@ def test_a_quarter_asked_with_no_year_is_the_newest_years_in_a_table_of_quarters
                    for y, a, b in ((2019, "$94,888", "$88,495"), (2018, "$88,081", "$93,669"))]}
     assert refused("revenues", "Q3", documents=[doc("t")], tables=years).code == "AMBIGUOUS"
     assert cell("revenues", "Q3 FY2018", documents=[doc("t")], tables=years).value == "$93,669"
+
+
+# TAT-QA dev: a rollforward whose rows close "of the fiscal year"; cash flows, "(used for)"
+ROLLFORWARD = [["", "2019", "2018"],
+               ["Balance at the beginning of the fiscal year", "$1,264", "$1,626"],
+               ["Additions based on positions taken in prior years", "142", "-"],
+               ["Decreases based on positions taken in prior years", "(119 )", "(304)"],
+               ["Balance at the end of the fiscal year", "$1,258", "$1,264"]]
+CASH_FLOWS = [["", "", "Year Ended May 31,", ""], ["(Dollars in millions)", "2019", "Change", "2018"],
+              ["Net cash provided by operating activities", "$14,551", "-5%", "$15,386"],
+              ["Net cash used for financing activities", "$(42,056)", "321%", "$(9,982)"]]
+
+
+def test_a_row_is_named_without_the_year_its_label_closes_with_or_the_verb_a_question_adds():
+    tables = {"r": [table_from_rows(ROLLFORWARD)], "c": [table_from_rows(CASH_FLOWS)]}
+    assert cell("beginning balance", "2018", [doc("r")], tables=tables).value == "$1,626"
+    assert cell("ending balance", "2019", [doc("r")], tables=tables).value == "$1,258"
+    assert cell("net cash was used for financing activities", "2018", [doc("c")],
+                tables=tables).value == "$(9,982)"
+    # the words it leaves out are the period's, never the line item's
+    assert refused("balance at the beginning of the prior year", "2018", [doc("r")],
+                   tables=tables).code == "NOT_FOUND"
