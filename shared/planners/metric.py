@@ -180,7 +180,7 @@ _IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*
 of sales …", whose item is the percentage."""
 _PERIOD_PHRASE = regex.compile(
     r"(?:,?\s*\b(?:in|for|from|between|during|over|across|of|at|as\s+(?:of|at)|on|by|to|and|through|"
-    r"until|till|versus|vs\.?|compared\s+(?:to|with)|the|both|years?|fiscal(?:\s+years?)?|"
+    r"until|till|versus|vs\.?|compared\s+(?:to|with)|the\s+periods?|the|both|years?|fiscal(?:\s+years?)?|"
     r"fys?|ended|ending|year[\s-]end|the\s+years?\s+ended|quarters?\s+end(?:ed|ing))\s*)*,?\s*"
     r"(?:@\d+)"
     r"(?:\s*(?:,|and|&|to|-|–|through|versus|vs\.?)\s*@\d+)*(?:\s+(?:year[\s-]end|fiscal\s+year))?",

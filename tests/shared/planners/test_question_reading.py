@@ -112,6 +112,11 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What was the net sales in the third quarter?", ["net sales"], ["Q3"], None),
     ("What was the change in the net sales between the third and fourth quarter?",
      ["net sales"] * 2, ["Q3", "Q4"], "$T2 - $T1"),
+    # "the period" before the years is no word of the item; "end of period" is
+    ("What is the increase/ (decrease) in Audit-Related Fees from the period 2018 to 2019?",
+     ["Audit-Related Fees"] * 2, ["2018", "2019"], "$T2 - $T1"),
+    ("What is the contributed equity at end of period for 2018?",
+     ["contributed equity at end of period"], ["2018"], None),
     # quarters whose year the question names once, apart or beside one of them
     ("In 2019, what is the change in high price between the third quarter and fourth "
      "quarter?", ["high price"] * 2, ["2019-Q3", "2019-Q4"], "$T2 - $T1"),
