@@ -41,7 +41,7 @@ from shared.search.periods import find_dates, find_periods, part_of
 
 from shared.tables.periods import MONTH
 
-from .quarters import Quarter, quarter_span, quarters_named
+from .quarters import quarter_span, quarters_named
 from .question import asked_part
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
@@ -222,14 +222,13 @@ def _when(text: str, span: DateRange) -> When:
     return When(format_scope(span), span, fiscal)
 
 
-def _quarter(q: Quarter) -> When:
+def _quarter(quarter: int, year: int | None, fiscal: bool = False) -> When:
     """A quarter the question names without its own year: of the year it takes (fiscal
     when that year is), or of none (`Q3`: EXTRACT reads it as the newest year's)."""
-    span = quarter_span(q.quarter, q.year)
-    if q.year is None:
-        return When(f"Q{q.quarter}", span)
-    return When(f"Q{q.quarter} FY{q.year}" if q.fiscal else f"{q.year}-Q{q.quarter}", span,
-                q.fiscal)
+    span = quarter_span(quarter, year)
+    if year is None:
+        return When(f"Q{quarter}", span)
+    return When(f"Q{quarter} FY{year}" if fiscal else f"{year}-Q{quarter}", span, fiscal)
 
 
 def mask(text: str) -> _Masked:
@@ -246,9 +245,8 @@ def mask(text: str) -> _Masked:
             spans.append((a, b, When(day.isoformat(), (day, day))))
     # "between the third and fourth quarter", "In 2019, … the third quarter"
     quarters, dropped = quarters_named(text, [(a, b, w.span, w.fiscal) for a, b, w in spans])
-    spans = [s for s in spans if (s[0], s[1]) not in {(a, b) for a, b in dropped}
-             and not any(a <= s[0] and s[1] <= b for a, b in dropped)]
-    spans += [(q.start, q.end, _quarter(q)) for q in quarters]
+    spans = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in dropped)]
+    spans += [(q.start, q.end, _quarter(q.quarter, q.year, q.fiscal)) for q in quarters]
     out, last, whens = [], 0, []
     for a, b, when in sorted(spans + [(a, b, None) for a, b in dropped], key=lambda s: s[0]):
         out.append(text[last:a])
@@ -394,8 +392,7 @@ def _quarterly_average(core: str, year: When, asked: _Asked) -> Metric | Refusal
     item = _item(core, "average")
     if not item:
         return Refusal("it names no line item to read")
-    terms = tuple(Term(item, _quarter(Quarter(0, 0, n, year.span[0].year, year.fiscal)))
-                  for n in range(1, 5))
+    terms = tuple(Term(item, _quarter(n, year.span[0].year, year.fiscal)) for n in range(1, 5))
     return Metric(terms, "($T1 + $T2 + $T3 + $T4) / 4", "average", scale=asked.scale,
                   places=asked.places, name=f"average quarterly {item}")
 

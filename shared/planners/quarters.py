@@ -14,15 +14,14 @@ with the year it takes, and the text of a year that only says which year they ar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 
 import regex
 
-from shared.search.dates import DateRange
+from shared.search.dates import DateRange, parse_scope
 from shared.search.periods import part_of
 from shared.tables.periods import QUARTER_ORDINALS
 
-_ORDINAL = r"first|second|third|fourth|1st|2nd|3rd|4th"
+_ORDINAL = "|".join(QUARTER_ORDINALS)
 _NO_YEAR_QUARTERS = regex.compile(
     rf"\b(?P<a>(?P<oa>{_ORDINAL})(?:\s+quarter)?)"
     rf"(?:\s*(?:,|and|&|to|through|-)\s*(?:the\s+)?(?P<b>{_ORDINAL}))?"
@@ -74,9 +73,7 @@ def quarters_named(text: str, spans: list[tuple[int, int, DateRange, bool]]
 def quarter_span(quarter: int, year: int | None) -> DateRange:
     """The calendar span of `quarter` in `year` (year 1 for a quarter of no year, which
     only orders it among the question's quarters)."""
-    first = date(year or 1, 3 * quarter - 2, 1)
-    last = date(year or 1, 3 * quarter, 30 if quarter in (2, 3) else 31)
-    return first, last
+    return parse_scope(f"{year or 1:04d}-Q{quarter}")
 
 
 def _bare(text: str) -> list[Quarter]:

@@ -95,8 +95,6 @@ def _things(table: Table) -> tuple[str | None, list[str]] | None:
     """What the columns are (`High`, `Low`) and the words their headers share (`Common
     Stock Price Range`), or None when a column names a period, says nothing of its own
     or says what another says."""
-    if len(table.columns) < 1:
-        return None
     headers = [" ".join(_YEAR.sub(" ", c.header).split()) for c in table.columns]
     split = [h.split() for h in headers]
     common = 0
