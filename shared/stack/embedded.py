@@ -158,7 +158,15 @@ class Stack:
                             f"{worker.role} worker exited with code {worker.returncode} at "
                             f"start-up; log {worker.log_path}:\n{worker.log_tail()}"
                         )
-                replies = app.control.ping(destination=list(pending), timeout=0.5) or []
+                try:
+                    replies = app.control.ping(destination=list(pending), timeout=0.5) or []
+                except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as e:
+                    if isinstance(e, redis.exceptions.AuthenticationError):
+                        raise
+                    # a connection Redis closed while it starts: a new one asks again
+                    app.close()
+                    app = control_app(self.worker_url)
+                    replies = []
                 for reply in replies:
                     for name in reply:
                         pending.pop(name, None)
