@@ -10,7 +10,10 @@ The row matches by words (shared/tools/rows.py) — the step's own, and the name
 domain library gives the line item (shared/tools/line_items.py: `capital expenditure`
 is also `purchases of property, plant and equipment`) — the column by `period`
 (shared/tables/periods.py `columns_for`; without one, the column headed "Total" of a
-table by period, else the table's newest column, or its one column of figures). In a
+table by period, else the table's newest column, or its one column of figures; of
+several, the one whose header says most of the step's words beyond the row's label,
+`total` among them for a row that is no total: `Operating leases` under `Total` for
+"total operating leases"). In a
 table whose columns name no period, a row whose label (else heading) names one is read
 for that period without its period's words (`Outstanding at September 30, 2018` as
 `outstanding` for 2018; the rows under `As at 31 December 2019`), in its columns of

@@ -143,7 +143,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     if found is None:
         return
     how, own = found
-    columns = _named_by_header(request, table, label, section, columns)
+    columns = _named_by_header(request, table, row, label, section, columns)
     aside = len(aside_words(row.label) - request.words)
     # under the heading given, the one that says no more ("Revenue:" over "Cost of revenue")
     unasked = len(set(section.words) - request.context) if section and request.context else 0
@@ -173,18 +173,35 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
             options.append(Option(evidence, table, row, i, _signed(quantity, row), key, own))
 
 
-def _named_by_header(request: Request, table: Table, label: Label, section: Label | None,
-                     columns: list[int]) -> list[int]:
-    """Of several columns of the period, those whose header says what the step's own
-    words say beyond the row's label and heading ("fair value of total debt": the row
-    `Total debt` under `December 31, 2019 Fair Value`, not `… Carrying Amount`); all of
-    them when no header, or every one, says it."""
+def _named_by_header(request: Request, table: Table, row: Row, label: Label,
+                     section: Label | None, columns: list[int]) -> list[int]:
+    """Of several columns of the period, those whose header says most of what the step's
+    own words say beyond the row's label and heading ("fair value of total debt": the row
+    `Total debt` under `December 31, 2019 Fair Value`, not `… Carrying Amount`; "total
+    expected charges": under `Total Expected Charges`, not `Remaining Expected Charges`;
+    "total net receivables" of a row that is no total: under `30 June 2019 Total`, not
+    `… Current`); all of them when no header, or every one, says as much."""
     if len(columns) < 2:
         return columns
     said = set(label.words) | set(section.words if section else ())
     rest = request.own - said - FILLERS
-    named = [i for i in columns if rest & set(label_words(table.columns[i].header).words)]
-    return named if 0 < len(named) < len(columns) else columns
+    if _SAYS_TOTAL.search(request.row) and not _SAYS_TOTAL.search(row.label):
+        rest |= {_TOTAL_WORD}
+    said_by = {i: len(rest & _header_words(table.columns[i].header)) for i in columns}
+    most = max(said_by.values())
+    named = [i for i in columns if said_by[i] == most]
+    return named if most and len(named) < len(columns) else columns
+
+
+_SAYS_TOTAL = regex.compile(r"\btotal\b", regex.IGNORECASE)
+_TOTAL_WORD = "total"
+"""The word `total`, which a row's or header's words leave out (`Total revenue` is a
+row of revenue), as a header's word: a total column asked of a row that is no total."""
+
+
+def _header_words(header: str | None) -> set[str]:
+    words = set(label_words(header).words)
+    return words | {_TOTAL_WORD} if header and _SAYS_TOTAL.search(header) else words
 
 
 def _signed(quantity: Quantity, row: Row) -> Quantity:

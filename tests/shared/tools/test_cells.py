@@ -433,6 +433,35 @@ def test_of_several_columns_of_a_date_the_header_that_says_the_rest_of_the_item_
                    tables=tables).code == "AMBIGUOUS"
 
 
+def test_a_total_asked_of_a_row_that_is_none_is_read_in_the_total_column():
+    # TAT-QA dev: contractual obligations by when they fall due, and their total
+    tables = {"t": [table_from_rows([
+        ["", "Total", "Less Than 1 Year", "1-3 Years", "3-5 Years", "More Than 5 Years"],
+        ["Operating leases", "$98,389", "$37,427", "$36,581", "$12,556", "$11,825"],
+        ["Capital leases", "50,049", "7,729", "17,422", "10,097", "14,801"],
+        ["Total", "$8,031,229", "$1,125,748", "$1,314,675", "$501,250", "$5,089,556"]])],
+        # restructuring charges by segment: expected, incurred and remaining
+        "s": [table_from_rows([
+            ["", "Total Expected Charges", "Cumulative Charges Incurred",
+             "Remaining Expected Charges"],
+            ["Transportation Solutions", "$ 160", "$ 144", "$ 16"],
+            ["Industrial Solutions", "80", "66", "14"],
+            ["Total", "$ 289", "$ 254", "$ 35"]])]}
+    assert cell("total operating leases", documents=[doc("t")], tables=tables).value == \
+        "$98,389"
+    assert cell("operating leases more than 5 years", documents=[doc("t")],
+                tables=tables).value == "$11,825"
+    # no total asked: which column is not said
+    assert refused("capital leases", documents=[doc("t")], tables=tables).code == "AMBIGUOUS"
+    # the header saying most of the rest of the step's words
+    assert cell("Transportation Solutions total expected charges", documents=[doc("s")],
+                tables=tables).value == "$ 160"
+    assert cell("Industrial Solutions remaining expected charges", documents=[doc("s")],
+                tables=tables).value == "14"
+    assert refused("Industrial Solutions charges", documents=[doc("s")],
+                   tables=tables).code == "AMBIGUOUS"
+
+
 def test_a_label_in_nested_parentheses_is_named_without_them():
     # TAT-QA dev: interest rate swaps, 2019 and 2018
     tables = {"t": [table_from_rows([
