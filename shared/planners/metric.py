@@ -331,13 +331,13 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
                           whens, asked)
     if op in ("change", "increase", "decrease", "difference") and len(used) < 2:
         if op == "difference" and (m := _BETWEEN.match(core)):
-            return _two_items("difference", m["x"], m["y"], used, whens, asked)
+            return _two_items("difference", *_total_first(m["x"], m["y"]), used, whens, asked)
         if op == "difference" and (m := _BETWEEN_IN.match(core)):
             if regex.search(r"\band\b", m["y"], regex.I):
                 return Refusal("it compares two things joined by more than one 'and': which "
                                "of them is one line item it does not say")
-            return _two_items("difference", f"{m['x']} {m['m']}", f"{m['y']} {m['m']}", used,
-                              whens, asked)
+            x, y = _total_first(m["x"], m["y"])
+            return _two_items("difference", f"{x} {m['m']}", f"{y} {m['m']}", used, whens, asked)
         if op != "percent_change":
             op = None  # "the change in fair value in 2019": a line item that says so itself
     item = _item(core, op)
@@ -456,6 +456,17 @@ def _item(core: str, op: str | None) -> str:
 
 def _only_connectives(text: str) -> bool:
     return not regex.sub(r"\b(?:by|from|between|to|and|in|of|the|for)\b", "", text).strip()
+
+
+_TOTAL_OF = regex.compile(r"^(?:the\s+)?total\b", regex.I)
+
+
+def _total_first(x: str, y: str) -> tuple[str, str]:
+    """The two things a difference is between, a total before its part whichever is named
+    first: "the difference between the current and the total" is what the total holds
+    beyond the current, a size, as "between total net receivables and current net
+    receivables" is."""
+    return (y, x) if _TOTAL_OF.match(y) and not _TOTAL_OF.match(x) else (x, y)
 
 
 def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],

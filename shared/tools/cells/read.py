@@ -28,7 +28,10 @@ from .request import Request, item_names, period_text, request_of
 _CONTINUES = regex.compile(r"^\s*(?:[-–—]|\p{Ll})")
 _TOTAL = regex.compile(r"^\s*total\b[^\w]*(?:\([^()]*\)[^\w]*)?$", regex.IGNORECASE)
 """A label that is `Total` and nothing else but what it says in parentheses."""
-_LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at|as)\s*:?\s*$", regex.IGNORECASE)
+_LEADS_ON = regex.compile(r"\b(?:of|in|for|by|to|from|on|with|at)\s*:?\s*$", regex.IGNORECASE)
+"""A heading the labels under it read on from (`Includes stock-based compensation of:`).
+Not one ending "as" (`Deferred compensation liabilities reported as:` / `Accrued
+expenses`): it says where its rows are reported, and each label names its row."""
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _DATED = regex.compile(
     rf"\b(?:(?:as\s+)?(?:at|of|on)\s+)?(?:{_MONTH}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTH},?\s+)?"

@@ -283,3 +283,19 @@ def test_a_question_ending_on_a_preposition_asks_for_words():
 ])
 def test_the_scale_a_question_asks_its_answer_in(question, scale):
     assert read_metric(question).scale == scale
+
+
+@pytest.mark.parametrize("question, items", [
+    # TAT-QA dev: a total less its part, whichever the question names first
+    ("What is the difference in the gross carrying amount between the current and the total?",
+     ["total gross carrying amount", "current gross carrying amount"]),
+    ("What was the difference between total net receivables and current net receivables?",
+     ["total net receivables", "current net receivables"]),
+    # neither a total: the order asked
+    ("What was the difference between accrued expenses and other long-term liabilities in "
+     "2019?", ["accrued expenses", "other long-term liabilities"]),
+])
+def test_a_difference_between_a_total_and_its_part_is_the_total_less_the_part(question, items):
+    metric = read_metric(question)
+    assert [t.item for t in metric.terms] == items
+    assert metric.expression == "$T1 - $T2"

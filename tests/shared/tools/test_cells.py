@@ -462,6 +462,19 @@ def test_a_total_asked_of_a_row_that_is_none_is_read_in_the_total_column():
                    tables=tables).code == "AMBIGUOUS"
 
 
+def test_a_heading_that_says_where_its_rows_are_reported_is_no_part_of_their_names():
+    # TAT-QA dev: deferred compensation liabilities, by the balance-sheet line they are in
+    tables = {"t": [table_from_rows([
+        ["", "April 26, 2019", "April 27, 2018"],
+        ["Deferred compensation plan assets", "$ 35", "$ 31"],
+        ["Deferred compensation liabilities reported as:", "", ""],
+        ["Accrued expenses", "$ 6", "$ 6"],
+        ["Other long-term liabilities", "$ 29", "$ 25"]])]}
+    assert cell("other long-term liabilities", "2019", documents=[doc("t")],
+                tables=tables).value == "$ 29"
+    assert cell("accrued expenses", "2018", documents=[doc("t")], tables=tables).value == "$ 6"
+
+
 def test_a_label_in_nested_parentheses_is_named_without_them():
     # TAT-QA dev: interest rate swaps, 2019 and 2018
     tables = {"t": [table_from_rows([
