@@ -29,6 +29,7 @@ spans, a range of years ("2021-2022") or a year with words that make it somethin
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date, timedelta
 
 import regex
@@ -303,9 +304,10 @@ _COMPATIBLE = {"money": {"money", "number", None}, "number": {"money", "number",
 def _column_kind(table: Table, index: int) -> str | None:
     kinds = [c.quantity.kind for r in table.rows if (c := r.cells[index]) and c.quantity
              and not (c.quantity.amount == 0 and c.text.strip("—–-− ") == "")]
-    if not kinds:
-        return None
-    return max(set(kinds), key=kinds.count)
+    counts = Counter(kinds).most_common(2)
+    if not counts or len(counts) == 2 and counts[0][1] == counts[1][1]:
+        return None  # as many cells of two kinds: the column's kind is not told
+    return counts[0][0]
 
 
 def _scope(period: str | None) -> DateRange | None:
