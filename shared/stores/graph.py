@@ -31,27 +31,43 @@ from shared.models import GraphStep, Plan, StepDispatch
 from shared.stores.batch_counts import COUNT_LUA
 from shared.stores.retire import EXPIRES, RETIRE_LUA, SENT, kept_dispatch, live_fields
 
-VIEW_LUA = """
-local function view()
-  return {redis.call('HGETALL', KEYS[1]),
-          redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept'),
-          redis.call('HKEYS', KEYS[3])}
+STORED = "stored_steps"
+"""Run-hash field: the ids of the query's stored step results, space-separated, written
+by the script that stores one (shared/stores/step_results.py) in the same HSET as
+`stored_bytes`: the scripts that read the graph learn what is stored from the run hash
+they read anyway, not from the keys of the steps hash."""
+IDS_LUA = """
+local function ids_of(field)
+  local out = {}
+  for id in string.gmatch(field or '', '%S+') do out[#out + 1] = id end
+  return out
 end
 """
-"""Lua: `view()` reads the dispatch graph, the run's graph fields and the stored step ids
-(KEYS 1-3), for the scripts that change the graph or store a step and read it after."""
-_VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept"]  # as view() above reads them
+"""Lua: `ids_of(field)` the ids of a space-separated field (as `STORED` holds them)."""
+VIEW_LUA = IDS_LUA + """
+local function view()
+  local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept', 'STORED')
+  return {redis.call('HGETALL', KEYS[1]), {run[1], run[2], run[3]}, ids_of(run[4])}
+end
+""".replace("STORED", STORED)
+"""Lua: `view()` reads the dispatch
+graph and the run's graph fields and stored step ids (KEYS 1-2), for the scripts that
+change the graph or store a step and read it after."""
+_VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept", STORED]  # as view() reads them
 CLAIM_LUA = ("""
 local function reads(graph_step)
   local ids, inputs = {}, string.match(graph_step, '"inputs":(%b{})')
   if inputs then for id in string.gmatch(inputs, ':"([^"]*)"') do ids[#ids + 1] = id end end
   return ids
 end
-local function claim(field, owner, now)
-  if redis.call('HSETNX', KEYS[2], field, owner ~= '' and owner or now) == 1 then return true end
-  return owner ~= '' and redis.call('HGET', KEYS[2], field) == owner
+local function claim(field, claims, owner, now, set)
+  local holder = claims[field]
+  if holder then return owner ~= '' and holder == owner end
+  claims[field] = owner ~= '' and owner or now
+  set[#set + 1] = field; set[#set + 1] = claims[field]
+  return true
 end
-local function claim_ready(candidates, reads_of, stored, left, owner, now)
+local function claim_ready(candidates, reads_of, stored, left, claims, owner, now, set)
   local out = {}
   for _, id in ipairs(candidates) do
     if not stored[id] and not left[id] then
@@ -59,7 +75,9 @@ local function claim_ready(candidates, reads_of, stored, left, owner, now)
       for _, input in ipairs(reads_of[id]) do
         if not stored[input] then ready = false; break end
       end
-      if ready and claim('DISPATCH_CLAIM' .. id, owner, now) then out[#out + 1] = id end
+      if ready and claim('DISPATCH_CLAIM' .. id, claims, owner, now, set) then
+        out[#out + 1] = id
+      end
     end
   end
   return out
@@ -71,10 +89,13 @@ local function set_of(list)
 end
 """).replace("DISPATCH_CLAIM", "claimed_" + naming.dispatch_claim(""))
 """Lua, the claims of shared/journey/dispatch.py inside the scripts that store a step or close
-the graph (KEYS[2]: the run hash): `reads(GraphStep JSON)` the step ids its task reads
-(the only `"inputs":` key of the JSON: inside a string its quotes are escaped);
-`claim(field, owner, now)` as `RunStore.claim`; `claim_ready(ids, reads_of, stored,
-left, owner, now)` the ids that are ready (`ready_steps`) and claimed to send."""
+the graph, read with the run hash in the script's one HMGET and written in its one HSET
+(the script is atomic, so a claim read free is the caller's): `reads(GraphStep JSON)`
+the step ids its task reads (the only `"inputs":` key of the JSON: inside a string its
+quotes are escaped); `claim(field, claims, owner, now, set)` as `RunStore.claim`, with
+`claims` the claim fields as read (field -> holder) and the claim's write added to
+`set`; `claim_ready(ids, reads_of, stored, left, claims, owner, now, set)` the ids that
+are ready (`ready_steps`) and claimed to send."""
 GRAPH_TTL_LUA = """
 local function expire_graph(expires, ttl)
   if expires then redis.call('EXPIREAT', KEYS[1], expires) else redis.call('EXPIRE', KEYS[1], ttl) end
@@ -109,10 +130,16 @@ return {refused, view()}
 # and once closed, the added steps ready and claimed to send, and 1 when the join (the
 # finalizer's claim) is the owner's.
 CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + CLAIM_LUA + """
-local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES', 'batch',
-                       'counted', 't_queued', 'stored_bytes')
-if run[1] then return {'closed before', 0, view(), 1} end
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local fields = 9 + k + 2 * a
+-- the run's fields, and the claims of the added steps and of the join, in one read
+local names = {'graph_closed', 'terminal', 'EXPIRES', 'batch', 'counted', 't_queued', 'STORED',
+               'FINALIZE_CLAIM'}
+for i = 9 + k, fields - 1, 2 do names[#names + 1] = prefix .. ARGV[i] end
+local run = redis.call('HMGET', KEYS[2], unpack(names))
+if run[1] then return {'closed before', 0, view(), 1} end
+local claims = {}
+for i = 8, #names do claims[names[i]] = run[i] or nil end
 local status = ARGV[6] ~= '' and not run[2]
 local kept, unkept, dropped = {}, {}, {}
 for i = 9, 8 + k do kept[ARGV[i]] = true end
@@ -125,10 +152,14 @@ for _, id in ipairs(found) do
 end
 local spent = #unkept - #dropped
 if spent + k > cap then return {'over budget', spent, view(), 1} end
-local fields = 9 + k + 2 * a
 local added = 0
-for i = 9 + k, fields - 1, 2 do
-  added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+if #found == 0 then  -- an empty graph: every added step is new, written in one HSET
+  if a > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 9 + k, fields - 1)) end
+  added = a
+else
+  for i = 9 + k, fields - 1, 2 do
+    added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+  end
 end
 local set = {}
 for i = fields, #ARGV do set[#set + 1] = ARGV[i] end
@@ -139,35 +170,38 @@ if status then
   set[#set + 1] = 'status'; set[#set + 1] = ARGV[6]
   set[#set + 1] = 't_' .. ARGV[6]; set[#set + 1] = ARGV[7]
 end
+local stored_ids = ids_of(run[7])
+local left, candidates, claimed, join = set_of(unkept), {}, {}, 0
+if not run[2] then
+  -- what the planner sends: the added steps now ready, and the finalizer once all the
+  -- steps the plan keeps are stored (dispatch.py's claim_ready and joined), claimed in
+  -- the HSET below
+  local stored, reads_of = set_of(stored_ids), {}
+  for i = 9 + k, fields - 1, 2 do
+    candidates[#candidates + 1] = ARGV[i]
+    reads_of[ARGV[i]] = reads(ARGV[i + 1])
+  end
+  local owner, now = ARGV[8], ARGV[7]
+  claimed = claim_ready(candidates, reads_of, stored, left, claims, owner, now, set)
+  join = 1
+  for _, id in ipairs(found) do if not left[id] and not stored[id] then join = 0 end end
+  for _, id in ipairs(candidates) do if not stored[id] then join = 0 end end
+  if join == 1 and not claim('FINALIZE_CLAIM', claims, owner, now, set) then join = 0 end
+end
 redis.call('HSET', KEYS[2], unpack(set))
 if #found == 0 and added > 0 then expire_graph(run[3], ARGV[1]) end
 if status then count_known(KEYS[2], ARGV[6], ARGV[1], run[4], run[5], run[6], ARGV[7]) end
 -- the graph is what was found and what was added: read again only when it held steps
 local graph = {}
 if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
--- every stored step result counts its bytes in stored_bytes: without it, none is stored
-local stored_ids = run[7] and redis.call('HKEYS', KEYS[3]) or {}
 local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
               stored_ids}
 if run[2] then
   retire(KEYS[2], ARGV[1], {})
   return {'closed', spent, seen, #found, {}, 0}
 end
--- what the planner sends: the added steps now ready, and the finalizer once all the
--- steps the plan keeps are stored (dispatch.py's claim_ready and joined)
-local stored, left, reads_of, candidates = set_of(stored_ids), set_of(unkept), {}, {}
-for i = 9 + k, fields - 1, 2 do
-  candidates[#candidates + 1] = ARGV[i]
-  reads_of[ARGV[i]] = reads(ARGV[i + 1])
-end
-local owner, now = ARGV[8], ARGV[7]
-local claimed = claim_ready(candidates, reads_of, stored, left, owner, now)
-local join = 1
-for _, id in ipairs(found) do if not left[id] and not stored[id] then join = 0 end end
-for _, id in ipairs(candidates) do if not stored[id] then join = 0 end end
-if join == 1 and not claim('FINALIZE_CLAIM', owner, now) then join = 0 end
 return {'closed', spent, seen, #found, claimed, join}
-""".replace("'EXPIRES'", repr(EXPIRES)).replace(
+""".replace("'EXPIRES'", repr(EXPIRES)).replace("'STORED'", repr(STORED)).replace(
     "FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
 
 
@@ -212,10 +246,11 @@ class Closing:
     send the finalizer."""
 
 
-def _graph_view(replies: list, known: dict[str, GraphStep] | None) -> GraphView:
-    *raw, (closed, terminal, unkept), stored = replies
+def _graph_view(graph: dict[str, str], head: list, stored,
+                known: dict[str, GraphStep] | None) -> GraphView:
+    closed, terminal, unkept = head
     steps = known if known is not None else {
-        k: GraphStep.model_validate_json(v) for k, v in raw[0].items()}
+        k: GraphStep.model_validate_json(v) for k, v in graph.items()}
     return GraphView(steps, bool(closed), frozenset(stored), bool(terminal),
                      frozenset((unkept or "").split()))
 
@@ -224,7 +259,7 @@ def scripted_view(reply: list, known: dict[str, GraphStep] | None = None) -> Gra
     """The GraphView a script's `view()` (VIEW_LUA) returned; `known`: a closed graph's
     steps already read, which the script did not send again."""
     flat, head, stored = reply
-    return _graph_view([dict(zip(flat[::2], flat[1::2])), head, stored], known)
+    return _graph_view(dict(zip(flat[::2], flat[1::2])), head, stored, known)
 
 
 class DispatchGraph:
@@ -278,12 +313,15 @@ class DispatchGraph:
         stored step ids and whether the query is terminal, read together; `known`: the
         steps of a graph already read closed (it never changes again), so they are not
         read twice."""
+        run = naming.run_key(query_id)
+        if known is not None:
+            *head, stored = self.r.hmget(run, _VIEW_FIELDS)
+            return _graph_view({}, head, (stored or "").split(), known)
         with self.r.pipeline() as p:
-            if known is None:
-                p.hgetall(naming.graph_key(query_id))
-            p.hmget(naming.run_key(query_id), _VIEW_FIELDS)
-            p.hkeys(naming.steps_key(query_id))
-            return _graph_view(p.execute(), known)
+            p.hgetall(naming.graph_key(query_id))
+            p.hmget(run, _VIEW_FIELDS)
+            graph, (*head, stored) = p.execute()
+        return _graph_view(graph, head, (stored or "").split(), None)
 
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
         """Record when the tasks of `step_ids` were sent (the first time only), in the

@@ -14,13 +14,33 @@ from dataclasses import dataclass
 
 from shared import naming
 from shared.models import StepResult, StepTask
-from shared.stores.graph import CLAIM_LUA, GraphView, scripted_view
+from shared.stores.graph import CLAIM_LUA, IDS_LUA, STORED, GraphView, scripted_view
 from shared.stores.retire import DELIVERED, EXPIRES
 from shared.stores.texts import stored_json
 
-PUT_STEP_LUA = CLAIM_LUA + """
-local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept',
-                       'stored_bytes', 'EXPIRES')
+PUT_STEP_LUA = IDS_LUA + CLAIM_LUA + """
+-- the graph first, so the claims of the steps that read this one are read with the run
+local graph, ids, reads_of, readers = {}, {}, {}, {}
+if ARGV[8] == 'graph' then
+  graph = redis.call('HGETALL', KEYS[1])
+  for i = 1, #graph, 2 do ids[#ids + 1] = graph[i]; reads_of[graph[i]] = reads(graph[i + 1]) end
+elseif ARGV[8] == 'state' then
+  for i = 11, #ARGV do
+    local line = ids_of(ARGV[i])
+    ids[#ids + 1] = table.remove(line, 1); reads_of[ids[#ids]] = line
+  end
+end
+for _, id in ipairs(ids) do
+  for _, input in ipairs(reads_of[id]) do
+    if input == ARGV[1] then readers[#readers + 1] = id; break end
+  end
+end
+local names = {'graph_closed', 'terminal', 'graph_unkept', 'stored_bytes', 'EXPIRES', 'STORED',
+               'FINALIZE_CLAIM'}
+for _, id in ipairs(readers) do names[#names + 1] = 'DISPATCH_CLAIM' .. id end
+local run = redis.call('HMGET', KEYS[2], unpack(names))
+local claims, set, stored_ids = {}, {}, ids_of(run[6])
+for i = 7, #names do claims[names[i]] = run[i] or nil end
 local payload = ARGV[2]
 if #payload > tonumber(ARGV[4]) then
   payload = ARGV[6]
@@ -30,52 +50,43 @@ end
 if redis.call('HSETNX', KEYS[3], ARGV[1], payload) == 0 then
   payload = redis.call('HGET', KEYS[3], ARGV[1])
 else
-  redis.call('HINCRBY', KEYS[2], 'stored_bytes', #payload)
+  stored_ids[#stored_ids + 1] = ARGV[1]
+  set = {'stored_bytes', tonumber(run[4] or '0') + #payload, 'STORED', table.concat(stored_ids, ' ')}
   if run[2] or (not run[4] and not run[5]) then
     redis.call('EXPIRE', KEYS[3], ARGV[3])
   elseif not run[4] then
     redis.call('EXPIREAT', KEYS[3], run[5])
   end
 end
-if ARGV[8] == '' then return {payload} end
-local graph, ids, reads_of = {}, {}, {}
-if ARGV[8] == 'graph' then
-  graph = redis.call('HGETALL', KEYS[1])
-  for i = 1, #graph, 2 do ids[#ids + 1] = graph[i]; reads_of[graph[i]] = reads(graph[i + 1]) end
-else
-  for i = 11, #ARGV do
-    local line = {}
-    for id in string.gmatch(ARGV[i], '%S+') do line[#line + 1] = id end
-    ids[#ids + 1] = table.remove(line, 1); reads_of[ids[#ids]] = line
-  end
+local function written(reply)
+  if #set > 0 then redis.call('HSET', KEYS[2], unpack(set)) end
+  return reply
 end
-local stored_ids = redis.call('HKEYS', KEYS[3])
+if ARGV[8] == '' then return written({payload}) end
 local seen = {graph, {run[1], run[2], run[3]}, stored_ids}
-if run[2] then return {payload, seen, {}, 0} end
+if run[2] then return written({payload, seen, {}, 0}) end
 -- what the step sends: the steps that read it and are now ready, and the finalizer once
 -- the graph is closed and every step it keeps is stored (dispatch.py's next_steps, joined)
-local stored, left, readers = set_of(stored_ids), {}, {}
-for id in string.gmatch(run[3] or '', '%S+') do left[id] = true end
-for _, id in ipairs(ids) do
-  for _, input in ipairs(reads_of[id]) do
-    if input == ARGV[1] then readers[#readers + 1] = id; break end
-  end
-end
-local claimed = claim_ready(readers, reads_of, stored, left, ARGV[9], ARGV[10])
+local stored, left = set_of(stored_ids), set_of(ids_of(run[3]))
+local claimed = claim_ready(readers, reads_of, stored, left, claims, ARGV[9], ARGV[10], set)
 local join = run[1] and 1 or 0
 for _, id in ipairs(ids) do if not left[id] and not stored[id] then join = 0 end end
-if join == 1 and not claim('FINALIZE_CLAIM', ARGV[9], ARGV[10]) then join = 0 end
-return {payload, seen, claimed, join}
-""".replace("EXPIRES", EXPIRES).replace("FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
+if join == 1 and not claim('FINALIZE_CLAIM', claims, ARGV[9], ARGV[10], set) then join = 0 end
+return written({payload, seen, claimed, join})
+""".replace("'EXPIRES'", repr(EXPIRES)).replace("'STORED'", repr(STORED)).replace(
+    "DISPATCH_CLAIM", "claimed_" + naming.dispatch_claim("")).replace(
+    "FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
 """KEYS: the graph, run and steps keys; ARGV: step id, its stored JSON, ttl, the two
 caps, the two error results stored in its place, what to read after, the owner of the
 claims and the time, then (`state`) the graph's steps, each `id input input …`. What to
 read after: `graph` (the graph's view, as graph_store's view() reads it), `state` (the
 view but the graph's steps, which the caller knows) or `` (nothing). With a view, the
 steps that read this one and are now ready are claimed for the owner, and the join
-(shared/journey/dispatch.py). The steps hash gets its TTL as its first result is stored (the
-run's `expires`), or `ttl` when the query has ended (a late step's write) or has no
-`expires`."""
+(shared/journey/dispatch.py). The run hash is read once (its fields, and the claims of
+the steps that read this one and of the join) and written once (the stored bytes and
+ids, and the claims taken). The steps hash gets its TTL as its first result is stored
+(the run's `expires`), or `ttl` when the query has ended (a late step's write) or has
+no `expires`."""
 START_STEP_LUA = """
 local stored = redis.call('HMGET', KEYS[1], unpack(ARGV))
 if stored[1] then return {stored[1], 0} end
