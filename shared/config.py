@@ -71,8 +71,8 @@ class Settings(BaseSettings):
 
     run_ttl_s: int = Field(7 * 24 * 3600, ge=60)
     """How long the run store keeps a query's record after it ends (while it runs, its keys
-    live this long past its last possible deadline): at least this long after its last
-    change."""
+    live this long past its last possible deadline, and an end before that deadline keeps
+    that TTL): at least this long after its last change."""
 
     task_time_limit_s: int = Field(120, ge=5)
     """Hard time limit of one task; must stay below `visibility_timeout_s`."""

@@ -197,7 +197,7 @@ if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
 local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
               stored_ids}
 if run[2] then
-  retire(KEYS[2], ARGV[1], {})
+  retire(KEYS[2], ARGV[1], {}, nil, ARGV[7])
   return {'closed', spent, seen, #found, {}, 0}
 end
 return {'closed', spent, seen, #found, claimed, join}

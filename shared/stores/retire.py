@@ -2,10 +2,11 @@
 hash and its dispatch graph at the terminal transition, produces two compact fields of
 the run hash that the record reads instead (`dispatch`, `deliveries`).
 
-`RETIRE_LUA` defines `retire(run_key, ttl, set, h)`; the run store's TERMINATE script calls
-it in the same round trip that ends the query (`set`: the fields that end it, written in
-the fold's one HSET; `h`: the run hash as that script read it (HGETALL's reply), or nil
-to read it here; it returns the run hash as it found it, field -> value), and the
+`RETIRE_LUA` defines `retire(run_key, ttl, set, h, now)`; the run store's TERMINATE script
+calls it in the same round trip that ends the query (`set`: the fields that end it,
+written in the fold's one HSET; `h`: the run hash as that script read it (HGETALL's
+reply), or nil to read it here; `now`: the time of the end; it returns the run hash as
+it found it, field -> value), and the
 graph's CLOSE script calls it when it writes to a query that is already terminal. It
 folds
 
@@ -27,10 +28,12 @@ cluster).
 
 TTLs are set once per key, not per write: the run hash gets `CHORDAL_RUN_TTL_S` past
 the query's last deadline when it is created (`expires`: that moment), the steps and
-graph hashes expire then too, set once as each is created; `retire` sets the run and
-steps hashes to `CHORDAL_RUN_TTL_S` from the query's end. So no key of a running query
-expires before `CHORDAL_RUN_TTL_S` after its last change, and none is renewed by every
-write.
+graph hashes expire then too, set once as each is created. A query that ends before
+`expires` less `CHORDAL_RUN_TTL_S` (every query that ends by its last deadline) keeps
+that TTL, at least `CHORDAL_RUN_TTL_S` from its end; `retire` sets the run and steps
+hashes to `CHORDAL_RUN_TTL_S` from the end of any other (one swept a moment past its
+deadline, a record without `expires`). So no key of a query expires before
+`CHORDAL_RUN_TTL_S` after its last change, and none is renewed by every write.
 
 The done list (`chordal:done:{qid}`, pushed at the terminal transition to wake waiters
 blocked on it) lives `DONE_TTL_S`: a waiter checks `terminal` before every wait of at
@@ -45,7 +48,7 @@ DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
 
 RETIRE_LUA = """
-local function retire(run, ttl, fields, h)
+local function retire(run, ttl, fields, h, now)
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
   local graph = 'GRAPH' .. qid
   local found = {}
@@ -99,8 +102,12 @@ local function retire(run, ttl, fields, h)
   if #fields > 0 then redis.call('HSET', run, unpack(fields)) end
   if #gone > 0 then redis.call('HDEL', run, unpack(gone)) end
   if #g > 0 then redis.call('DEL', graph) end
-  redis.call('EXPIRE', run, ttl)
-  redis.call('EXPIRE', 'STEPS' .. qid, ttl)
+  -- a running query's keys expire `ttl` past its last deadline (`expires`), which is
+  -- at least `ttl` after an end before it: only an end later than that sets them again
+  if not (now and found['expires'] and tonumber(found['expires']) >= tonumber(now) + tonumber(ttl)) then
+    redis.call('EXPIRE', run, ttl)
+    redis.call('EXPIRE', 'STEPS' .. qid, ttl)
+  end
   return found
 end
 """.replace("RUN_PREFIX_LEN", str(len(naming.run_key("")))) \

@@ -29,8 +29,9 @@ is `queue_wait_s` from enqueue until a worker takes it from the queue, then
 
 The query, plan and answer are kept as JSON without the fields at their defaults.
 TTLs are set once per key (shared/stores/retire.py): a running query's keys live until `ttl_s`
-(`CHORDAL_RUN_TTL_S`) past its last deadline, and a finished query's `ttl_s` after its
-end, so a record lives at least `ttl_s` after its last change.
+(`CHORDAL_RUN_TTL_S`) past its last deadline, a finished query's until then or `ttl_s`
+after its end, whichever is later, so a record lives at least `ttl_s` after its last
+change.
 Terminal transitions are guarded by `terminal`, which the script that ends a query sets
 only when it found it unset: a query is answered, failed or cancelled exactly once,
 however often a task is redelivered or a cancel repeated.
@@ -89,7 +90,7 @@ for i = 5, #ARGV, 2 do
   set[#set + 1] = ARGV[i]; set[#set + 1] = ARGV[i + 1]
   if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
 end
-local was = retire(KEYS[1], ARGV[2], set, h)
+local was = retire(KEYS[1], ARGV[2], set, h, now)
 count_known(KEYS[1], ARGV[1], ARGV[2], was['batch'], was['counted'], was['t_queued'], now)
 redis.call('ZREM', KEYS[3], ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[1])

@@ -1,7 +1,8 @@
 """A query's keys get their TTL once, not at every write (shared/stores/retire.py): a running
-query's live `CHORDAL_RUN_TTL_S` past its last deadline, a finished one's
-`CHORDAL_RUN_TTL_S` from its end; its delivery counters and send times are fields of its
-record, folded when it ends. On the bare Redis of the test session."""
+query's live `CHORDAL_RUN_TTL_S` past its last deadline, a finished one's until then, or
+`CHORDAL_RUN_TTL_S` from its end when that is later; its delivery counters and send
+times are fields of its record, folded when it ends. On the bare Redis of the test
+session."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ PLAN = Plan.model_validate({"steps": [
     {"id": "E2", "operation": "COMPUTE", "expression": "$A + 1", "output_var": "$B"}]})
 
 
-def started(store, deadline_s: float = 600.0) -> tuple[Query, list]:
-    """A query created, its plan closed (E1 sent) and E1 delivered and stored."""
-    query = Query(question="how long do my keys live?", deadline_s=deadline_s)
+def started(store, deadline_s: float = 600.0,
+            created_at: float | None = None) -> tuple[Query, list]:
+    """A query created (at `created_at`, else now), its plan closed (E1 sent) and E1
+    delivered and stored."""
+    query = Query(question="how long do my keys live?", deadline_s=deadline_s,
+                  created_at=created_at or time.time())
     assert store.create(query)
     sent = []
     PlanDispatch(store, query.id, "planner", sent.append, lambda q: None,
@@ -42,13 +46,22 @@ def test_a_running_querys_keys_outlive_its_deadline_by_the_run_ttl(bare_store):
     assert [t.step.id for t in sent] == ["E1"]
 
 
-def test_a_finished_query_keeps_its_record_and_results_the_run_ttl_from_its_end(bare_store):
+def test_a_query_ended_before_its_deadline_keeps_its_record_and_results_past_it(bare_store):
     query, _ = started(bare_store, deadline_s=600)
     assert bare_store.fail(query.id, "ended by the test")
     r = bare_store.r
     for key in (naming.run_key(query.id), naming.steps_key(query.id)):
-        assert TTL - 5 <= r.ttl(key) <= TTL, key
+        assert TTL + 600 - 5 <= r.ttl(key) <= TTL + 600 + 1, key
     assert not r.exists(naming.graph_key(query.id))
+
+
+def test_a_query_ended_past_its_deadline_keeps_its_record_and_results_the_run_ttl_from_its_end(
+        bare_store):
+    query, _ = started(bare_store, deadline_s=60, created_at=time.time() - 120)
+    assert bare_store.fail(query.id, "swept late by the test")
+    r = bare_store.r
+    for key in (naming.run_key(query.id), naming.steps_key(query.id)):
+        assert TTL - 5 <= r.ttl(key) <= TTL, key
 
 
 def test_counters_and_send_times_live_in_the_record_and_fold_when_it_ends(bare_store):
