@@ -103,6 +103,37 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     assert join("task-of-C")  # C redelivered: may send it again
 
 
+def test_a_stored_step_claims_what_it_readies_and_the_join_in_one_read_and_one_write(
+        bare_store):
+    """The script that stores a step claims the steps it makes ready and the join (once;
+    again only for the same task, redelivered), reading the run hash once and writing it
+    once: 4 commands for a step of a graph its worker knows."""
+    store = bare_store
+    plan = Plan.model_validate({"steps": [compute("A"), compute("B", "$A + 1"), compute("C")]})
+    query = Query(question="claims?", plan=plan)
+    store.create(query)
+    graph = {g.task.step.id: g for g in graph_steps(query.id, plan)}
+    closing = store.close_graph(query.id, plan, [], list(graph.values()), "whole", 20,
+                                "executing", "planner")
+    assert closing.claimed == ("A", "C") and not closing.joined
+
+    def put(step_id: str, owner: str):
+        stored = store.put_step_and_dispatch(
+            query.id, error_result(step_base(graph[step_id].task), "TEST", "stored"), owner,
+            graph)
+        return [t.step.id for t in stored.send], stored.joined
+
+    assert put("A", "task-A") == (["B"], False)
+    assert put("A", "task-A") == (["B"], False)  # A redelivered: sends B again
+    assert put("A", "another") == ([], False)
+    assert put("C", "task-C") == ([], False)
+    before = int(store.r.info("stats")["total_commands_processed"])
+    assert put("B", "task-B") == ([], True)
+    assert int(store.r.info("stats")["total_commands_processed"]) - before == 4 + 1  # + INFO
+    assert put("B", "task-B") == ([], True) and put("B", "another") == ([], False)
+    assert store.graph(query.id).stored == {"A", "B", "C"}
+
+
 def compute(step_id: str, expression: str = "1") -> dict:
     return {"id": step_id, "operation": "COMPUTE", "expression": expression,
             "output_var": f"${step_id}"}
