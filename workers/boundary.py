@@ -6,7 +6,8 @@ riding out Redis outages, the redelivery cap, and the query an unexpected error 
   a StoreError is retried by Celery with backoff.
 - `counted(store, key, query_id, what)` counts one more delivery of the task's work
   and, past `CHORDAL_MAX_DELIVERIES`, fails the query (a worker that keeps dying on it);
-  `past_cap` says only whether it did.
+  `past_cap` says only whether it did; `within_cap` does the same for a delivery
+  counted elsewhere.
 - `with ends_query(task, query_id, what):` as the last statement of a task: whatever
   unexpected error it raises fails the query `{what}: {type}: {message}`, logged once,
   here. A Redis outage, and the errors the task retries, pass through.
@@ -37,7 +38,12 @@ def chordal_task(name: str, *, retries: bool = False, **options):
 def counted(store: RunStore, key: str, query_id: str, what: str) -> int:
     """Count one more delivery of `key` and return its number; past the cap, fail the
     query, say so, and return 0."""
-    delivery = store.count_delivery(key)
+    return within_cap(store, store.count_delivery(key), query_id, what)
+
+
+def within_cap(store: RunStore, delivery: int, query_id: str, what: str) -> int:
+    """`delivery`, the number of a delivery counted; past the cap, fail the query, say
+    so, and return 0."""
     if delivery <= settings().max_deliveries:
         return delivery
     store.fail(query_id, f"{what} was delivered more than {settings().max_deliveries} times "

@@ -25,7 +25,7 @@ from shared.planners.heuristic import abstention
 from shared.models import TERMINAL, Query
 from shared.journey.planning import make_plan
 from workers.app import llm_client, log, run_store, search_backend, settings
-from workers.boundary import chordal_task, counted, ends_query
+from workers.boundary import chordal_task, counted, ends_query, within_cap
 from workers.canvas import send_finalize, send_step
 from workers.react import start_loop
 
@@ -36,24 +36,29 @@ def plan(self, query: dict) -> None:
     store = run_store()
     if q.queue_wait_s is not None:  # a batch query: its place, to the next batch's
         lanes.feed(store.r, settings().plan_lane_depth)
-    delivery = counted(store, naming.plan_action_id(q.id), q.id, "the planner")
-    if not delivery:
+    if q.mode == "react":  # no plan: the ReAct loop (workers/react.py) answers
+        if counted(store, naming.plan_action_id(q.id), q.id, "the planner") \
+                and store.status(q.id) not in TERMINAL:
+            start_loop(q)
         return
-    # a first delivery of a plan learns it as it leaves the queue (leave_queue: None)
-    if (delivery > 1 or q.mode == "react") and store.status(q.id) in TERMINAL:
+    # a first delivery leaves the queue as it is counted (a batch query's run deadline
+    # starts there); a later one sends what an earlier one left first
+    delivery, left = store.count_and_leave_queue(q, "planning", naming.plan_action_id(q.id))
+    if not within_cap(store, delivery, q.id, "the planner"):
         return
-    if q.mode == "react":
-        start_loop(q)  # no plan: the ReAct loop (workers/react.py) answers
+    if delivery > 1 and store.status(q.id) in TERMINAL:
         return
     with ends_query(self, q.id, "planner failed"):
         # owned by this delivery: run again after a crash, it may send what it claimed
         dispatch = PlanDispatch(store, q.id, self.request.id or "", send_step, send_finalize,
                                 settings().max_steps, first=delivery == 1)
-        if delivery > 1 and dispatch.resume():
-            return  # an earlier delivery closed the plan; its steps are out
-        q = store.leave_queue(q, "planning")  # a batch query's run deadline starts here
-        if q is None:
+        if delivery > 1:
+            if dispatch.resume():
+                return  # an earlier delivery closed the plan; its steps are out
+            left = store.leave_queue(q, "planning")
+        if left is None:
             return  # it has ended, or waited in the queue past its budget: failed saying so
+        q = left
         llm, calls = llm_client(), []
 
         def on_call(call) -> None:

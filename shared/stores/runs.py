@@ -118,31 +118,47 @@ return out
 """TERMINATE of many queries as `cancelled` (KEYS: the deadlines, then each query's run
 and done keys; ARGV: ttl, time, reason, then the ids): per query 1, 0 when it was
 terminal, -1 when its record is gone (nothing is written)."""
-STATUS_LUA = COUNT_LUA + """
-local was = redis.call('HMGET', KEYS[1], 'status', 'planned_at', 'terminal', 'batch',
-                       'counted', 't_queued')
-if was[3] then return 0 end
-local planned = ARGV[3]
-if ARGV[5] then
-  if was[1] == 'queued' then
-    local due = redis.call('ZSCORE', KEYS[2], ARGV[6])
-    if due and tonumber(due) < tonumber(ARGV[3]) then return -1 end
-    redis.call('HSET', KEYS[1], 'planned_at', ARGV[3])
-    redis.call('ZADD', KEYS[2], 'XX', tonumber(ARGV[3]) + tonumber(ARGV[5]), ARGV[6])
-  elseif was[2] then
-    planned = was[2]
+_MOVE = COUNT_LUA + """
+local function move(KEYS, ARGV, was, set)
+  if was[3] then return 0 end
+  local planned = ARGV[3]
+  if ARGV[5] then
+    if was[1] == 'queued' then
+      local due = redis.call('ZSCORE', KEYS[2], ARGV[6])
+      if due and tonumber(due) < tonumber(ARGV[3]) then return -1 end
+      redis.call('HSET', KEYS[1], 'planned_at', ARGV[3])
+      redis.call('ZADD', KEYS[2], 'XX', tonumber(ARGV[3]) + tonumber(ARGV[5]), ARGV[6])
+    elseif was[2] then
+      planned = was[2]
+    end
   end
+  redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3], unpack(set))
+  count_known(KEYS[1], ARGV[1], ARGV[4], was[4], was[5], was[6], ARGV[3])
+  return planned
 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], ARGV[2], ARGV[3])
-count_known(KEYS[1], ARGV[1], ARGV[4], was[4], was[5], was[6], ARGV[3])
-return planned
+local fields = {'status', 'planned_at', 'terminal', 'batch', 'counted', 't_queued'}
 """
+"""Lua: `move(KEYS, ARGV, was, set)` makes the status change of STATUS_LUA (`was`: the run
+hash's `fields` as read; `set`: more fields written with the status)."""
+STATUS_LUA = _MOVE + "return move(KEYS, ARGV, redis.call('HMGET', KEYS[1], unpack(fields)), {})"
 """A status change; with ARGV[5] (a run deadline, seconds) and ARGV[6] (the query id),
 the query's first move out of `queued` also records `planned_at` and re-scores its
 deadline to `planned_at` + ARGV[5], unless it waited past its queue-wait deadline (-1,
 nothing changed). Returns 0 for a terminal query, else `planned_at` (now, when none is
 recorded). No TTL is renewed: a query's run hash lives past its last deadline from its
 creation (CREATE_LUA)."""
+FIRST_DELIVERY_LUA = _MOVE + """
+local args, counter = {unpack(ARGV, 2)}, ARGV[1]
+fields[#fields + 1] = counter
+local was = redis.call('HMGET', KEYS[1], unpack(fields))
+local n = tonumber(was[7] or '0') + 1
+if n == 1 and not was[3] then return {n, move(KEYS, args, was, {counter, n})} end
+redis.call('HSET', KEYS[1], counter, n)
+return {n, 0}
+"""
+"""One more delivery counted in run-hash field ARGV[1] and, for the first of a query
+not terminal, STATUS_LUA's change (ARGV[2:] its ARGV), the count written with the
+status: {deliveries, STATUS_LUA's reply}, or {deliveries, 0} when nothing moved."""
 
 
 def _expired_reason(status: str, raw_query: str | None) -> str:
@@ -197,6 +213,7 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         self._terminate_script = client.register_script(TERMINATE_LUA)
         self._cancel_script = client.register_script(CANCEL_LUA)
         self._status_script = client.register_script(STATUS_LUA)
+        self._first_delivery_script = client.register_script(FIRST_DELIVERY_LUA)
         self._graph_scripts()
         self._step_scripts()
         self._record_scripts()
@@ -263,17 +280,37 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         queue-wait budget leaves `queued` once: its deadline becomes `planned_at` +
         `deadline_s`, in the same script; taken past its queue-wait deadline it is failed
         saying so instead, and None returned."""
+        keys, args = self._leaving(query, status)
+        return self._left(query, self._status_script(keys=keys, args=args))
+
+    def count_and_leave_queue(self, query: Query, status: str,
+                              action_id: str) -> tuple[int, Query | None]:
+        """`count_delivery(action_id)` (a task of `query`) and, for its first delivery,
+        `leave_queue(query, status)`, in one script: the deliveries counted, and what
+        `leave_queue` returns (None for a later delivery: nothing moved)."""
+        keys, args = self._leaving(query, status)
+        name = action_id.partition(":")[2]
+        delivery, planned = self._first_delivery_script(keys=keys, args=[DELIVERED + name, *args])
+        return int(delivery), (self._left(query, planned) if int(delivery) == 1 else None)
+
+    def _leaving(self, query: Query, status: str) -> tuple[list[str], list]:
+        """The status script's keys and args for `leave_queue`."""
+        args = [status, f"t_{status}", time.time(), self.ttl_s]
         if query.queue_wait_s is None:
-            planned = self._status_script(keys=[naming.run_key(query.id)],
-                                          args=[status, f"t_{status}", time.time(), self.ttl_s])
-            return query if planned else None
-        planned = self._status_script(
-            keys=[naming.run_key(query.id), naming.deadlines_key()],
-            args=[status, f"t_{status}", time.time(), self.ttl_s, query.deadline_s, query.id])
+            return [naming.run_key(query.id)], args
+        return ([naming.run_key(query.id), naming.deadlines_key()],
+                [*args, query.deadline_s, query.id])
+
+    def _left(self, query: Query, planned) -> Query | None:
+        """What `leave_queue` returns for the status script's reply `planned`."""
         if planned == -1:
             self.fail(query.id, _expired_reason("queued", query.model_dump_json()))
             return None
-        return query.model_copy(update={"planned_at": float(planned)}) if planned else None
+        if not planned:
+            return None
+        if query.queue_wait_s is None:
+            return query
+        return query.model_copy(update={"planned_at": float(planned)})
 
     def save_plan(self, query_id: str, plan: Plan, repairs: list[str] | None = None) -> None:
         self._hset(query_id, {"plan": plan.model_dump_json(exclude_defaults=True),

@@ -267,3 +267,27 @@ def test_a_single_question_keeps_one_deadline_from_when_it_was_asked(bare_store)
     assert bare_store.leave_queue(query, "planning").deadline_at == query.created_at + 60
     assert query.id in bare_store.sweep_expired()
     assert "deadline exceeded while planning" in bare_store.record(query.id).error
+
+
+def test_a_plans_first_delivery_is_counted_as_it_leaves_the_queue_and_a_later_one_moves_nothing(
+        bare_store):
+    store, now = bare_store, time.time()
+    query = Query(question="counted", queue_wait_s=3600, deadline_s=60, created_at=now - 100)
+    assert store.create(query)
+    action = naming.plan_action_id(query.id)
+    delivery, planned = store.count_and_leave_queue(query, "planning", action)
+    assert delivery == 1 and planned.planned_at >= now
+    assert store.r.zscore(naming.deadlines_key(), query.id) == pytest.approx(planned.deadline_at)
+    assert store.count_and_leave_queue(query, "planning", action) == (2, None)
+    assert store.deliveries(query.id) == {"plan": 2} and store.status(query.id) == "planning"
+    late = Query(question="too late", queue_wait_s=1, deadline_s=60, created_at=now - 5)
+    assert store.create(late)
+    assert store.count_and_leave_queue(late, "planning",
+                                       naming.plan_action_id(late.id)) == (1, None)
+    record = store.record(late.id)
+    assert record.status == "failed" and "planning" not in record.timings
+    ended = Query(question="cancelled while queued")
+    assert store.create(ended) and store.cancel([ended.id], "test") == ["cancelled"]
+    assert store.count_and_leave_queue(ended, "planning",
+                                       naming.plan_action_id(ended.id)) == (1, None)
+    assert store.status(ended.id) == "cancelled"
