@@ -87,20 +87,26 @@ the steps that read this one and of the join) and written once (the stored bytes
 ids, and the claims taken). The steps hash gets its TTL as its first result is stored
 (the run's `expires`), or `ttl` when the query has ended (a late step's write) or has
 no `expires`."""
-START_STEP_LUA = """
-local stored = redis.call('HMGET', KEYS[1], unpack(ARGV))
-if stored[1] then return {stored[1], 0} end
-local run = redis.call('HMGET', KEYS[2], 'terminal', 'graph_unkept')
+START_STEP_LUA = IDS_LUA + """
+local run = redis.call('HMGET', KEYS[2], 'terminal', 'graph_unkept', 'STORED')
+for _, id in ipairs(ids_of(run[3])) do
+  if id == ARGV[1] then
+    local stored = redis.call('HGET', KEYS[1], ARGV[1])
+    if stored then return {stored, 0} end
+  end
+end
 if run[1] then return {'', 0} end
-for id in string.gmatch(run[2] or '', '%S+') do
+for _, id in ipairs(ids_of(run[2])) do
   if id == ARGV[1] then return {'', 0} end
 end
-stored[1] = redis.call('HINCRBY', KEYS[2], 'DELIVERED' .. ARGV[1], 1)
-return stored
-""".replace("DELIVERED", DELIVERED)
+local read = {}
+if #ARGV > 1 then read = redis.call('HMGET', KEYS[1], unpack(ARGV, 2)) end
+return {redis.call('HINCRBY', KEYS[2], 'DELIVERED' .. ARGV[1], 1), unpack(read)}
+""".replace("DELIVERED", DELIVERED).replace("'STORED'", repr(STORED))
 """KEYS: steps, run; ARGV: step id, then the ids of the steps it reads. {stored JSON, 0},
 {'', 0} when nothing waits for the step, else {deliveries counted, the stored results
-of the steps it reads (false: none)…}."""
+of the steps it reads (false: none)…}. Whether the step is stored is read in the run
+hash (`STORED`), so a step that reads none reads the steps hash only when it is."""
 
 
 def too_large(result: StepResult, code: str, message: str) -> str:

@@ -103,11 +103,17 @@ def test_the_join_is_claimed_once_every_step_is_stored_and_again_only_by_its_own
     assert join("task-of-C")  # C redelivered: may send it again
 
 
+def commands(store) -> int:
+    """Commands the store's Redis has run so far (those inside scripts too)."""
+    return int(store.r.info("stats")["total_commands_processed"])
+
+
 def test_a_stored_step_claims_what_it_readies_and_the_join_in_one_read_and_one_write(
         bare_store):
     """The script that stores a step claims the steps it makes ready and the join (once;
     again only for the same task, redelivered), reading the run hash once and writing it
-    once: 4 commands for a step of a graph its worker knows."""
+    once: 4 commands for a step of a graph its worker knows; a step that reads nothing
+    starts in 3."""
     store = bare_store
     plan = Plan.model_validate({"steps": [compute("A"), compute("B", "$A + 1"), compute("C")]})
     query = Query(question="claims?", plan=plan)
@@ -126,10 +132,14 @@ def test_a_stored_step_claims_what_it_readies_and_the_join_in_one_read_and_one_w
     assert put("A", "task-A") == (["B"], False)
     assert put("A", "task-A") == (["B"], False)  # A redelivered: sends B again
     assert put("A", "another") == ([], False)
+    assert store.start_step(query.id, "A")[0].error_code == "TEST"  # A redelivered once more
+    before = commands(store)
+    assert store.start_step(query.id, "C") == (None, 1, {})
+    assert commands(store) - before == 3 + 1  # a step that reads nothing; + INFO
     assert put("C", "task-C") == ([], False)
-    before = int(store.r.info("stats")["total_commands_processed"])
+    before = commands(store)
     assert put("B", "task-B") == ([], True)
-    assert int(store.r.info("stats")["total_commands_processed"]) - before == 4 + 1  # + INFO
+    assert commands(store) - before == 4 + 1
     assert put("B", "task-B") == ([], True) and put("B", "another") == ([], False)
     assert store.graph(query.id).stored == {"A", "B", "C"}
 
