@@ -7,6 +7,8 @@ saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
                              graph_unkept: the graph's steps the final plan does not
                              keep, graph_dropped: those of them never sent (space-separated);
                              sent:<step>: unix time its task was sent (first write wins);
+                             stored_steps: the ids of the stored step results
+                             (space-separated), claimed_<what>: the claims;
                              dispatch: the graph and send times, folded there when the
                              query ends (the graph is then deleted, shared/stores/retire.py)
 

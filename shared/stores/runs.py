@@ -10,7 +10,8 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/na
                                  answer, error, usage, terminal, planned_at,
                                  iterated (it has ReAct iterations), stored_bytes
                                  (the bytes of its step results, held to
-                                 max_query_bytes); while it runs, expires, sent:<step>
+                                 max_query_bytes), stored_steps (their ids,
+                                 shared/stores/graph.py); while it runs, expires, sent:<step>
                                  and delivered:<name>, folded at its end into dispatch
                                  and deliveries (shared/stores/retire.py)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
