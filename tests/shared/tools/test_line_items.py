@@ -34,6 +34,9 @@ def test_the_finance_library_knows_the_line_items_analysts_ask_about():
     ("Inventories", "inventory"),
     ("Total stockholders' equity", "shareholders' equity"),
     ("Selling, general and administrative expenses", "selling, general and administrative expenses"),
+    # as analysts write them
+    ("PP&E", "property, plant and equipment, net"),
+    ("SG&A expenses", "selling, general and administrative expenses"),
 ])
 def test_a_name_filings_give_a_row_finds_its_line_item(written, item):
     assert [i.name for i in items_named(written)] == [item]
