@@ -101,9 +101,16 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
 
 
 def _formula_of(item: str) -> tuple[str, str] | None:
-    """The domain library's formula for the line item `item` names, and its kind."""
-    formulas = {(i.formula, i.kind) for i in items_named(item) if i.formula}
+    """The domain library's formula for the line item `item` names, and its kind: also
+    of the item a company's possessive opens ("Patriot Transportation Holding's working
+    capital")."""
+    named = items_named(item) or items_named(_POSSESSOR.sub("", item))
+    formulas = {(i.formula, i.kind) for i in named if i.formula}
     return formulas.pop() if len(formulas) == 1 else None
+
+
+_POSSESSOR = regex.compile(r"^.*['’]s\s+")
+"""Whose the item is ("Patriot Transportation Holding's "): no word of its name."""
 
 
 _AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",

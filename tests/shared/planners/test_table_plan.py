@@ -294,6 +294,10 @@ def test_an_item_the_library_computes_is_its_formula_over_the_rows_of_its_parts(
     working = heuristic_plan("What was the working capital in 2018, according to Nopuvef's "
                              "annual report?", reports)
     assert Decimal(run(working, reports).value) == Decimal("-17190")  # 73,202 - 90,392
+    # the company's possessive is whose the item is, not a word of its name
+    owned = heuristic_plan("What was Nopuvef's working capital in 2018, according to "
+                           "Nopuvef's annual report?", reports)
+    assert Decimal(run(owned, reports).value) == Decimal("-17190")
 
 
 def test_the_filing_about_a_fiscal_year_answers_it_over_a_later_ones_restated_figure(
