@@ -17,7 +17,7 @@ year only in a table whose dates are year ends (a year apart, to within a week);
 January 1 beside them is an opening balance and names none. A quarter written as
 a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
 marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that quarter
-("Fiscal 2019 Third Quarter"), or else the quarter of the fiscal year read from the
+("Fiscal 2019 Third Quarter", or `Third 2019` in a quarterly results table), or else the quarter of the fiscal year read from the
 table's own year or year-to-date columns, and names nothing in a table that shows
 neither. A header's year may be set in spaced digits ("2 0 1 8") or as a short fiscal
 year ("F19"). Of a period's columns, a request's other words pick those whose headers
@@ -273,8 +273,8 @@ def _header_quarters(table: Table, period: str) -> list[int]:
     """The columns whose headers name the fiscal quarter asked (`Fiscal 2019 Third
     Quarter` for "Q3 FY2019", or for "Q3" in a table whose newest such year is 2019):
     the company's own quarter, which no dates place."""
-    named = [(i, _fiscal_quarter_named(c.header)) for i, c in enumerate(table.columns)
-             if not COMPARE.search(c.header)]
+    named = [(i, _fiscal_quarter_named(c.header) or _ordinal_year(c.header))
+             for i, c in enumerate(table.columns) if not COMPARE.search(c.header)]
     if (quarter := bare_quarter(period)) is not None:  # "Q3": the newest year's
         years = [q[0] for _, q in named if q is not None]
         asked = (max(years), quarter) if years else None
@@ -283,6 +283,19 @@ def _header_quarters(table: Table, period: str) -> list[int]:
     if asked is None:
         return []
     return [i for i, q in named if q == asked]
+
+
+_ORDINAL_YEAR = regex.compile(
+    rf"^\s*(?<o>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?\s*{MARK}?\s+"
+    rf"(?:fiscal\s+)?(?<y>(?:19|20)\d{{2}})\s*{MARK}?\s*$", _F)
+"""A header that is a quarter's ordinal over its year (`Fourth 2019`, a filing's
+quarterly results): the company's own quarter of that fiscal year."""
+
+
+def _ordinal_year(header: str) -> tuple[int, int] | None:
+    """(year, quarter) of a header `_ORDINAL_YEAR` reads, else None."""
+    m = _ORDINAL_YEAR.match(" ".join((header or "").split()))
+    return (int(m["y"]), QUARTER_ORDINALS[m["o"].lower()]) if m else None
 
 
 def _fiscal_quarter_named(text: str) -> tuple[int, int] | None:

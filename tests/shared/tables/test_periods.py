@@ -82,6 +82,21 @@ def test_three_and_nine_month_columns_are_told_apart_and_a_date_names_both(asked
     assert columns_for(table, asked) == found
 
 
+def test_a_quarters_ordinal_over_its_year_is_that_fiscal_quarter():
+    # a 10-K's quarterly results (Patriot Transportation, fiscal years ending September 30):
+    # "First Second Third Fourth" over "2019 2018" each
+    table = table_from_rows([
+        ["", "First", "", "Second", "", "Third", "", "Fourth", ""],
+        ["", "2019", "2018", "2019", "2018", "2019", "2018", "2019", "2018"],
+        ["Revenues", "$ 28,054", "27,901", "27,008", "27,979", "27,526", "29,404", "26,128",
+         "28,781"]])
+    assert [c.header for c in table.columns][6] == "Fourth 2019"
+    assert columns_for(table, "Q4 FY2019") == [6]
+    assert columns_for(table, "Q2 FY2018") == [3]
+    assert columns_for(table, "Q3") == [4]  # the newest year's
+    assert columns_for(table, "2019") == []  # a quarter is no year
+
+
 def test_a_fiscal_quarter_is_read_from_the_year_to_date_columns_the_table_shows():
     table = _table("2019-Q2", "2018-Q2", "2018-10-01..2019-06-30", "2017-10-01..2018-06-30")
     assert columns_for(table, "Q3 FY2019") == columns_for(table, "FY2019-Q3") == [0]
