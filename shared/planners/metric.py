@@ -130,6 +130,10 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _LEAD = regex.compile(
     r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
     r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+)(?:the\s+)?", regex.I)
+_HOW_MANY_HAD = regex.compile(r"^\s*how\s+many\s+(?P<x>\w[\w\s-]*?)\s+(?:did|does|do|has|had)\s+"
+                           r"[^?]+?\s+(?:have|employ)\b", regex.I)
+"""A count of what a company has ("How many employees did Patriot Transportation Holding
+have in fiscal 2019?"): the number of them, whoever has them."""
 _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|measured)\s+as\s*:?\s*",
                          regex.I)
 _PCT_CHANGE = regex.compile(
@@ -279,6 +283,8 @@ def read_metric(question: str) -> Metric | Refusal:
     text = _IN_PERCENT.sub(" ", text)
     masked = mask(text)
     body = _ENDING.sub("", masked.text)
+    if m := _HOW_MANY_HAD.match(body):  # "how many employees did X have": their number
+        body = f"what was the number of {m['x']} {body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):

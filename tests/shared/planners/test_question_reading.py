@@ -299,3 +299,10 @@ def test_a_difference_between_a_total_and_its_part_is_the_total_less_the_part(qu
     metric = read_metric(question)
     assert [t.item for t in metric.terms] == items
     assert metric.expression == "$T1 - $T2"
+
+
+def test_how_many_of_something_a_company_has_is_their_number():
+    metric = read_metric("How many employees did Patriot Transportation Holding have in "
+                         "fiscal 2019?")
+    assert [(t.item, t.when.text) for t in metric.terms] == [("employees", "FY2019")]
+    assert metric.expression is None
