@@ -46,12 +46,15 @@ _SPANS = regex.compile(
     rf"\b(?:the\s+)?(?:first\s+)?(?<n>three|six|nine|twelve|3|6|9|12)[\s-]+months?\s+"
     rf"(?:ended|ending|to|through)\s+{_DATE_IN}"
     rf"|\b(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_DATE_IN}"
+    rf"|\b(?<!(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-])(?<n>quarter)\s+"
+    rf"(?:ended|ending)\s+{_DATE_IN}"
     rf"|\b(?:the\s+)?first\s+(?<n>nine|six|three)\s+months\s+of\s+(?<y>{_Y4})(?!\d)", _F)
 """Spans ending at a date: "nine months ended September 30, 2024", "year ended 31 March
-2025", "the first nine months of 2024"."""
+2025", "the quarter ended March 31, 2023" (its three months), "the first nine months of
+2024"."""
 _SEASON = regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s?[-/–]\s?(?<y2>\d{{2}}|{_Y4}){_NO_RIGHT}")
 """A season or split fiscal year: 2023-24, 2023/24, 2023–2024 (July to June)."""
-_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12}
+_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12, "quarter": 3}
 
 # (kind, pattern); earlier kinds win an overlap. Named groups: y (year), q, h, m, w.
 _PATTERNS: list[tuple[str, regex.Pattern]] = [

@@ -42,6 +42,9 @@ from shared.search.periods import find_periods, named_period, without_periods
     ("华川电子2024年度报告", "2024"),
     ("2024年3月销售快报", "2024-03"),
     ("How did sales change from 2022 to 2023?", "2022-01-01..2023-12-31"),
+    ("operating revenues for the quarter ended March 31, 2023", "2023-Q1"),
+    ("Form 10-Q for the quarter ended December 31, 2014", "2014-Q4"),
+    ("the six months ended March 31, 2023", "2022-10-01..2023-03-31"),
 ])
 def test_each_form_a_corpus_writes_names_its_period(text, period):
     assert format_scope(named_period(text)) == period
