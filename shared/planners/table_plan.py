@@ -411,6 +411,8 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
     expression = metric.expression
     if expression is None and _outflow(found[0]):
         expression = "abs($T1)"
+    if metric.kind == "defined" and expression is not None:
+        expression = _outflows_subtracted(expression, found)
     expression = _in_scale_asked(metric, found, expression)
     if expression is not None:
         steps.append(ComputeStep(id=f"E{len(steps) + 1}", operation="COMPUTE",
@@ -449,6 +451,18 @@ def _outflow(found: _Found) -> bool:
     q = found.read.quantity
     return q is not None and q.amount is not None and q.amount < 0 \
         and bool(OUTFLOW.match(found.label))
+
+
+def _outflows_subtracted(expression: str, found: list[_Found]) -> str:
+    """A formula the question defines that subtracts a payment the table writes as an
+    outflow subtracts its amount ("operating cash flow - purchase of property and
+    equipment" of `9,382` and `(5,045)` is 4,337): `abs()` of each such cell, so COMPUTE
+    knows which is meant. An outflow added, or not subtracted, is left as written (and
+    COMPUTE refuses to guess)."""
+    for i, f in enumerate(found, 1):
+        if _outflow(f):
+            expression = regex.sub(rf"(?<=-\s*)\$T{i}\b", f"abs($T{i})", expression)
+    return expression
 
 
 def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.errors import NoAnswer
+from shared.errors import NoAnswer, ToolError
 from shared.planners.heuristic import heuristic_plan
 from shared.models import StepResult
 from shared.ingest import load_jsonl
@@ -322,6 +322,39 @@ def test_the_filing_about_a_fiscal_year_answers_it_over_a_later_ones_restated_fi
                               "activities in FY2019?", backend)
         assert run(plan, backend).value == "10,429"
         assert plan.steps[0].source == "Halvorsen Marine Form 10-K fiscal 2019"
+    finally:
+        backend.close()
+
+
+def test_a_defined_formula_subtracting_a_payment_subtracts_its_amount(tmp_path):
+    # as Patriot Transportation's fiscal 2020 10-K: the purchase of property and
+    # equipment is written as an outflow, "(5,045)"
+    path = tmp_path / "filings.jsonl"
+    path.write_text(json.dumps({
+        "id": "10k-2020", "title": "Halvorsen Marine Form 10-K fiscal 2020",
+        "content": "Cash flows", "source_type": "official_report",
+        "period": "2019-10-01..2020-09-30",
+        "tables": [{"title": "Years ended September 30 (in thousands)",
+                    "rows": [["", "2020", "2019"],
+                             ["Net cash provided by operating activities", "9,382", "10,429"],
+                             ["Purchase of property and equipment", "(5,045)", "(9,576)"],
+                             ["Proceeds from sale of equipment", "1,102", "740"]]}]}) + "\n")
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(path))
+    try:
+        plan = heuristic_plan(
+            "What is Halvorsen Marine's FY2020 free cash flow? Free cash flow is defined as: "
+            "net cash provided by operating activities - purchase of property and equipment.",
+            backend)
+        assert plan.steps[-1].expression == "round($T1 - abs($T2), 2)"
+        assert Decimal(run(plan, backend).value) == Decimal("4337")  # 9,382 - 5,045
+        # added, the payment's sign is not told: nothing is answered
+        added = heuristic_plan(
+            "What is Halvorsen Marine's FY2020 net investment? Net investment is defined as: "
+            "proceeds from sale of equipment + purchase of property and equipment.", backend)
+        assert "abs(" not in added.steps[-1].expression
+        with pytest.raises(ToolError):
+            run(added, backend)
     finally:
         backend.close()
 
