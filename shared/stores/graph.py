@@ -52,9 +52,8 @@ local function view()
   return {redis.call('HGETALL', KEYS[1]), {run[1], run[2], run[3]}, ids_of(run[4])}
 end
 """.replace("STORED", STORED)
-"""Lua: `view()` reads the dispatch
-graph and the run's graph fields and stored step ids (KEYS 1-2), for the scripts that
-change the graph or store a step and read it after."""
+"""Lua: `view()` reads the dispatch graph and the run's graph fields and stored step ids
+(KEYS 1-2), for the scripts that change the graph or store a step and read it after."""
 _VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept", STORED]  # as view() reads them
 CLAIM_LUA = ("""
 local function reads(graph_step)

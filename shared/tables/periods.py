@@ -42,6 +42,10 @@ from shared.search.terms import stem, stems, words
 from shared.models.table import Table
 
 _F = regex.IGNORECASE | regex.VERSION1
+QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+                    "4th": 4}
+_ORDINAL = "|".join(QUARTER_ORDINALS)
+"""A quarter's ordinal, as a regex alternation."""
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _DATE = regex.compile(
@@ -63,7 +67,7 @@ COMPARE = regex.compile(r"\b(?:vs\.?|versus|change|compared|increase|decrease|va
                         r"growth)\b", _F)
 """Words of a column comparing periods ("% Change", "2019 vs. 2018"): of no one period."""
 _QUALIFIERS = regex.compile(
-    r"\b(?:first|second|third|fourth|1st|2nd|3rd|4th|quarter|half|months?|weeks?|ended|ending|"
+    rf"\b(?:{_ORDINAL}|quarter|half|months?|weeks?|ended|ending|"
     r"through|to[\s-]date|ytd|Q[1-4]|H[12]|[1-4]Q|average)\b", _F)
 _YEARS = regex.compile(r"(?<![\w-])(?:19|20)\d{2}\s?[-–/]\s?(?:(?:19|20)\d{2}|\d{2})(?![\w-])")
 _SPAN_WORDS = regex.compile(
@@ -87,11 +91,11 @@ _FISCAL_NAMED = regex.compile(r"\bFY\s?'?\d{2}|\bfiscal\s+(?:year\s+)?(?:19|20)\
                               r"|\bF\d{2}\b", _F)
 """A year named as the company's own fiscal year (`Fiscal 2019`, `FY19`, `F19`)."""
 _HEADER_QUARTER = regex.compile(
-    r"\bfiscal\s+(?:year\s+)?(?<y>(?:19|20)\d{2})\s+(?<o>first|second|third|fourth|1st|2nd|3rd|4th)"
+    rf"\bfiscal\s+(?:year\s+)?(?<y>(?:19|20)\d{{2}})\s+(?<o>{_ORDINAL})"
     r"\s+quarter\b", _F)
 """A fiscal quarter a header names year first (`Fiscal 2019 Third Quarter`)."""
 _FISCAL_QUARTER = regex.compile(
-    r"(?:\bQ(?<q>[1-4])|\b(?<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)"
+    rf"(?:\bQ(?<q>[1-4])|\b(?<o>{_ORDINAL})\s+quarter)"
     r"\s*(?:of\s+)?,?\s*(?:FY\s*'?|fiscal\s+(?:year\s+)?)(?<y>\d{4}|\d{2})\b"
     r"|\bFY\s*'?(?<y>\d{4}|\d{2})\s*[-\s]\s*Q(?<q>[1-4])\b", _F)
 _PERIOD_WORD = regex.compile(
@@ -99,14 +103,12 @@ _PERIOD_WORD = regex.compile(
     r"ending|end|as|of|at|for|in|on|the|to|and|date|ytd|three|six|nine|twelve|first|second|"
     r"third|fourth|1st|2nd|3rd|4th|through|period", _F)
 """A word of a period as a request writes it: what is left names one of its columns."""
-QUARTER_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
-             "4th": 4}
 
 
 _BARE_QUARTER = regex.compile(r"^\s*Q([1-4])\s*$", _F)
 """A quarter asked with no year ("Q3"): of the newest year the table shows."""
 _ORDINAL_HEADER = regex.compile(
-    r"^\s*(?:(?P<o>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?|Q(?P<q>[1-4]))\s*"
+    rf"^\s*(?:(?P<o>{_ORDINAL})(?:\s+quarter)?|Q(?P<q>[1-4]))\s*"
     rf"{MARK}?\s*$", _F)
 """A header that names a quarter and nothing else (`Third`, `Fourth Quarter`, `Q2`): its
 year is the heading of the rows (a table of quarters under "2019" and "2018")."""
@@ -286,7 +288,7 @@ def _header_quarters(table: Table, period: str) -> list[int]:
 
 
 _ORDINAL_YEAR = regex.compile(
-    rf"^\s*(?<o>first|second|third|fourth|1st|2nd|3rd|4th)(?:\s+quarter)?\s*{MARK}?\s+"
+    rf"^\s*(?<o>{_ORDINAL})(?:\s+quarter)?\s*{MARK}?\s+"
     rf"(?:fiscal\s+)?(?<y>(?:19|20)\d{{2}})\s*{MARK}?\s*$", _F)
 """A header that is a quarter's ordinal over its year (`Fourth 2019`, a filing's
 quarterly results): the company's own quarter of that fiscal year."""

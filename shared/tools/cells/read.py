@@ -118,7 +118,7 @@ def _options(request: Request, evidence: Evidence,
         for n, row in enumerate(table.rows):
             if dated.get(n) is not False:  # False: its label or heading names another period
                 _row_options(request, evidence, table, row, bool(dated.get(n)), options, why)
-    if not regex.search(r"\btotal\b", request.row, regex.IGNORECASE):
+    if not _SAYS_TOTAL.search(request.row):
         options = _parts_over_their_totals(options)
     if options:
         best = min(o.key for o in options)
