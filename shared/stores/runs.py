@@ -80,16 +80,23 @@ for i = 1, #h, 2 do
   elseif h[i] == 'finalizer_runs' then runs = tonumber(h[i + 1])
   elseif h[i] == ARGV[4] then counted = true end
 end
-local set, now = {}, nil
+local set, now, late = {}, nil, false
 if not counted then set = {ARGV[4], 1, 'finalizer_runs', runs + 1} end
-if terminal then
+for i = 5, #ARGV, 2 do
+  if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
+end
+if ARGV[1] == 'done' and not terminal then
+  local due = redis.call('ZSCORE', KEYS[3], ARGV[3])
+  late = due and now and tonumber(due) < tonumber(now) or false
+end
+if terminal or late then
   if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+  if late then return -1 end
   return 0
 end
 set[#set + 1] = 'terminal'; set[#set + 1] = ARGV[1]
 for i = 5, #ARGV, 2 do
   set[#set + 1] = ARGV[i]; set[#set + 1] = ARGV[i + 1]
-  if ARGV[i] == 't_' .. ARGV[1] then now = ARGV[i + 1] end
 end
 local was = retire(KEYS[1], ARGV[2], set, h, now)
 count_known(KEYS[1], ARGV[1], ARGV[2], was['batch'], was['counted'], was['t_queued'], now)
@@ -102,7 +109,9 @@ TERMINATE_LUA = COUNT_LUA + RETIRE_LUA + _TERMINATE
 """End a query through its terminal guard (KEYS: run, done, deadlines; ARGV: status, ttl,
 query id, the finalizer run it counts (`finalizer_task:<task id>`, counted as
 `count_run` counts it, whether or not this run ends the query) or '', then the fields to
-set). The run hash is read once: the guard, the count and the fold (`retire`) use that
+set): 1 when it ended, 0 when it was terminal, -1 when an answer (`done`) came past the
+query's deadline, which ends nothing (the caller fails it, as the sweeper would have, so
+whether a late answer counts never depends on when the sweeper last ran). The run hash is read once: the guard, the count and the fold (`retire`) use that
 read, and the count, the guard and the fields are written in the fold's one HSET."""
 CANCEL_LUA = COUNT_LUA + RETIRE_LUA + "local function terminate(KEYS, ARGV)" \
     + _TERMINATE + """end
@@ -351,25 +360,29 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         return int(self.r.hincrby(naming.run_key(query_id), DELIVERED + name, 1))
 
     def _terminate(self, query_id: str, status: str, fields: dict,
-                   finalizer_task: str | None = None) -> bool:
+                   finalizer_task: str | None = None) -> int:
         # One script, so a waiter never sees `terminal` before the answer and status.
         flat = [str(x) for kv in {**fields, "status": status, f"t_{status}": time.time()}
                 .items() for x in kv]
         keys = [naming.run_key(query_id), naming.done_key(query_id), naming.deadlines_key()]
         run = "" if finalizer_task is None else _finalizer_run_field(finalizer_task)
-        return bool(self._terminate_script(keys=keys,
-                                           args=[status, self.ttl_s, query_id, run, *flat]))
+        return int(self._terminate_script(keys=keys,
+                                          args=[status, self.ttl_s, query_id, run, *flat]))
 
     def finish(self, query_id: str, answer: Answer, planner: str | None = None,
                finalizer_task: str | None = None) -> bool:
-        """Store the answer and mark the query `done`; False if it was already terminal.
+        """Store the answer and mark the query `done`; False if it was already terminal,
+        or if its deadline has passed (then it is failed as past its deadline instead).
         `planner`: who answered without a plan (the heuristic planner, abstaining).
         `finalizer_task`: the finalize task that rendered it, its run counted in the same
         script as `count_finalizer_run` counts it (whether or not it ends the query)."""
         fields = {"answer": answer.model_dump_json(exclude_defaults=True)}
         if planner:
             fields["planner"] = planner
-        return self._terminate(query_id, "done", fields, finalizer_task)
+        ended = self._terminate(query_id, "done", fields, finalizer_task)
+        if ended == -1:
+            self._fail_expired(query_id)
+        return ended == 1
 
     def fail(self, query_id: str, error: str, problems: list[PlanProblem] | None = None) -> bool:
         """Mark the query `failed` with the reason; False if it was already terminal."""
@@ -377,7 +390,7 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         if problems:
             fields["problems"] = json.dumps([p.model_dump() for p in problems])
         fields["failure"] = failure_group(error, fields.get("problems"))
-        return self._terminate(query_id, "failed", fields)
+        return self._terminate(query_id, "failed", fields) == 1
 
     def cancel(self, query_ids: list[str], reason: str) -> list[str]:
         """End each unfinished query of `query_ids` as `cancelled` (error: `reason`),
@@ -399,12 +412,16 @@ class RunStore(DispatchGraph, StepResults, ModelCalls, Records):
         now = time.time() if now is None else now
         swept = []
         for qid in self.r.zrangebyscore(naming.deadlines_key(), "-inf", now):
-            status, raw = self.r.hmget(naming.run_key(qid), ["status", "query"])
-            if self.fail(qid, _expired_reason(status or "expired", raw)):
+            if self._fail_expired(qid):
                 swept.append(qid)
             else:
                 self.r.zrem(naming.deadlines_key(), qid)
         return swept
+
+    def _fail_expired(self, query_id: str) -> bool:
+        """Fail a query past its deadline, saying which budget ran out."""
+        status, raw = self.r.hmget(naming.run_key(query_id), ["status", "query"])
+        return self.fail(query_id, _expired_reason(status or "expired", raw))
 
     # -- reads --------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import pytest
 from shared import naming
 from shared.journey.dispatch import PlanDispatch, joined, next_steps
 from shared.errors import PlanError
-from shared.models import GetStep, Plan, Query, StepTask
+from shared.models import Answer, GetStep, Plan, Query, StepTask
 from shared.journey.steps import error_result, run_step, step_base
 
 from ..conftest import graph_steps
@@ -26,6 +26,23 @@ def test_a_query_past_its_deadline_is_swept_to_failed_with_the_reason(bare_store
     assert record.status == "failed"
     assert "deadline exceeded while queued" in record.error
     assert query.id not in store.sweep_expired()  # swept once
+
+
+def test_an_answer_past_the_deadline_fails_the_query_whether_or_not_it_was_swept(bare_store):
+    store = bare_store
+    late = Query(question="answered late", deadline_s=1, created_at=time.time() - 5)
+    in_time = Query(question="answered in time", deadline_s=600, created_at=time.time())
+    for query in (late, in_time):
+        assert store.create(query)
+        store.set_status(query.id, "finalizing")
+    assert store.finish(late.id, Answer(text="42"), finalizer_task="t1") is False
+    record = store.record(late.id)
+    assert (record.status, record.answer) == ("failed", None)
+    assert record.error.startswith("deadline exceeded while finalizing")
+    assert record.finalizer_runs == 1  # the run that came late is still counted
+    assert late.id not in store.sweep_expired()  # failed once
+    assert store.finish(in_time.id, Answer(text="42")) is True
+    assert store.record(in_time.id).status == "done"
 
 
 def test_a_query_id_is_submitted_once(pipeline):
