@@ -55,12 +55,12 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
     if not q.content:
         raise InputError(f"question {question!r} has no words to search for; ask about a "
                          "named thing")
-    if q.relative:
-        raise NoAnswer(f"not answered: the question names its period relative to another "
-                       f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
     text = without_periods(question)
     named = _named(q, backend.candidates(text, None, CANDIDATES))
     with_tables = [d for d in named if backend.tables(d.id)]
+    if q.relative and not _row_says(q.relative, with_tables, backend):
+        raise NoAnswer(f"not answered: the question names its period relative to another "
+                       f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
     if not with_tables:
         return _sentence_plan(q, text, backend)
     nearest = [f"{d.title!r} ({period_and_date(d)})" for d in with_tables[:NEAREST]]
@@ -76,6 +76,15 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
                        f"questions it can read as line items and arithmetic, and {metric.why}",
                        nearest)
     return table_plan(metric, named, backend, columns_for or table_columns)
+
+
+def _row_says(words: str, docs: list[Document], backend: SearchBackend) -> bool:
+    """Whether a table row of `docs` is labelled with `words` ("Additions based on tax
+    positions taken during a prior period"): there they name a line item, not a period
+    relative to another."""
+    said = " ".join(words.lower().split())
+    return any(said in " ".join(row.label.lower().split())
+               for d in docs for table in backend.tables(d.id) for row in table.rows)
 
 
 def _named(q: Question, docs: list[Document]) -> list[Document]:

@@ -143,10 +143,12 @@ _PCT_CHANGE = regex.compile(
     r"(?:change|growth)\b", regex.I)
 _INCREASE_DECREASE = regex.compile(r"\bincrease\s*/\s*\(?\s*decrease\s*\)?|\bincrease\s+or\s+"
                                    r"\(?decrease\)?", regex.I)
+_VARIANCE = regex.compile(r"\bvariance\b", regex.I)
 _AVERAGE = regex.compile(r"(?<!weighted[\s-])\b(?:average|mean)\b", regex.I)
 _OPS = [
     ("percent_change", _PCT_CHANGE),
-    ("change", regex.compile(r"\b(?:change|movement|variation|net\s+change)\b", regex.I)),
+    ("change", regex.compile(r"\b(?:change|movement|variation|variance\s+in\s+(?:dollars|"
+                             r"amount)|net\s+change)\b", regex.I)),
     ("increase", regex.compile(r"\b(?:increase|growth|rise|grow|grew|rose|increased)\b", regex.I)),
     ("decrease", regex.compile(r"\b(?:decrease|decline|fall|drop|reduction|decreased|declined|"
                                r"fell|dropped)\b", regex.I)),
@@ -304,6 +306,8 @@ class _Asked:
 
 def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) -> Metric | Refusal:
     core = _INCREASE_DECREASE.sub("change", core)
+    if asked.percent:  # "the variance in percent", as a table heads its column
+        core = _VARIANCE.sub("percentage change", core)
     if (m := _SHARE.match(core)) and not _PCT_CHANGE.search(core):
         unit = m["unit"].lower()
         kind = "share" if unit in ("percentage", "percent", "%") or asked.percent else "ratio"
@@ -328,6 +332,8 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
                       name=f"{'average' if op == 'average' else 'total'} {item}", open=True,
                       periods=_count(over.group()))
     if op in ("sum", "average") and len(used) < 2:
+        if op == "sum" and _SUM_AFTER.search(core):  # "goodwill activity in 2019 in total"
+            core = f"total {_SUM_AFTER.sub('', core)}"
         op = None  # "total revenue in 2019", "average selling price": the line item's words
     if op == "difference" and len(used) < 2 and (m := _SPREAD.match(core)) and {
             _END[m["a"].lower()], _END[m["b"].lower()]} == {"high", "low"}:

@@ -28,17 +28,18 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
+from shared.tools.rows import FILLERS as ROW_FILLERS
 
 from .metric import When
 
 LINKS = frozenset("a an the of for in on at to and by from with as its our their is are was "
                   "were be been what which that this these those within under among".split())
 """Words that join a line item's words without naming anything."""
-FILLERS = frozenset(stem(w) for w in """amount amounts value values figure figures level
-number company companies group firm entity business reported report annual fiscal year
-years period periods fy line item items respective respectively during end ended both all
-""".split())
-"""Words a question may add around a line item: which amount, of whom, when."""
+FILLERS = ROW_FILLERS | frozenset(stem(w) for w in """figures level company companies group
+firm entity business reported report annual fiscal year years period periods fy line item
+items respective respectively during end ended both all""".split())
+"""Words a question may add around a line item: which amount (EXTRACT's own fillers), of
+whom, when."""
 NEAREST = 4
 _FOOTNOTE = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*$", regex.I)
 _NOTE = regex.compile(r"\(\s*(?:see\s+)?notes?\s+[\w.,\s]{1,12}\)|\bnotes?\s+\d+\b", regex.I)

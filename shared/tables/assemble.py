@@ -106,8 +106,29 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         return _cell(text, row_unit, row_scale,
                      bool(_PERCENT.search(label) or _PERCENT.search(header)))
     table = Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
-                  rows=_sums(_percent_columns(rows)))
+                  rows=_shares_of_rows(_sums(_percent_columns(rows))))
     return quarters_across(table, cell_of)
+
+
+_SHARE_OF = regex.compile(r"^(?:as\s+an?\s+)?(?:percent(?:age)?|%)\s+of\s+\D{1,40}$", _F)
+"""A row that is a percentage of something and names nothing else ("Percentage of
+revenue", "% of total net revenues")."""
+
+
+def _shares_of_rows(rows: list[Row]) -> list[Row]:
+    """`rows`, each percentage row that is the share of the figure row above it
+    ("Product  $39,005" / "Percentage of revenue  75.1%") under that row's label as its
+    heading: it is the product's percentage of revenue, the next one the service's."""
+    out: list[Row] = []
+    for row in rows:
+        above = out[-1] if out else None
+        if above is not None and _SHARE_OF.match(row.label) and above.label and (
+                not _SHARE_OF.match(above.label)) and row.section == above.section and any(
+                c is not None and c.quantity is not None and c.quantity.kind != "percent"
+                for c in above.cells):
+            row = row.model_copy(update={"section": above.label})
+        out.append(row)
+    return out
 
 
 def _sums(rows: list[Row]) -> list[Row]:

@@ -69,11 +69,19 @@ def read_rows(rows: list[list[str]]) -> Read | None:
 def _new_header(row: list[str], above: list[list[str]]) -> bool:
     """A row in the body that starts a header of its own (the same table for another
     year below the first, or for other columns): a header row repeated, or cells that
-    are all periods. The rows under it are not of the columns above."""
+    are all periods, or periods where the header above has them and its own words
+    elsewhere. The rows under it are not of the columns above."""
     cells = [c for c in row[1:] if c]
     if not cells or any(_is_figure(c) for c in cells):
         return False
-    return row[1:] in above or all(YEAR_CELL.fullmatch(c) or period_of(c) for c in cells)
+    if row[1:] in above or all(YEAR_CELL.fullmatch(c) or period_of(c) for c in cells):
+        return True
+    # the header again for earlier periods ("Dec 30, 2017 | Acquisitions | … | Dec 29,
+    # 2018" under "Dec 29, 2018 | Acquisitions | … | Dec 28, 2019"): each cell a period
+    # or the text of the header cell above it
+    return any(period_of(c) for c in cells) and any(
+        all(not c or period_of(c) or c == a[j] for j, c in enumerate(row[1:]) if j < len(a))
+        for a in above)
 
 
 def _line(row: list[str]) -> Line:

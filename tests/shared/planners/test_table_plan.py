@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (twenty TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (twenty-three TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -380,3 +380,40 @@ def test_a_total_across_the_years_a_question_counts_is_over_its_tables_periods(r
     with pytest.raises(NoAnswer, match="asks for an average"):
         heuristic_plan("What is the average total sales across the 2 years, according to "
                        "Cududic's annual report?", reports)
+
+
+def test_a_variance_in_dollars_between_two_years_is_their_change(reports):
+    plan = heuristic_plan("What was the product revenue variance in dollars for 2019 vs 2018, "
+                          "according to Segasok's annual report?", reports)
+    assert plan.steps[-1].expression == "$T2 - $T1"
+    assert Decimal(run(plan, reports).value) == Decimal("2296")  # the table's own variance
+    plan = heuristic_plan("What was the product revenue variance in percent for 2019 vs 2018, "
+                          "according to Segasok's annual report?", reports)
+    assert run(plan, reports).value == "6.25"  # the table rounds it: 6%
+
+
+def test_a_percentage_row_under_a_figure_row_is_that_rows_share(reports):
+    # "Product $39,005 …" / "Percentage of revenue 75.1% …" / "Service 12,899 …" /
+    # "Percentage of revenue 24.9% …"
+    for item, value in (("product", "75.1%"), ("service", "24.9%")):
+        plan = heuristic_plan(f"What was the {item} percentage of revenue in 2019, according "
+                              "to Segasok's annual report?", reports)
+        assert run(plan, reports).value == value
+    with pytest.raises(NoAnswer):  # which row's percentage, it does not say
+        heuristic_plan("What was the percentage of revenue in 2019, according to Segasok's "
+                       "annual report?", reports)
+
+
+def test_words_that_name_a_period_relative_to_another_may_be_a_rows_label(reports):
+    plan = heuristic_plan("What was the Additions based on tax positions taken during a prior "
+                          "period in 2019, according to Sekufac's annual report?", reports)
+    assert run(plan, reports).value == "484"  # not "… a prior period - acquisitions" (4,479)
+    with pytest.raises(NoAnswer, match="relative"):  # no row says "prior year"
+        heuristic_plan("What was the balance at end of period in the prior year, according "
+                       "to Sekufac's annual report?", reports)
+
+
+def test_an_item_in_total_is_its_total_row(reports):
+    plan = heuristic_plan("How much amount of goodwill activity in 2019 in total, according to "
+                          "Danazid's annual report?", reports)
+    assert run(plan, reports).value == "$26,276"

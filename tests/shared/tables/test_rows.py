@@ -190,3 +190,23 @@ def test_a_table_of_quarters_down_the_side_is_read_with_its_quarters_as_columns(
 def test_a_table_not_wholly_of_quarters_of_known_years_is_left_as_it_is(rows):
     table = table_from_rows(rows)
     assert [r.label for r in table.rows] == [r[0] for r in rows[1:] if any(r[1:])]
+
+
+def test_the_header_again_for_earlier_dates_starts_a_table_of_its_own():
+    # a goodwill rollforward (TAT-QA dev), the year before set under the year's own
+    head = ["(In Millions)", "Dec 29, 2018", "Acquisitions", "Transfers", "Other",
+            "Dec 28, 2019"]
+    earlier = ["(In Millions)", "Dec 30, 2017", "Acquisitions", "Transfers", "Other",
+               "Dec 29, 2018"]
+    rows = [head, ["Data Center Group", "$5,424", "$1,758", "$—", "$—", "$7,155"],
+            ["Total", "$24,513", "$1,825", "$—", "$(62)", "$26,276"],
+            earlier, ["Data Center Group", "$5,421", "$3", "$—", "$—", "$5,424"],
+            ["Total", "$24,389", "$162", "$—", "$(38)", "$24,513"]]
+    first, second = tables_from_rows(rows)
+    assert [r.label for r in first.rows] == ["Data Center Group", "Total"]
+    assert [c.period for c in second.columns][::4] == ["2017-12-30", "2018-12-29"]
+    assert row(second, "Total").cells[4].text == "$24,513"
+    # a body row of words only is not a header: it names no period
+    words = ["Of which:", "", "Acquisitions", "", "", ""]
+    assert [r.label for r in table_from_rows([head, rows[1], words, rows[2]]).rows] == [
+        "Data Center Group", "Of which:", "Total"]
