@@ -106,8 +106,27 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         return _cell(text, row_unit, row_scale,
                      bool(_PERCENT.search(label) or _PERCENT.search(header)))
     table = Table(page=page, title=title or None, unit=unit, scale=scale, columns=columns,
-                  rows=_shares_of_rows(_sums(_percent_columns(rows))))
+                  rows=_shares_of_rows(_sums(_percent_columns(_year_columns(rows, columns)))))
     return quarters_across(table, cell_of)
+
+
+_YEAR_HEADER = regex.compile(r"\byears?\b|\bexpir|\bmatur|\bdates?\b", _F)
+_YEAR_CELL = regex.compile(r"^(?:19|20)\d{2}(?:\s+or\s+\p{L}+)?$", _F)
+
+
+def _year_columns(rows: list[Row], columns: list[Column]) -> list[Row]:
+    """`rows`, with no figure in a column of years ("Last Fiscal Year of Expiration":
+    `2039`, `2039 or indefinite`; a header that names no period itself): a year the
+    column states is when, never an amount."""
+    years = [not column.period and bool(_YEAR_HEADER.search(column.header)) and all(
+        _YEAR_CELL.match(c.text) for r in rows if i < len(r.cells) and (c := r.cells[i]))
+        and any(i < len(r.cells) and r.cells[i] for r in rows)
+        for i, column in enumerate(columns)]
+    if not any(years):
+        return rows
+    return [r.model_copy(update={"cells": [
+        c.model_copy(update={"quantity": None}) if c is not None and years[i] else c
+        for i, c in enumerate(r.cells)]}) for r in rows]
 
 
 _SHARE_OF = regex.compile(r"^(?:as\s+an?\s+)?(?:percent(?:age)?|%)\s+of\s+\D{1,40}$", _F)

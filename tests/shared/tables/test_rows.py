@@ -210,3 +210,14 @@ def test_the_header_again_for_earlier_dates_starts_a_table_of_its_own():
     words = ["Of which:", "", "Acquisitions", "", "", ""]
     assert [r.label for r in table_from_rows([head, rows[1], words, rows[2]]).rows] == [
         "Data Center Group", "Of which:", "Total"]
+
+
+def test_a_column_of_years_states_no_figure():
+    # a tax carryforward table (TAT-QA dev): the year each expires beside its amount
+    rows = [["(dollars in thousands)", "Last Fiscal Year of Expiration", "Amount"],
+            ["Income tax net operating loss carryforwards:(1)", "", ""],
+            ["Domestic–state", "2039", "$57,299"],
+            ["Foreign", "2039 or indefinite", "$565,609"]]
+    table = table_from_rows(rows)
+    assert [c.quantity for c in row(table, "Domestic–state").cells][0] is None
+    assert row(table, "Domestic–state").cells[1].quantity.amount == 57299
