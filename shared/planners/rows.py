@@ -28,7 +28,7 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import FILLERS as ROW_FILLERS
+from shared.tools.rows import FILLERS as ROW_FILLERS, word_for_word
 
 from .metric import When
 
@@ -80,9 +80,11 @@ class Miss:
 
 
 def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
-                columns_for, kind: str | None = None) -> Choice | Miss:
+                columns_for, kind: str | None = None, text: str = "") -> Choice | Miss:
     """The one cell of `tables` that `item` (its words) names in the column of `when`;
-    with `kind` ("percent": the item says "percentage of sales …"), a cell of that kind."""
+    with `kind` ("percent": the item says "percentage of sales …"), a cell of that kind.
+    Of rows that name it alike, the one `text` (the item as written) says word for word
+    ("owed by members of Peel": not "Amounts owed to members of Peel")."""
     if not item:
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
@@ -121,10 +123,13 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, best = scored[0]
     rivals = [c for s, c in scored[1:] if s == best_score and _value(c) != _value(best)]
+    named = [c for c in [best, *rivals] if word_for_word(c.label, text)]
+    if rivals and named and len({_value(c) for c in named}) == 1:
+        best, rivals = named[0], []
     if rivals:
         return Miss("several rows name it: " + ", ".join(_shown(c, tables)
                                                          for c in [best, *rivals][:NEAREST]))
-    same_label = _same_label(best, tables, when, columns_for)
+    same_label = _same_label(best, tables, when, columns_for, text)
     if same_label:
         return Miss(f"the tables repeat the row {best.label!r} with other figures "
                     f"({', '.join(same_label)}): reading it by its label would be ambiguous")
@@ -179,19 +184,23 @@ def _shown(choice: Choice, tables: list[Table]) -> str:
            f"({choice.cell.text})"
 
 
-def _same_label(best: Choice, tables: list[Table], when: When | None, columns_for) -> list[str]:
+def _same_label(best: Choice, tables: list[Table], when: When | None, columns_for,
+                text: str = "") -> list[str]:
     """Other rows with the chosen row's label and another figure in the period's column;
     under another heading, when the chosen row has one, they are not the same row (an
     EXTRACT names it with its heading: `Revenue: Software delivery …` beside `Cost of
-    revenue: Software delivery …`)."""
+    revenue: Software delivery …`), nor when `text` says the chosen label word for word
+    and not theirs (`Amounts owed by …` beside `Amounts owed to …`)."""
     out = []
     key = item_words(best.label)
     heading = tables[best.table].rows[best.row].section
+    named = word_for_word(best.label, text)
     for t, table in enumerate(tables):
         for column in _columns(table, when, columns_for):
             for r, row in enumerate(table.rows):
                 if (t, r) == (best.table, best.row) or item_words(row.label) != key or (
-                        heading and item_words(row.section or "") != item_words(heading)):
+                        heading and item_words(row.section or "") != item_words(heading)) or (
+                        named and not word_for_word(row.label, text)):
                     continue
                 cell = row.cells[column] if column < len(row.cells) else None
                 if cell is None or cell.quantity is None:

@@ -247,7 +247,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     item = item_words(term.item) - title
     # "the percentage of sales represented by gross profit": a percent cell
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
-    chosen = choose_cell(item, term.when, tables, columns_for, kind)
+    chosen = choose_cell(item, term.when, tables, columns_for, kind, term.item)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead

@@ -143,6 +143,16 @@ _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:
                           r"(?:year|period)\s*$", regex.I)
 
 
+def word_for_word(label: str, text: str) -> bool:
+    """Whether one of `label` (its parenthetical words and marks aside) and `text` says
+    the other's words in order, small words too: what tells apart rows whose words differ
+    only in those ("Amounts owed by members" beside "Amounts owed to members")."""
+    a, b = (tuple(w.lower() for w in _WORD.findall(_without_asides(t or ""))) for t in (label, text))
+    short, long = sorted((a, b), key=len)
+    return bool(short) and any(long[i:i + len(short)] == short
+                               for i in range(len(long) - len(short) + 1))
+
+
 def name_key(text: str) -> tuple[str, ...]:
     """`text`'s words as a key, order aside: names that are the same row share one."""
     return tuple(sorted(label_words(text).words))

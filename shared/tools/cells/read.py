@@ -20,7 +20,8 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import parse_quantity
 
-from ..rows import FILLERS, Fit, Label, aside_words, fit, in_context, label_words
+from ..rows import (FILLERS, Fit, Label, aside_words, fit, in_context, label_words,
+                    word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -123,6 +124,10 @@ def _options(request: Request, evidence: Evidence,
     if options:
         best = min(o.key for o in options)
         options = [o for o in options if o.key == best]
+        named = [o for o in options if word_for_word(o.row.label, request.row)]
+        if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
+                {o.row.cells[o.column].text for o in named}) == 1:
+            options = named  # "owed by members": not the row "owed to members"
     return options, why
 
 

@@ -576,3 +576,18 @@ def test_a_row_is_named_without_the_year_its_label_closes_with_or_the_verb_a_que
     # the words it leaves out are the period's, never the line item's
     assert refused("balance at the beginning of the prior year", "2018", [doc("r")],
                    tables=tables).code == "NOT_FOUND"
+
+
+def test_rows_whose_words_differ_only_in_small_words_are_told_apart_word_for_word():
+    # TAT-QA dev: balances with a group's parent, both ways
+    peel = table_from_rows([["£m", "2019", "2018"], ["Net investment in finance lease", "0.8", "1.2"],
+                            ["Amounts owed by members of Peel", "0.3", "0.3"],
+                            ["Amounts owed to members of Peel", "(0.1)", "(0.1)"]])
+    tables = {"peel": [peel]}
+    assert cell("amounts owed by members of Peel", "2019", [doc("peel")],
+                tables=tables).value == "0.3"
+    assert cell("Amounts owed to members of Peel", "2018", [doc("peel")],
+                tables=tables).value == "(0.1)"
+    # words that say neither row word for word stay ambiguous
+    assert refused("members of Peel amounts owed", "2019", [doc("peel")],
+                   tables=tables).code == "AMBIGUOUS"
