@@ -161,6 +161,12 @@ def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
     return headers, " ".join(notes)
 
 
+def _measure(text: str) -> bool:
+    """A header naming what columns count ("Net additions (losses)", "% of
+    penetration"), not when ("Years Ended", "2019 vs. 2018")."""
+    return not _PERIOD_WORDS.search(text) and not period_of(text) and not YEAR_CELL.search(text)
+
+
 def _spread(cells: list[str], *, spanning: bool, periods: list[bool]) -> list[str]:
     """Each column's text from one header row; cells of an upper row span their group.
     `periods`: which columns' lowest header cells name a period."""
@@ -183,6 +189,12 @@ def _spread(cells: list[str], *, spanning: bool, periods: list[bool]) -> list[st
             continue
         near = [cells[p] for p in (max((p for p in at if p < j), default=None),
                                    min((p for p in at if p > j), default=None)) if p is not None]
+        left = max((p for p in at if p < j), default=None)
+        if left is not None and _measure(cells[left]) and periods[j] and periods[j - 1]:
+            # it continues the periods under what they count ("Net additions (losses)"
+            # over "August 31, 2019 | August 31, 2018"): a colspan lost
+            out.append(cells[left])
+            continue
         # under one of its neighbours, which one unknown: no period can be told from it
         out.append(UNSURE if any(period_of(c) for c in near) else "")
     return out

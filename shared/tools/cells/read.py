@@ -407,8 +407,8 @@ def _columns(request: Request, table: Table, row: Row) -> list[int]:
     amount when none is asked for: a "% of total revenue" beside it is derived from it),
     else all of the period's, whose cells then tell they are not of that kind."""
     if request.period:
-        return (columns_for(table, request.period, request.kind or "money")
-                or columns_for(table, request.period))
+        return _plain_unless_named(request, table, columns_for(
+            table, request.period, request.kind or "money") or columns_for(table, request.period))
     dated = [(_end(c.period), i) for i, c in enumerate(table.columns) if c.period]
     totals = [i for i, c in enumerate(table.columns)
               if not c.period and regex.fullmatch(r"\s*total\s*", c.header or "", regex.I)]
@@ -418,6 +418,35 @@ def _columns(request: Request, table: Table, row: Row) -> list[int]:
         newest = max(end for end, _ in dated)
         return [i for end, i in dated if end == newest]
     return [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
+
+
+_WHEN = regex.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d+|"
+                      r"\b(?:years?|ended|ending|months?|quarters?|weeks?|fiscal|fy|as|of|at|"
+                      r"first|second|third|fourth|q[1-4]|h[12]|half|restated|reported|revised|"
+                      r"previously|audited|unaudited|see|notes?|thousands?|millions?|billions?|"
+                      r"usd|eur|gbp|rmb|cny|total)\b", regex.IGNORECASE)
+
+
+def _counts(header: str | None) -> frozenset[str]:
+    """The words of a column's header beyond its period's, its unit's and a restatement's:
+    what the column counts ("Net additions (losses) August 31, 2018" -> net, additions;
+    "2018 % of Total" -> %; "August 31, 2018", "2018 $'000 Restated" -> none)."""
+    text = header or ""
+    words = label_words(_WHEN.sub(" ", regex.sub(r"\d+", " ", text))).distinct
+    return words | {"%"} if regex.search(r"%|\bper\s*cent", text, regex.I) else words
+
+
+def _plain_unless_named(request: Request, table: Table, columns: list[int]) -> list[int]:
+    """Of a period's columns, in a table that states some period both in a column that
+    is that period and nothing else (`August 31, 2019`) and under words that say what it
+    counts (`Net additions (losses) August 31, 2019`), those whose header says more only
+    when the step says some of it: the net additions of the year to August 31, 2018 are
+    not the balance at that date."""
+    plain = {c.period for c in table.columns if c.period and not _counts(c.header)}
+    if not plain & {c.period for c in table.columns if c.period and _counts(c.header)}:
+        return columns
+    return [i for i in columns if not (counts := _counts(table.columns[i].header))
+            or counts & request.words]
 
 
 def _end(period: str) -> str:

@@ -221,3 +221,22 @@ def test_a_column_of_years_states_no_figure():
     table = table_from_rows(rows)
     assert [c.quantity for c in row(table, "Domestic–state").cells][0] is None
     assert row(table, "Domestic–state").cells[1].quantity.amount == 57299
+
+
+def test_a_measure_written_once_over_its_periods_heads_each_of_them():
+    table = table_from_rows([
+        ["", "", "Net additions (losses)", "", "% of penetration", ""],
+        ["", "August 31, 2019", "August 31, 2019", "August 31, 2018", "August 31, 2019",
+         "August 31, 2018"],
+        ["Internet service customers", "446,137", "21,189", "21,417", "50.8", "49.7"]])
+    assert [c.header for c in table.columns] == [
+        "August 31, 2019", "Net additions (losses) August 31, 2019",
+        "Net additions (losses) August 31, 2018", "% of penetration August 31, 2019",
+        "% of penetration August 31, 2018"]
+    # a period phrase over its years is no measure: the columns beside it keep their own
+    years = table_from_rows([["", "", "Years Ended", "", "2019 vs. 2018", ""],
+                             ["", "July 27, 2019", "July 28, 2018", "July 29, 2017",
+                              "Variance in Dollars", "Variance in Percent"],
+                             ["Product", "$39,005", "$36,709", "$35,705", "$2,296", "6%"]])
+    assert [c.header for c in years.columns][2:] == [
+        "July 29, 2017", "2019 vs. 2018 Variance in Dollars", "Variance in Percent"]

@@ -591,3 +591,22 @@ def test_rows_whose_words_differ_only_in_small_words_are_told_apart_word_for_wor
     # words that say neither row word for word stay ambiguous
     assert refused("members of Peel amounts owed", "2019", [doc("peel")],
                    tables=tables).code == "AMBIGUOUS"
+
+
+def test_a_column_that_counts_a_flow_is_not_read_for_a_balance():
+    # TAT-QA dev: customers at August 31, then net additions over the year, the header
+    # "Net additions (losses)" written once over its two columns (a colspan lost)
+    subscribers = table_from_rows([
+        ["", "", "Net additions (losses)", "", "% of penetration(2)(3)", ""],
+        ["", "August 31, 2019", "August 31, 2019", "August 31, 2018 (1)", "August 31, 2019",
+         "August 31, 2018 (3)"],
+        ["Primary service units", "901,446", "16,981", "20,251", "", ""],
+        ["Internet service customers", "446,137", "21,189", "21,417", "50.8", "49.7"]])
+    tables = {"cogeco": [subscribers]}
+    assert cell("Primary service units", "2019-08-31", [doc("cogeco")],
+                tables=tables).value == "901,446"
+    # 20,251 is the year's net additions, not the units at August 31, 2018
+    assert refused("Primary service units", "2018-08-31", [doc("cogeco")],
+                   tables=tables).code == "NOT_FOUND"
+    assert cell("net additions of internet service customers", "2018-08-31",
+                [doc("cogeco")], tables=tables).value == "21,417"
