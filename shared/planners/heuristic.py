@@ -23,10 +23,13 @@ sure the reading is (`high` or `medium`, and why).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import regex
 
 from shared.errors import InputError, NoAnswer
 from shared.models import Answer, ExtractStep, GetStep, Plan
+from shared.models.table import Table
 from shared.search import Document, SearchBackend, format_scope
 from shared.search.fit import period_fits, window_for
 from shared.search.matching import CANDIDATES, REVISION, REVISION_WORDS
@@ -57,8 +60,9 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
                          "named thing")
     text = without_periods(question)
     named = _named(q, backend.candidates(text, None, CANDIDATES))
-    with_tables = [d for d in named if backend.tables(d.id)]
-    if q.relative and not _row_says(q.relative, with_tables, backend):
+    tables = {d.id: backend.tables(d.id) for d in named}
+    with_tables = [d for d in named if tables[d.id]]
+    if q.relative and not _row_says(q.relative, tables.values()):
         raise NoAnswer(f"not answered: the question names its period relative to another "
                        f"({q.relative!r}); ask about the period itself (\"in Q2 2023\")")
     if not with_tables:
@@ -78,13 +82,13 @@ def heuristic_plan(question: str, backend: SearchBackend, columns_for=None) -> P
     return table_plan(metric, named, backend, columns_for or table_columns)
 
 
-def _row_says(words: str, docs: list[Document], backend: SearchBackend) -> bool:
-    """Whether a table row of `docs` is labelled with `words` ("Additions based on tax
-    positions taken during a prior period"): there they name a line item, not a period
-    relative to another."""
+def _row_says(words: str, tables: Iterable[list[Table]]) -> bool:
+    """Whether a row of `tables` (each document's) is labelled with `words` ("Additions
+    based on tax positions taken during a prior period"): there they name a line item,
+    not a period relative to another."""
     said = " ".join(words.lower().split())
     return any(said in " ".join(row.label.lower().split())
-               for d in docs for table in backend.tables(d.id) for row in table.rows)
+               for found in tables for table in found for row in table.rows)
 
 
 def _named(q: Question, docs: list[Document]) -> list[Document]:

@@ -111,8 +111,9 @@ query id, the finalizer run it counts (`finalizer_task:<task id>`, counted as
 `count_run` counts it, whether or not this run ends the query) or '', then the fields to
 set): 1 when it ended, 0 when it was terminal, -1 when an answer (`done`) came past the
 query's deadline, which ends nothing (the caller fails it, as the sweeper would have, so
-whether a late answer counts never depends on when the sweeper last ran). The run hash is read once: the guard, the count and the fold (`retire`) use that
-read, and the count, the guard and the fields are written in the fold's one HSET."""
+whether a late answer counts never depends on when the sweeper last ran). The run hash
+is read once: the guard, the count and the fold (`retire`) use that read, and the
+count, the guard and the fields are written in the fold's one HSET."""
 CANCEL_LUA = COUNT_LUA + RETIRE_LUA + "local function terminate(KEYS, ARGV)" \
     + _TERMINATE + """end
 local out = {}

@@ -187,9 +187,9 @@ def _spread(cells: list[str], *, spanning: bool, periods: list[bool]) -> list[st
         if cells[j]:
             out.append(cells[j])
             continue
-        near = [cells[p] for p in (max((p for p in at if p < j), default=None),
-                                   min((p for p in at if p > j), default=None)) if p is not None]
         left = max((p for p in at if p < j), default=None)
+        right = min((p for p in at if p > j), default=None)
+        near = [cells[p] for p in (left, right) if p is not None]
         if left is not None and _measure(cells[left]) and periods[j] and periods[j - 1]:
             # it continues the periods under what they count ("Net additions (losses)"
             # over "August 31, 2019 | August 31, 2018"): a colspan lost

@@ -420,7 +420,7 @@ def _columns(request: Request, table: Table, row: Row) -> list[int]:
     return [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
 
 
-_WHEN = regex.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d+|"
+_WHEN = regex.compile(rf"\b{_MONTH}|"
                       r"\b(?:years?|ended|ending|months?|quarters?|weeks?|fiscal|fy|as|of|at|"
                       r"first|second|third|fourth|q[1-4]|h[12]|half|restated|reported|revised|"
                       r"previously|audited|unaudited|see|notes?|thousands?|millions?|billions?|"
