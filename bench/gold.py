@@ -53,7 +53,7 @@ def judge(case: dict, record: RunRecord | None) -> Verdict:
     if result is None:
         return Verdict(case["id"], case["set"], "not found", None, why)
     value = str(result.value)
-    if case["set"] == "non-figure":
+    if case["set"].startswith("non-figure"):
         spans = gold["answer"] if isinstance(gold["answer"], list) else [gold["answer"]]
         if figure(value) is not None or result.quantity is not None:
             return Verdict(case["id"], case["set"], "wrong", value,

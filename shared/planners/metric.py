@@ -134,6 +134,10 @@ _HOW_MANY_HAD = regex.compile(r"^\s*how\s+many\s+(?P<x>\w[\w\s-]*?)\s+(?:did|doe
                            r"[^?]+?\s+(?:have|employ)\b", regex.I)
 """A count of what a company has ("How many employees did Patriot Transportation Holding
 have in fiscal 2019?"): the number of them, whoever has them."""
+_HOW_MUCH_PAID = regex.compile(r"^\s*how\s+much\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
+                            r"(?:pay|paid|spend|spent)\s+(?:in|on|for|as)\s+", regex.I)
+"""What a company paid ("How much did Apple pay in dividends and dividend equivalents …"):
+the payments of it, whoever paid them ("Payments for dividends …", "… dividends paid")."""
 _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|measured)\s+as\s*:?\s*",
                          regex.I)
 _PCT_CHANGE = regex.compile(
@@ -287,6 +291,8 @@ def read_metric(question: str) -> Metric | Refusal:
     body = _ENDING.sub("", masked.text)
     if m := _HOW_MANY_HAD.match(body):  # "how many employees did X have": their number
         body = f"what was the number of {m['x']} {body[m.end():]}"
+    if m := _HOW_MUCH_PAID.match(body):
+        body = f"what was the payments of {body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):
@@ -522,6 +528,11 @@ _TRAILING_PERIOD = regex.compile(r"\s+(?:in|for|during|as\s+(?:of|at)|at)\s+(?:t
 _TOKEN = regex.compile(r"\s*(?:(?P<op>[-+*/()])|(?P<operand>[^-+*/()]+))")
 
 
+_PERCENT_TAIL = regex.compile(r"\s*,\s*(?:as|expressed\s+as|expressed\s+in|in)\s+(?:a\s+)?"
+                              r"(?:percent(?:age)?|%)", regex.I)
+"""A formula's tail that asks its result as a percentage ("…, as a percentage")."""
+
+
 def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metric | Refusal:
     """A metric the question defines: its formula's operands become terms (each with its
     own period, or the question's one other period), its operators the expression."""
@@ -529,7 +540,10 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
     default = [whens[i] for i in sorted(outside)]
     if len(set(default)) > 1:
         return Refusal("the metric it defines is asked for several periods")
-    formula = regex.sub(r"\s*(?:[.;]|,\s*(?:and|where|rounded|round|in)\b).*$", "", formula)
+    tail = regex.search(r"\s*(?:[.;]|,\s*(?:and|where|rounded|round|in|as|expressed)\b).*$",
+                        formula)
+    if tail:  # "…, as a percentage", "…, rounded to two decimal places": not operands
+        formula = formula[:tail.start()]
     formula = regex.sub(r"(?<=\w)\s*/\s*(?=\()", " / ", formula)
     terms: list[Term] = []
     parts: list[str] = []
@@ -554,11 +568,13 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
     if not terms:
         return Refusal("the formula it defines names no line item")
     expression = " ".join(parts)
-    percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I))
+    percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I)
+                   or tail and _PERCENT_TAIL.match(tail.group()))
     if percent:
         expression = f"({expression}) * 100"
     expression = f"round({expression}, {_places(places)})"
-    label = _item(_LEAD.sub("", name).strip(), None) or "the metric"
+    asked = name.split("?")[0]  # "What was X's gross margin for @0? Gross margin": X's
+    label = _item(_LEAD.sub("", asked).strip(), None) or "the metric"
     return Metric(tuple(terms), expression, "defined", percent=percent,
                   places=_places(places), scale=scale, name=label)
 

@@ -187,7 +187,8 @@ class Question:
         relative = _RELATIVE.search(text)
         identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(rest)}
         marks = {m.group().lower() for m in _MARK.finditer(rest)}
-        not_figure = NOT_FIGURE.search(text) or (None if periods else _DEFINITION.search(text))
+        not_figure = NOT_FIGURE.search(text) or (
+            None if periods or find_dates(text) else _DEFINITION.search(text))
         return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
                    frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
                    relative.group() if relative else None, frozenset(identifiers),

@@ -355,6 +355,14 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
         return ("the figures are written as negatives (in parentheses or with a minus): "
                 f"whether the {metric.kind.replace('_', ' ')} is of the amounts or of the "
                 "signed figures is unclear")
+    kinds = {q.kind for q in quantities}
+    scales = {q.scale for q in quantities if q.kind == "money"}
+    if len(found) > 1 and 0 in scales and len(scales) > 1:
+        return ("one table it reads states its scale (\"in millions\") and another states "
+                "none: the amounts cannot be brought to one scale with confidence")
+    if metric.kind in ("share", "ratio", "defined") and "percent" in kinds and len(kinds) > 1:
+        return ("it relates a percentage to an amount (a common-size table's \"100.0%\" read "
+                "as revenue): the cells read are not of one kind")
     if metric.kind == "percent_change" and any(q.kind == "percent" for q in quantities):
         return ("the figures are percentages: a percentage change of them may mean points or "
                 "a relative change")
@@ -440,9 +448,10 @@ def _in_scale_asked(metric: Metric, found: list[_Found], expression: str | None)
 
 
 OUTFLOW = regex.compile(r"^\s*(?:purchases?|payments?|paid|repurchases?|repayments?|acquisitions?|"
-                        r"additions?|capital\s+expenditures?|dividends\s+paid|cash\s+paid)\b",
-                        regex.I)
-"""Row labels that name a payment: a statement writes the amount as an outflow, "(9,576)"."""
+                        r"additions?|capital\s+expenditures?|dividends\s+paid|cash\s+paid)\b"
+                        r"|\bpaid\s*$", regex.I)
+"""Row labels that name a payment ("Purchases of …", "Common stock cash dividends paid"): a
+statement writes the amount as an outflow, "(9,576)"."""
 
 
 def _outflow(found: _Found) -> bool:
@@ -450,7 +459,7 @@ def _outflow(found: _Found) -> bool:
     question asks its amount ("capital expenditure" is 9,576, not -9,576)."""
     q = found.read.quantity
     return q is not None and q.amount is not None and q.amount < 0 \
-        and bool(OUTFLOW.match(found.label))
+        and bool(OUTFLOW.search(found.label))
 
 
 def _outflows_subtracted(expression: str, found: list[_Found]) -> str:

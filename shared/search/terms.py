@@ -55,8 +55,9 @@ def keywords(text: str) -> list[str]:
 
 IRREGULAR = {"grew": "grow", "grown": "grow", "growth": "grow", "rose": "rise",
              "risen": "rise", "fell": "fall", "fallen": "fall", "sold": "sell", "paid": "pay",
-             "spent": "spend", "built": "build", "lost": "lose", "losses": "loss",
-             "held": "hold", "bought": "buy", "made": "make", "won": "win", "led": "lead"}
+             "payment": "pay", "payments": "pay", "spent": "spend", "built": "build",
+             "lost": "lose", "losses": "loss", "held": "hold", "bought": "buy", "made": "make",
+             "won": "win", "led": "lead"}
 """Irregular English forms, mapped to the verb they come from (before the suffix rules)."""
 
 

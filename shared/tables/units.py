@@ -46,8 +46,16 @@ PEOPLE = regex.compile(r"\bemployees\b|\bheadcount\b|\b(?:share|stock)?holders\s
 def scale_in(text: str) -> int | None:
     """The power of ten `text` says figures are in, or None when it names none (or names
     two different ones, which a reader cannot choose between)."""
+    found = _scales(text or "")
+    if len(found) > 1 and (m := _EXCEPT.search(text or "")):
+        # "(In millions, except number of shares which are reflected in thousands …)"
+        found = _scales(text[:m.start()])
+    return found.pop() if len(found) == 1 else None
+
+
+def _scales(text: str) -> set[int]:
     found = set()
-    for m in _SCALE.finditer(text or ""):
+    for m in _SCALE.finditer(text):
         if m["w"]:
             found.add(_SCALE_WORDS[m["w"].lower().rstrip("s")])
         elif m["k"]:
@@ -56,7 +64,7 @@ def scale_in(text: str) -> int | None:
             found.add(6)
         elif m["b"]:
             found.add(9)
-    return found.pop() if len(found) == 1 else None
+    return found
 
 
 def currency_in(text: str) -> str | None:

@@ -123,12 +123,32 @@ def _options(request: Request, evidence: Evidence,
         options = _parts_over_their_totals(options)
     if options:
         best = min(o.key for o in options)
+        fits = options
         options = [o for o in options if o.key == best]
+        if unsigned := _unsigned_elsewhere(options, fits):
+            options = unsigned
         named = [o for o in options if word_for_word(o.row.label, request.row)]
         if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
                 {o.row.cells[o.column].text for o in named}) == 1:
             options = named  # "owed by members": not the row "owed to members"
     return options, why
+
+
+def _unsigned_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
+    """The cells of the best-fitting rows still to fit, when those rows write the figure
+    asked only as a deduction ("Research and development expense (6,306)" in a
+    reconciliation to operating income) and a row that fits less well states the same
+    figure as an amount ("Operating expenses: Research and development 6,306"): the line
+    item's amount is the figure without the sign. Empty otherwise."""
+    if not all(o.quantity.amount is not None and o.quantity.amount < 0
+               and _BRACKET.match(o.quantity.text) for o in best):
+        return []
+    plain = [o for o in fits if o.quantity.amount is not None and o.quantity.amount > 0
+             and all(_same(o.quantity, b.quantity, signed=False) for b in best)]
+    if not plain:
+        return []
+    key = min(o.key for o in plain)
+    return [o for o in plain if o.key == key]
 
 
 def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, dated: bool,
@@ -291,6 +311,9 @@ def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
     per_share = bool(PER_SHARE.search(request.row))
     named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
              and per_share == bool(PER_SHARE.search(table.columns[i].header))]
+    if not named and len(figures) > 1 and not any(table.columns[i].header.strip()
+                                                  for i in figures):
+        return []  # several figures under no header (segments whose names the reader lost)
     return named or figures
 
 

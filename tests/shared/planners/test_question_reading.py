@@ -156,6 +156,31 @@ def test_an_operand_without_a_period_of_its_own_takes_the_questions():
         ("total current assets", "FY2019"), ("total current liabilities", "FY2019")]
 
 
+def test_a_formula_asked_as_a_percentage_keeps_its_last_operand_whole():
+    metric = read_metric("What was NVIDIA's gross margin for the quarter ended April 30, 2023? "
+                         "Gross margin is defined as: gross profit / revenue, as a percentage.")
+    assert [t.item for t in metric.terms] == ["gross profit", "revenue"]
+    assert metric.percent and metric.expression == "round(($T1 / $T2) * 100, 2)"
+    assert metric.name == "NVIDIA's gross margin"  # not "… gross margin ? Gross margin"
+    ratio = read_metric("What is Apple's quick ratio as of December 31, 2022? Quick ratio is "
+                        "defined as: (cash and cash equivalents + accounts receivable) / total "
+                        "current liabilities, as a percentage.")
+    assert ratio.percent and ratio.terms[-1].item == "total current liabilities"
+
+
+def test_what_a_company_paid_for_something_is_its_payments():
+    # Apple writes "Payments for dividends and dividend equivalents", Microsoft "Common
+    # stock cash dividends paid": both are payments of dividends
+    for question, item in [
+            ("How much did Apple pay in dividends and dividend equivalents in the quarter ended "
+             "December 31, 2022?", "payments of dividends and dividend equivalents"),
+            ("How much did Microsoft pay in common stock cash dividends in the three months "
+             "ended September 30, 2023?", "payments of common stock cash dividends")]:
+        metric = read_metric(question)
+        assert metric.kind == "value" and metric.terms[0].item == item
+        assert metric.terms[0].when is not None
+
+
 def test_the_unit_asked_is_the_answers_scale():
     metric = read_metric("What is the FY2018 capital expenditure amount (in USD millions) for "
                          "3M? Give a response to the question by relying on the details shown "
@@ -207,6 +232,9 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What was the year end balance of cash in 2019?",
     "What is the percentage change in the valuation allowance from 2018 to 2019?",
     "How much is the 2019 free cash flow?",
+    # a named metric at a date (Apple's 10-Q), not "what is a current ratio"
+    "What is Apple's current ratio as of December 31, 2022? Current ratio is defined as: "
+    "total current assets / total current liabilities.",
 ])
 def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
     assert Question.read(question).not_figure is None

@@ -425,3 +425,87 @@ def test_of_rows_that_differ_only_in_small_words_the_one_said_word_for_word_is_r
                           "to Codigeb's annual report?", reports)
     assert plan.steps[-1].row == "Amounts owed to members of Peel"
     assert run(plan, reports).value == "(0.1)"
+
+
+def _filing(tmp_path, title: str, period: str, tables: list[dict]) -> SqliteSearch:
+    """A store holding one quarterly filing of `tables`."""
+    path = tmp_path / "filing.jsonl"
+    path.write_text(json.dumps({"id": "q1", "title": title, "content": "Statements",
+                                "source_type": "filing", "period": period,
+                                "tables": tables}) + "\n")
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(path))
+    return backend
+
+
+def test_a_quarterly_filings_segment_and_common_size_tables_do_not_answer_its_revenue(tmp_path):
+    # as NVIDIA's 10-Q for the quarter ended April 30, 2023: the segment table's header
+    # (Compute & Networking, Graphics, All Other, Consolidated) lost to its title, and the
+    # results of operations "expressed as a percentage of revenue" (Revenue 100.0%)
+    quarter, year_ago = "Three Months Ended April 30, 2023", "Three Months Ended May 1, 2022"
+    backend = _filing(
+        tmp_path, "Halvorsen Chips Form 10-Q for the quarter ended April 30, 2023",
+        "2023-01-30..2023-04-30", [
+            {"title": "CONDENSED CONSOLIDATED STATEMENTS OF INCOME (In millions, except per "
+                      "share data)",
+             "rows": [["", quarter, year_ago], ["Revenue", "$ 7,192", "$ 8,288"],
+                      ["Cost of revenue", "2,544", "2,857"], ["Gross profit", "4,648", "5,431"]]},
+            {"title": "The table below presents details of our reportable segments. Compute & "
+                      "Networking Graphics All Other Consolidated (In millions)",
+             "rows": [["", "", "", "", ""], [quarter, "", "", "", ""],
+                      ["Revenue", "$ 4,460", "$ 2,732", "$ —", "$ 7,192"],
+                      [year_ago, "", "", "", ""],
+                      ["Revenue", "$ 3,672", "$ 4,616", "$ —", "$ 8,288"]]},
+            {"title": "Results of Operations: certain items in our Condensed Consolidated "
+                      "Statements of Income expressed as a percentage of revenue.",
+             "rows": [["", quarter, "May 1, 2022"], ["Revenue", "100.0%", "100.0%"],
+                      ["Cost of revenue", "35.4", "34.5"], ["Gross profit", "64.6", "65.5"],
+                      ["Net income", "28.4%", "19.5%"]]}])
+    try:
+        plan = heuristic_plan("What was Halvorsen Chips' revenue for the quarter ended April 30, "
+                              "2023?", backend)
+        assert run(plan, backend).value == "$ 7,192"
+        plan = heuristic_plan("What was Halvorsen Chips' gross margin for the quarter ended April "
+                              "30, 2023? Gross margin is defined as: gross profit / revenue, as a "
+                              "percentage.", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("64.63")  # not 4,648 / 100.0%
+    finally:
+        backend.close()
+
+
+def test_a_quarterly_filings_statement_amounts_over_their_reconciliation_and_payments(tmp_path):
+    # as Apple's 10-Q for the quarter ended December 31, 2022: "(In millions, except number
+    # of shares which are reflected in thousands …)", R&D written as a deduction in the
+    # segment reconciliation, dividends paid as an outflow
+    columns = ["", "Three Months Ended December 31, 2022", "Three Months Ended December 25, 2021"]
+    backend = _filing(
+        tmp_path, "Halvorsen Devices Form 10-Q for the quarter ended December 31, 2022",
+        "2022-09-25..2022-12-31", [
+            {"title": "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (In millions, except "
+                      "number of shares which are reflected in thousands and per share amounts)",
+             "rows": [columns, ["Total net sales", "117,154", "123,945"],
+                      ["Operating expenses:", "", ""],
+                      ["Research and development", "7,709", "6,306"],
+                      ["Selling, general and administrative", "6,607", "6,449"],
+                      ["Total operating expenses", "14,316", "12,755"],
+                      ["Operating income", "36,016", "41,488"]]},
+            {"title": "A reconciliation of the Company's segment operating income (in millions)",
+             "rows": [columns, ["Segment operating income", "$ 45,405", "$ 49,657"],
+                      ["Research and development expense", "(7,709)", "(6,306)"],
+                      ["Total operating income", "$ 36,016", "$ 41,488"]]},
+            {"title": "CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS (In millions)",
+             "rows": [columns, ["Financing activities:", "", ""],
+                      ["Payments for dividends and dividend equivalents", "(3,768)", "(3,732)"]]}])
+    try:
+        plan = heuristic_plan("What was Halvorsen Devices' research and development expense in the "
+                              "three months ended December 25, 2021?", backend)
+        assert run(plan, backend).value == "6,306"  # the statement's, not the deduction
+        plan = heuristic_plan("What was Halvorsen Devices' operating margin for the quarter ended "
+                              "December 31, 2022? Operating margin is defined as: operating "
+                              "income / total net sales, as a percentage.", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("30.74")  # one scale: millions
+        plan = heuristic_plan("How much did Halvorsen Devices pay in dividends and dividend "
+                              "equivalents in the quarter ended December 31, 2022?", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("3768")
+    finally:
+        backend.close()

@@ -11,7 +11,10 @@ SCALES = [
     ("(Millions)", 6), ("(Dollars in millions)", 6), ("(in millions of dollars)", 6),
     ("RMB’Million", 6), ("$'000", 3), ("(Amounts in thousands except per share amounts)", 3),
     ("Appropriation of earnings (in thousand NT dollars)", 3), ("€m", 6),
-    ("(In thousands) ... (in millions)", None), ("Revenues:", None)]
+    ("(In thousands) ... (in millions)", None), ("Revenues:", None),
+    # Apple's statements: the scale the exception names is the exception's
+    ("(In millions, except number of shares which are reflected in thousands and per share "
+     "amounts)", 6)]
 
 
 @pytest.mark.parametrize("text, scale", SCALES)
