@@ -118,7 +118,7 @@ def table(results: dict) -> list[str]:
     lines = ["## Questions on real report tables and filings", "",
              "Real data nobody here wrote: TAT-QA's tables and paragraphs from real annual "
              "reports (build: its dev file, developed on; held-out: its test_gold file, never "
-             "read while building) and five real SEC filings (PDF). Right / wrong / not found "
+             "read while building) and real SEC filings (PDF). Right / wrong / not found "
              "as bench/gold.py judges them (the gold's scale, rounding to its decimals, sign). "
              "Targets: single-cell ≥ 90% right and ≤ 1% wrong; arithmetic ≥ 80% right and "
              "≤ 2% wrong; the heuristic planner never wrong on real filings; a question whose "
