@@ -14,6 +14,7 @@ with the year it takes, and the text of a year that only says which year they ar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 import regex
 
@@ -85,3 +86,40 @@ def _bare(text: str) -> list[Quarter]:
         else:
             found.append(Quarter(m.start(), m.end(), QUARTER_ORDINALS[m["oa"].lower()], None))
     return found
+
+
+_OWN_QUARTER = regex.compile(
+    rf"\b(?P<o>{_ORDINAL})\s+quarter\s+of\s+fiscal\s+(?:year\s+)?(?P<y>(?:19|20)\d{{2}})\b"
+    r"|\bQ(?P<q>[1-4])\s+(?:FY\s?)?(?P<y>(?:19|20)\d{2})\s+Form\s+10-Q\b", regex.I)
+"""How a quarterly filing names a fiscal quarter: "the first quarter of fiscal year 2024"
+(Microsoft, NVIDIA), "Q1 2023 Form 10-Q" (Apple's page footers)."""
+MIN_MENTIONS = 3
+
+
+def filing_quarter(content: str, period: DateRange | None) -> tuple[int, int] | None:
+    """The fiscal quarter (quarter, fiscal year) a quarterly filing is about: of the
+    fiscal quarters its text names that can end on its period's last day (a fiscal year
+    is named by the calendar year it ends in: Q1 of fiscal 2024 ending September 30,
+    2023 ends its year in 2024), the one it names most, when that is most of them and at
+    least MIN_MENTIONS times (Apple's 10-Q for the quarter ended December 31, 2022 calls
+    itself "Q1 2023 Form 10-Q" on every page; Microsoft's for September 30, 2022 names
+    "the first quarter of fiscal year 2022" too, a year earlier). None for a document
+    whose period is not a quarter (a 10-K's "fourth quarter of fiscal 2023" is one of its
+    parts), or that says too little."""
+    if period is None or not 80 <= (period[1] - period[0]).days <= 100:
+        return None
+    counts: dict[tuple[int, int], int] = {}
+    for m in _OWN_QUARTER.finditer(content):
+        quarter = int(m["q"]) if m["q"] else QUARTER_ORDINALS[m["o"].lower()]
+        if _ends_year(period[1] + timedelta(days=91 * (4 - quarter)), int(m["y"])):
+            counts[quarter, int(m["y"])] = counts.get((quarter, int(m["y"])), 0) + 1
+    if not counts:
+        return None
+    best, n = max(counts.items(), key=lambda kv: kv[1])
+    return best if n >= MIN_MENTIONS and 2 * n > sum(counts.values()) else None
+
+
+def _ends_year(end: date, year: int) -> bool:
+    """Whether a fiscal year ending about `end` is fiscal `year` (a week's slack either
+    way: 52- and 53-week years end on a weekday near a month's end)."""
+    return year in {end.year, (end - timedelta(days=7)).year, (end + timedelta(days=7)).year}

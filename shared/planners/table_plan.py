@@ -38,6 +38,7 @@ from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
 from .metric import Metric, Term, When, by_formula
+from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
@@ -213,7 +214,7 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
     """The cell `term` names in the best document holding it."""
     hits, misses = [], []
     for doc in docs:
-        found = _read(n, term, doc, tables[doc.id], columns_for)
+        found = _read(n, _in_filing_quarter(term, doc), doc, tables[doc.id], columns_for)
         if isinstance(found, str):
             misses.append((doc, found))
         else:
@@ -236,6 +237,23 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
                 [f"{f.doc.title!r} ({period_and_date(f.doc)}): row {f.step.row!r}, "
                  f"{f.read.value}" for f in (best, other)])
     return best
+
+
+_FISCAL_QUARTER = regex.compile(r"Q(?P<q>[1-4]) FY(?P<y>\d{4})")
+
+
+def _in_filing_quarter(term: Term, doc: Document) -> Term:
+    """`term`, its fiscal quarter ("Q1 FY2023") read as the quarter `doc` covers when
+    `doc` is the quarterly filing about that fiscal quarter (Apple's "Q1 2023 Form 10-Q",
+    the quarter ended December 31, 2022: its columns are headed by that date, not by the
+    fiscal quarter, which a company's own calendar places)."""
+    m = _FISCAL_QUARTER.fullmatch(term.when.text) if term.when is not None else None
+    if m is None or doc.period is None:
+        return term
+    span = doc.period_range()
+    if filing_quarter(doc.content, span) != (int(m["q"]), int(m["y"])):
+        return term
+    return Term(term.item, When(doc.period, span))
 
 
 def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -> _Found | str:

@@ -16,6 +16,7 @@ the title. Words left of the table's margin belong to another column of the page
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 import regex
 
@@ -93,12 +94,16 @@ def header_of(parsed: list[Parsed], start: int, columns: Columns,
                 break
             continue
         over = [p for p in line.phrases if p.x1 > area.left and p.x0 >= area.margin]
+        if lowest and over and not line.cells and all(scale_in(p.text) is not None
+                                                      for p in over):
+            beside[:0] = [" ".join(p.text for p in over)]
+            continue  # "(In millions)" set between the column heads and the figures
         if line.cells or not over or any(
                 p.x0 < area.labels_end or len(p.text) > 60 or _TITLE.search(p.text)
                 or scale_in(p.text) is not None or not lowest and not (
                     extent[0] - char <= (p.x0 + p.x1) / 2 <= extent[1] + char) for p in over):
             break  # a title, a note or a sentence: centred on the page, or in the labels
-        placed = _placed(over, columns, char, lowest)
+        placed = _placed(over, columns, char, lowest, [p[-1] if p else "" for p in parts])
         if placed is None:
             break
         for p, under in zip(over, placed):
@@ -111,13 +116,14 @@ def header_of(parsed: list[Parsed], start: int, columns: Columns,
 
 
 def _placed(phrases: list[Phrase], columns: Columns, char: float,
-            lowest: bool) -> list[list[int]] | None:
+            lowest: bool, below: list[str]) -> list[list[int]] | None:
     """The columns each header phrase of a line stands over. On the line just above the
     figures, those it overlaps (or the one it nearly touches); on a line above that, where
-    a phrase spans the columns of its group, each column goes to the nearest phrase
-    ("Three Months Ended" | "Nine Months Ended"), and a line's only phrase spans the
-    widest run of columns it is centred over ("Years Ended September 30," over three
-    years). None when a phrase stands over no column."""
+    each phrase spans the columns of its group, the phrases left to right take the
+    consecutive runs of columns they are best centred over ("Three Months Ended" |
+    "Nine Months Ended"), and a line's only phrase spans the widest run of columns it is
+    centred over ("Years Ended September 30," over three years). None when a phrase
+    stands over no column."""
     if lowest:  # right-aligned over right-aligned figures, or a little off them
         own = [_overlapped(p, columns) or ([j] if (j := column_of(p, columns, char / 2))
                                            is not None else []) for p in phrases]
@@ -125,12 +131,41 @@ def _placed(phrases: list[Phrase], columns: Columns, char: float,
     if len(phrases) == 1:
         own = _overlapped(phrases[0], columns) or [_nearest(phrases[0], columns)]
         return [_centred(phrases[0], own, columns, char)]
+    # the phrases, left to right, over consecutive runs of columns: the runs each phrase
+    # is best centred over ("$ 33,981" under "Six Months Ended" starts nearer "Three
+    # Months Ended", whose run it is not in)
+    order = sorted(range(len(phrases)), key=lambda k: phrases[k].x0)
+    if len(phrases) > len(columns):
+        return None
+    size, left = divmod(len(columns), len(phrases))
+    runs = [below[i:i + size] for i in range(0, len(columns), size)]
+    if not left and size > 1 and all(run == runs[0] for run in runs):
+        # the same heads under each ("2022 2021 | 2022 2021"): a run each, however the
+        # phrases are set over them (Microsoft sets "Three Months Ended" flush right)
+        bounds = tuple(range(0, len(columns) + 1, size))
+        return _runs(phrases, columns, char, order, bounds)
+
+    def off_centre(cuts: tuple[int, ...]) -> float:
+        bounds = (0, *cuts, len(columns))
+        return sum(abs((phrases[k].x0 + phrases[k].x1) / 2
+                       - (columns[first][0] + columns[last - 1][1]) / 2)
+                   for k, first, last in zip(order, bounds, bounds[1:]))
+
+    cuts = min(combinations(range(1, len(columns)), len(phrases) - 1), key=off_centre)
+    return _runs(phrases, columns, char, order, (0, *cuts, len(columns)))
+
+
+def _runs(phrases: list[Phrase], columns: Columns, char: float, order: list[int],
+          bounds: tuple[int, ...]) -> list[list[int]] | None:
+    """The columns of each phrase (`order`: left to right) between consecutive `bounds`;
+    None when a phrase stands over none of its run."""
     out: list[list[int]] = [[] for _ in phrases]
-    for j, (a, b) in enumerate(columns):
-        middle = (a + b) / 2
-        distance = [max(p.x0 - middle, middle - p.x1, 0) for p in phrases]
-        out[min(range(len(phrases)), key=lambda k: distance[k])].append(j)
-    return out if all(out) else None
+    for k, first, last in zip(order, bounds, bounds[1:]):
+        if phrases[k].x1 < columns[first][0] - 2 * char \
+                or phrases[k].x0 > columns[last - 1][1] + 2 * char:
+            return None  # over none of its run: a note, not a column head
+        out[k] = list(range(first, last))
+    return out
 
 
 def _centred(p: Phrase, own: list[int], columns: Columns,

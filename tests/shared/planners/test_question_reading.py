@@ -12,7 +12,9 @@ from datetime import date
 import pytest
 
 from shared.planners.metric import Refusal, read_metric
+from shared.planners.quarters import filing_quarter
 from shared.planners.question import Question
+from shared.search.terms import all_words
 
 
 @pytest.mark.parametrize("question, period", [
@@ -334,3 +336,24 @@ def test_how_many_of_something_a_company_has_is_their_number():
                          "fiscal 2019?")
     assert [(t.item, t.when.text) for t in metric.terms] == [("employees", "FY2019")]
     assert metric.expression is None
+
+
+def test_a_quarterly_filing_is_about_the_fiscal_quarter_its_text_names_most():
+    quarter = (date(2022, 9, 25), date(2022, 12, 31))
+    apple = "Apple Inc. | Q1 2023 Form 10-Q | 3 " * 5 + "the fourth quarter of fiscal 2022"
+    assert filing_quarter(apple, quarter) == (1, 2023)
+    # a year's report names its quarters as parts; a quarter said twice says too little
+    assert filing_quarter(apple, (date(2022, 1, 1), date(2022, 12, 31))) is None
+    assert filing_quarter("Apple Inc. | Q1 2023 Form 10-Q " * 2, quarter) is None
+    # a fiscal quarter that cannot end on the filing's last day is another's
+    assert filing_quarter("the first quarter of fiscal year 2022. " * 5, quarter) is None
+
+
+def test_a_company_written_as_a_mark_names_the_document_and_the_other_names_its_text():
+    q = Question.read("What was NVIDIA's Data Center revenue for the quarter ended October 29, "
+                      "2023?")
+    title = "NVIDIA Corporation Form 10-Q for the quarter ended October 29, 2023"
+    titled = all_words(title) | all_words("Apple Inc. Form 10-Q")
+    assert q.names_in(title, "Revenue by market: Data Center, Gaming.", titled)
+    assert not q.names_in(title, "Revenue by market: Gaming.", titled)
+    assert not q.names_in("Apple Inc. Form 10-Q", "Data Center", titled)

@@ -427,10 +427,11 @@ def test_of_rows_that_differ_only_in_small_words_the_one_said_word_for_word_is_r
     assert run(plan, reports).value == "(0.1)"
 
 
-def _filing(tmp_path, title: str, period: str, tables: list[dict]) -> SqliteSearch:
+def _filing(tmp_path, title: str, period: str, tables: list[dict],
+            content: str = "Statements") -> SqliteSearch:
     """A store holding one quarterly filing of `tables`."""
     path = tmp_path / "filing.jsonl"
-    path.write_text(json.dumps({"id": "q1", "title": title, "content": "Statements",
+    path.write_text(json.dumps({"id": "q1", "title": title, "content": content,
                                 "source_type": "filing", "period": period,
                                 "tables": tables}) + "\n")
     backend = SqliteSearch(tmp_path / "search.db")
@@ -507,5 +508,27 @@ def test_a_quarterly_filings_statement_amounts_over_their_reconciliation_and_pay
         plan = heuristic_plan("How much did Halvorsen Devices pay in dividends and dividend "
                               "equivalents in the quarter ended December 31, 2022?", backend)
         assert Decimal(run(plan, backend).value) == Decimal("3768")
+    finally:
+        backend.close()
+
+
+def test_a_fiscal_quarter_is_the_quarter_of_the_filing_that_calls_itself_so(tmp_path):
+    # as Microsoft's 10-Q for the quarter ended September 30, 2023: its columns say the
+    # date; its text says "the first quarter of fiscal year 2024" (and once, a year
+    # earlier's)
+    content = ("Revenue increased in the first quarter of fiscal year 2024. " * 4
+               + "Restructuring charges were recorded in the first quarter of fiscal year 2023.")
+    backend = _filing(
+        tmp_path, "Halvorsen Software Form 10-Q for the quarter ended September 30, 2023",
+        "2023-07-01..2023-09-30",
+        [{"title": "INCOME STATEMENTS (In millions)",
+          "rows": [["Three Months Ended September 30,", "2023", "2022"],
+                   ["Net income", "$ 22,291", "$ 17,556"]]}], content)
+    try:
+        plan = heuristic_plan("What was Halvorsen Software's net income in the first quarter of "
+                              "fiscal year 2024?", backend)
+        assert run(plan, backend).value == "$ 22,291"
+        with pytest.raises(NoAnswer):  # which quarter fiscal 2023's first was, it does not say
+            heuristic_plan("What was Halvorsen Software's net income in Q1 FY2023?", backend)
     finally:
         backend.close()

@@ -135,3 +135,26 @@ def test_a_five_year_summary_reads_newest_first_with_leader_dots(filing_words):
 def test_a_word_that_is_not_a_position_and_text_is_refused_naming_it():
     with pytest.raises(InputError, match=r"word 2 of line 1 is \{'text': '1,763'\}"):
         tables_in_words([[(38.5, 52.9, "Net"), {"text": "1,763"}]])
+
+
+def test_periods_set_flush_right_over_their_years_head_their_own_pair(filing_words):
+    # Microsoft's 10-Q for the quarter ended December 31, 2022, page 4: "Three Months
+    # Ended" and "Six Months Ended" stand flush right over "2022 2021 | 2022 2021"
+    tables = tables_in_words(filing_words["msft-20221231-10q.pdf#4"], page=4)
+    comprehensive = tables[0]
+    assert [c.period for c in comprehensive.columns] == ["2022-Q4", "2021-Q4", "2022-H2",
+                                                         "2021-H2"]
+    assert [c.text for c in row(comprehensive, "Net income").cells] == [
+        "$16,425", "$18,765", "$33,981", "$39,270"]
+
+
+def test_a_unit_line_between_the_column_heads_and_the_figures_ends_no_header(filing_words):
+    # NVIDIA's 10-Q for the quarter ended October 29, 2023, page 24: "(In millions)" set
+    # under "Three Months Ended | Nine Months Ended" and their dates, above "Revenue:"
+    tables = tables_in_words(filing_words["nvda-20231029-10q.pdf#24"], page=24)
+    markets = titled(tables, "specialized markets")
+    assert [c.period for c in markets.columns] == [
+        "2023-08-01..2023-10-29", "2022-08-01..2022-10-30", "2023-02-01..2023-10-29",
+        "2022-02-01..2022-10-30"]
+    assert markets.scale == 6
+    assert row(markets, "Data Center").cells[0].text == "$14,514"
