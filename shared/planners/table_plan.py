@@ -22,7 +22,9 @@ three-year average over two annual reports).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 
 import regex
 
@@ -214,7 +216,8 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
     """The cell `term` names in the best document holding it."""
     hits, misses = [], []
     for doc in docs:
-        found = _read(n, _in_filing_quarter(term, doc), doc, tables[doc.id], columns_for)
+        found = _read(n, _in_filing_quarter(term, doc, tables[doc.id]), doc, tables[doc.id],
+                      columns_for)
         if isinstance(found, str):
             misses.append((doc, found))
         else:
@@ -242,18 +245,32 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
 _FISCAL_QUARTER = regex.compile(r"Q(?P<q>[1-4]) FY(?P<y>\d{4})")
 
 
-def _in_filing_quarter(term: Term, doc: Document) -> Term:
+def _in_filing_quarter(term: Term, doc: Document, tables: list[Table]) -> Term:
     """`term`, its fiscal quarter ("Q1 FY2023") read as the quarter `doc` covers when
     `doc` is the quarterly filing about that fiscal quarter (Apple's "Q1 2023 Form 10-Q",
     the quarter ended December 31, 2022: its columns are headed by that date, not by the
-    fiscal quarter, which a company's own calendar places)."""
+    fiscal quarter, which a company's own calendar places): as its tables' columns name
+    the three months ending on the filing's last day, else as its period."""
     m = _FISCAL_QUARTER.fullmatch(term.when.text) if term.when is not None else None
     if m is None or doc.period is None:
         return term
     span = doc.period_range()
     if filing_quarter(doc.content, span) != (int(m["q"]), int(m["y"])):
         return term
-    return Term(term.item, When(doc.period, span))
+    named = Counter(c.period for t in tables for c in t.columns
+                    if c.period and _quarter_ending(c.period, span[1]))
+    period = named.most_common(1)[0][0] if named else doc.period
+    return Term(term.item, When(period, parse_scope(period)))
+
+
+def _quarter_ending(period: str, last: date) -> bool:
+    """Whether a column's `period` is about three months ending on `last` ("Three Months
+    Ended April 1, 2023", which the reader spans from February 1)."""
+    try:
+        first, end = parse_scope(period)
+    except InputError:
+        return False
+    return end == last and 55 <= (end - first).days <= 100
 
 
 def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -> _Found | str:

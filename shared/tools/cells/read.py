@@ -18,7 +18,7 @@ from shared.models.table import Cell, Column, Row, Table
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
-from shared.tables.quantities import parse_quantity
+from shared.tables.quantities import DASHES, parse_quantity
 
 from ..rows import (FILLERS, Fit, Label, aside_words, fit, in_context, label_words,
                     word_for_word)
@@ -308,6 +308,9 @@ def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
     figures = [i for i, c in enumerate(row.cells) if c is not None and c.quantity is not None]
     if (quarter := _quarter_columns(request, table)) is not None:
         return [i for i in quarter if i in figures]
+    # in a rollforward by component ("Net income — — — — 2,043 2,043"), a dash is a
+    # component the line does not touch
+    figures = [i for i in figures if row.cells[i].text.strip("$€£¥₹ ") not in DASHES] or figures
     per_share = bool(PER_SHARE.search(request.row))
     named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
              and per_share == bool(PER_SHARE.search(table.columns[i].header))]

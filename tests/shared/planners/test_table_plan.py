@@ -532,3 +532,44 @@ def test_a_fiscal_quarter_is_the_quarter_of_the_filing_that_calls_itself_so(tmp_
             heuristic_plan("What was Halvorsen Software's net income in Q1 FY2023?", backend)
     finally:
         backend.close()
+
+
+def test_a_rollforward_by_component_states_a_lines_figure_where_it_is_not_a_dash(tmp_path):
+    # as NVIDIA's statement of shareholders' equity: net income touches retained earnings
+    # and the total, the other components' columns are dashes
+    backend = _filing(
+        tmp_path, "Halvorsen Chips Form 10-Q for the quarter ended April 30, 2023",
+        "2023-01-30..2023-04-30",
+        [{"title": "CONDENSED CONSOLIDATED STATEMENTS OF INCOME (In millions)",
+          "rows": [["", "Three Months Ended April 30, 2023", "Three Months Ended May 1, 2022"],
+                   ["Revenue", "$ 7,192", "$ 8,288"], ["Net income", "$ 2,043", "$ 1,618"]]},
+         {"title": "CONDENSED CONSOLIDATED STATEMENTS OF SHAREHOLDERS' EQUITY (In millions)",
+          "rows": [["", "Common Stock Outstanding Shares", "Additional Paid-in Capital",
+                    "Retained Earnings", "Total Shareholders' Equity"],
+                   ["Balances, January 29, 2023", "2,466", "$ 11,971", "$ 10,171", "$ 22,101"],
+                   ["Net income", "—", "—", "2,043", "2,043"],
+                   ["Stock-based compensation", "—", "743", "—", "743"],
+                   ["Balances, April 30, 2023", "2,473", "$ 12,453", "$ 12,115", "$ 24,520"]]}])
+    try:
+        plan = heuristic_plan("What was Halvorsen Chips' net income for the quarter ended April "
+                              "30, 2023?", backend)
+        assert run(plan, backend).value == "$ 2,043"
+    finally:
+        backend.close()
+
+
+def test_a_fiscal_quarter_reads_the_filings_quarter_as_its_columns_date_it(tmp_path):
+    # as Apple's "Q2 2023 Form 10-Q", the quarter ended April 1, 2023, whose column the
+    # reader dates from February 1
+    backend = _filing(
+        tmp_path, "Halvorsen Devices Form 10-Q for the quarter ended April 1, 2023",
+        "2023-01-01..2023-04-01",
+        [{"title": "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (In millions)",
+          "rows": [["", "Three Months Ended April 1, 2023", "Three Months Ended March 26, 2022"],
+                   ["Net income", "$ 24,160", "$ 25,010"]]}],
+        "Halvorsen Devices | Q2 2023 Form 10-Q | page " * 5)
+    try:
+        plan = heuristic_plan("What was Halvorsen Devices' net income in Q2 FY2023?", backend)
+        assert run(plan, backend).value == "$ 24,160"
+    finally:
+        backend.close()
