@@ -74,9 +74,8 @@ def steps_key(query_id: str) -> str:
 
 
 def graph_key(query_id: str) -> str:
-    """Hash step_id -> GraphStep JSON: every step the planner let run, with the steps it
-    reads (shared/journey/dispatch.py; first write wins). Complete once the run hash has
-    `graph_closed`."""
+    """Names no data Chordal writes: the dispatch graph is the run hash's `g:{step}`
+    fields (shared/stores/graph.py). Kept so tests and tools can check the key is gone."""
     return f"{KEY_PREFIX}:graph:{query_id}"
 
 

@@ -144,9 +144,6 @@ PRODUCERS = (
          "write query records (queued, withdrawn, failed past the deadline), wait for "
          "answers (BLMOVE of the done list onto itself), batches, the API's sessions and its count of wrong tokens per "
          "client; `chordal index` bumps the GET cache's generation"),
-    Rule(f"({_keys(naming.graph_key('*'))} +del)",
-         "delete a query's dispatch graph once it is folded into its record, in the script "
-         "that cancels it or fails it past its deadline (shared/stores/retire.py)"),
     Rule(f"({_keys(naming.steps_key('*'))} +expire)",
          "give a query's step results the TTL of its record as that script ends it"),
     Rule(_keys(naming.batch_counts_key("*"), naming.batch_open_key("*"),

@@ -166,7 +166,7 @@ class EmbeddedRedis(ChildProcess):
             'save ""',
             # Evicting a queued task or a run record loses work silently.
             "maxmemory-policy noeviction",
-            # A query's run, steps and graph hashes hold values of a few KB: kept as one
+            # A query's run and steps hashes hold values of a few KB: kept as one
             # compact list each instead of a hash table (the 6.2 name; 7 reads it too).
             "hash-max-ziplist-value 4096",
             # with TLS: no plain-text port (port 0), certificates both ways, ACL users

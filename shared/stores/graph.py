@@ -2,23 +2,30 @@
 `GraphStep`s and the final `Plan`; produces `GraphView`s (the graph as one atomic read
 saw it) and the `StepDispatch` lines of a run record. `RunStore` inherits it.
 
-    chordal:graph:{qid}      hash  step_id -> GraphStep JSON (first write wins)
-    chordal:run:{qid}        graph_closed, plan_mode, plan, repairs once closed;
+    chordal:run:{qid}        g:<step>: the dispatch graph, one field a step, step id ->
+                             GraphStep JSON (first write wins);
+                             graph_final, plan_mode, plan, repairs once closed;
                              graph_unkept: the graph's steps the final plan does not
                              keep, graph_dropped: those of them never sent (space-separated);
                              sent:<step>: unix time its task was sent (first write wins);
                              stored_steps: the ids of the stored step results
                              (space-separated), claimed_<what>: the claims;
                              dispatch: the graph and send times, folded there when the
-                             query ends (the graph is then deleted, shared/stores/retire.py)
+                             query ends (the g: and sent: fields are then deleted,
+                             shared/stores/retire.py)
 
-The graph holds at most `max_steps` steps (CHORDAL_MAX_STEPS): the step budget of one
-query, across all its planner replies and planner deliveries. Adding and closing are
-Lua scripts, so concurrent planners (a redelivered one) cannot pass it between a count
-and a write. Closing drops the steps of rejected replies that were never sent (their
-dispatch claim is taken, so no task sends them later; never run, they give their place
-in the budget back) and fails, writing nothing, when the final plan's steps and the
-rejected replies' steps already sent exceed the budget.
+The graph lives in the run hash, so it has the run hash's TTL and is read with it: the
+scripts that change the graph, and the one that stores a step for a worker that has not
+read the graph yet, read the whole run hash (one HGETALL); a worker that knows a closed
+graph reads only the run's fields (HMGET). The graph holds at most `max_steps` steps
+(CHORDAL_MAX_STEPS): the step budget of one query, across all its planner replies and
+planner deliveries, so it adds at most that many fields (about 500 bytes each) to the
+run hash while the query runs. Adding and closing are Lua scripts, so concurrent
+planners (a redelivered one) cannot pass it between a count and a write. Closing drops
+the steps of rejected replies that were never sent (their dispatch claim is taken, so
+no task sends them later; never run, they give their place in the budget back) and
+fails, writing nothing, when the final plan's steps and the rejected replies' steps
+already sent exceed the budget.
 """
 
 from __future__ import annotations
@@ -31,13 +38,19 @@ from typing import Literal
 from shared import naming
 from shared.models import GraphStep, Plan, StepDispatch
 from shared.stores.batch_counts import COUNT_LUA
-from shared.stores.retire import EXPIRES, RETIRE_LUA, SENT, kept_dispatch, live_fields
+from shared.stores.retire import GRAPH, RETIRE_LUA, SENT, kept_dispatch, live_fields
 
 STORED = "stored_steps"
 """Run-hash field: the ids of the query's stored step results, space-separated, written
 by the script that stores one (shared/stores/step_results.py) in the same HSET as
 `stored_bytes`: the scripts that read the graph learn what is stored from the run hash
 they read anyway, not from the keys of the steps hash."""
+FINAL = "graph_final"
+"""Run-hash field, set as the plan is closed: no step will be added to the graph. Code
+that kept the graph in a key of its own (`naming.graph_key`) marked a closed graph
+`graph_closed`; this code does not read that field, so a query whose graph one kind of
+worker wrote is never joined by the other (it fails at its deadline; no answer without
+the steps it kept in the other place)."""
 IDS_LUA = """
 local function ids_of(field)
   local out = {}
@@ -47,14 +60,27 @@ end
 """
 """Lua: `ids_of(field)` the ids of a space-separated field (as `STORED` holds them)."""
 VIEW_LUA = IDS_LUA + """
-local function view()
-  local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'graph_unkept', 'STORED')
-  return {redis.call('HGETALL', KEYS[1]), {run[1], run[2], run[3]}, ids_of(run[4])}
+local function read_run()
+  local h, run, graph = redis.call('HGETALL', KEYS[1]), {}, {}
+  for i = 1, #h, 2 do
+    run[h[i]] = h[i + 1]
+    if string.sub(h[i], 1, GRAPH_LEN) == 'GRAPH' then
+      graph[#graph + 1] = string.sub(h[i], GRAPH_LEN + 1); graph[#graph + 1] = h[i + 1]
+    end
+  end
+  return run, graph
 end
-""".replace("STORED", STORED)
-"""Lua: `view()` reads the dispatch graph and the run's graph fields and stored step ids
-(KEYS 1-2), for the scripts that change the graph or store a step and read it after."""
-_VIEW_FIELDS = ["graph_closed", "terminal", "graph_unkept", STORED]  # as view() reads them
+local function view(run, graph)
+  return {graph, {run['FINAL'] or false, run['terminal'] or false, run['graph_unkept'] or false},
+          ids_of(run['STORED'])}
+end
+""".replace("'GRAPH'", repr(GRAPH)).replace("GRAPH_LEN", str(len(GRAPH))).replace(
+    "'FINAL'", repr(FINAL)).replace("'STORED'", repr(STORED))
+"""Lua: `read_run()` reads the run hash (KEYS[1]) once: field -> value, and its dispatch
+graph as a flat list (step id, GraphStep JSON, …); `view(run, graph)` the graph's view
+(the graph, the run's graph fields and stored step ids) for the scripts that change the
+graph or store a step and read it after."""
+_VIEW_FIELDS = [FINAL, "terminal", "graph_unkept", STORED]  # as view() reads them
 CLAIM_LUA = ("""
 local function reads(graph_step)
   local ids, inputs = {}, string.match(graph_step, '"inputs":(%b{})')
@@ -90,79 +116,70 @@ local function set_of(list)
 end
 """).replace("DISPATCH_CLAIM", "claimed_" + naming.dispatch_claim(""))
 """Lua, the claims of shared/journey/dispatch.py inside the scripts that store a step or close
-the graph, read with the run hash in the script's one HMGET and written in its one HSET
+the graph, read with the run hash in the script's one read and written in its one HSET
 (the script is atomic, so a claim read free is the caller's): `reads(GraphStep JSON)`
 the step ids its task reads (the only `"inputs":` key of the JSON: inside a string its
 quotes are escaped); `claim(field, claims, owner, now, set)` as `RunStore.claim`, with
 `claims` the claim fields as read (field -> holder) and the claim's write added to
 `set`; `claim_ready(ids, reads_of, stored, left, claims, owner, now, set)` the ids that
 are ready (`ready_steps`) and claimed to send."""
-GRAPH_TTL_LUA = """
-local function expire_graph(expires, ttl)
-  if expires then redis.call('EXPIREAT', KEYS[1], expires) else redis.call('EXPIRE', KEYS[1], ttl) end
-end
-"""
-"""Lua: `expire_graph(expires, ttl)` gives a new graph (KEYS[1]) the run's `expires` (the
-query's keys' TTL while it runs, shared/stores/retire.py), or `ttl` for a run without one."""
 
-ADD_LUA = VIEW_LUA + GRAPH_TTL_LUA + """
-local n, cap = redis.call('HLEN', KEYS[1]), tonumber(ARGV[2])
-local run = redis.call('HMGET', KEYS[2], 'graph_closed', 'terminal', 'EXPIRES')
-local closed, was = run[1] or run[2], n
-local refused = {}
-for i = 3, #ARGV, 2 do
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
+ADD_LUA = VIEW_LUA + """
+local run, graph = read_run()
+local n, cap, closed = #graph / 2, tonumber(ARGV[1]), run['FINAL'] or run['terminal']
+local have, refused, set = {}, {}, {}
+for i = 1, #graph, 2 do have[graph[i]] = true end
+for i = 2, #ARGV, 2 do
+  if not have[ARGV[i]] then
     if closed or n >= cap then
       refused[#refused + 1] = ARGV[i]
     else
-      redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+      set[#set + 1] = 'GRAPH' .. ARGV[i]; set[#set + 1] = ARGV[i + 1]
+      graph[#graph + 1] = ARGV[i]; graph[#graph + 1] = ARGV[i + 1]
+      have[ARGV[i]] = true
       n = n + 1
     end
   end
 end
-if was == 0 and n > 0 then expire_graph(run[3], ARGV[1]) end
-return {refused, view()}
-""".replace("'EXPIRES'", repr(EXPIRES))
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+return {refused, view(run, graph)}
+""".replace("'GRAPH'", repr(GRAPH)).replace("'FINAL'", repr(FINAL))
 # ARGV: ttl, max_steps, claim field prefix, k (the plan's steps), a (the steps it adds),
 # the status the query moves to ('' for none: a query already ended keeps its own), the
 # time, the owner of the claims, the plan's k graph ids, a pairs (id, GraphStep JSON),
-# then run-hash (field, value) pairs. Returns the outcome, the steps spent, the view, 0
-# when the graph was empty before (its steps are then the ones added, not read back),
+# then run-hash (field, value) pairs. Returns the outcome, the steps spent, the view, the
+# steps the graph held before (0: its steps are then the ones added, not sent back),
 # and once closed, the added steps ready and claimed to send, and 1 when the join (the
 # finalizer's claim) is the owner's.
-CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + GRAPH_TTL_LUA + CLAIM_LUA + """
+CLOSE_LUA = RETIRE_LUA + COUNT_LUA + VIEW_LUA + CLAIM_LUA + """
 local cap, prefix, k, a = tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 local fields = 9 + k + 2 * a
--- the run's fields, and the claims of the added steps and of the join, in one read
-local names = {'graph_closed', 'terminal', 'EXPIRES', 'batch', 'counted', 't_queued', 'STORED',
-               'FINALIZE_CLAIM'}
-for i = 9 + k, fields - 1, 2 do names[#names + 1] = prefix .. ARGV[i] end
-local run = redis.call('HMGET', KEYS[2], unpack(names))
-if run[1] then return {'closed before', 0, view(), 1} end
-local claims = {}
-for i = 8, #names do claims[names[i]] = run[i] or nil end
-local status = ARGV[6] ~= '' and not run[2]
-local kept, unkept, dropped = {}, {}, {}
+-- the run hash in one read: its fields, its graph, and the claims of the added steps
+-- and of the join
+local run, graph = read_run()
+if run['FINAL'] then return {'closed before', 0, view(run, graph), 1} end
+local status = ARGV[6] ~= '' and not run['terminal']
+local kept, unkept, dropped, found = {}, {}, {}, {}
 for i = 9, 8 + k do kept[ARGV[i]] = true end
-local found = redis.call('HKEYS', KEYS[1])
-for _, id in ipairs(found) do
+for i = 1, #graph, 2 do
+  local id = graph[i]
+  found[#found + 1] = id
   if not kept[id] then
     unkept[#unkept + 1] = id
-    if redis.call('HEXISTS', KEYS[2], prefix .. id) == 0 then dropped[#dropped + 1] = id end
+    if not run[prefix .. id] then dropped[#dropped + 1] = id end
   end
 end
 local spent = #unkept - #dropped
-if spent + k > cap then return {'over budget', spent, view(), 1} end
-local added = 0
-if #found == 0 then  -- an empty graph: every added step is new, written in one HSET
-  if a > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 9 + k, fields - 1)) end
-  added = a
-else
-  for i = 9 + k, fields - 1, 2 do
-    added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+if spent + k > cap then return {'over budget', spent, view(run, graph), 1} end
+-- the added steps the graph does not hold (first write wins), in the run's one HSET
+local set, held = {}, set_of(found)
+for i = 9 + k, fields - 1, 2 do
+  if not held[ARGV[i]] then
+    held[ARGV[i]] = true
+    set[#set + 1] = 'GRAPH' .. ARGV[i]; set[#set + 1] = ARGV[i + 1]
+    graph[#graph + 1] = ARGV[i]; graph[#graph + 1] = ARGV[i + 1]
   end
 end
-local set = {}
 for i = fields, #ARGV do set[#set + 1] = ARGV[i] end
 for _, id in ipairs(dropped) do set[#set + 1] = prefix .. id; set[#set + 1] = 'dropped' end
 if #unkept > 0 then set[#set + 1] = 'graph_unkept'; set[#set + 1] = table.concat(unkept, ' ') end
@@ -171,9 +188,9 @@ if status then
   set[#set + 1] = 'status'; set[#set + 1] = ARGV[6]
   set[#set + 1] = 't_' .. ARGV[6]; set[#set + 1] = ARGV[7]
 end
-local stored_ids = ids_of(run[7])
+local stored_ids = ids_of(run['STORED'])
 local left, candidates, claimed, join = set_of(unkept), {}, {}, 0
-if not run[2] then
+if not run['terminal'] then
   -- what the planner sends: the added steps now ready, and the finalizer once all the
   -- steps the plan keeps are stored (dispatch.py's claim_ready and joined), claimed in
   -- the HSET below
@@ -183,27 +200,27 @@ if not run[2] then
     reads_of[ARGV[i]] = reads(ARGV[i + 1])
   end
   local owner, now = ARGV[8], ARGV[7]
-  claimed = claim_ready(candidates, reads_of, stored, left, claims, owner, now, set)
+  claimed = claim_ready(candidates, reads_of, stored, left, run, owner, now, set)
   join = 1
   for _, id in ipairs(found) do if not left[id] and not stored[id] then join = 0 end end
   for _, id in ipairs(candidates) do if not stored[id] then join = 0 end end
-  if join == 1 and not claim('FINALIZE_CLAIM', claims, owner, now, set) then join = 0 end
+  if join == 1 and not claim('FINALIZE_CLAIM', run, owner, now, set) then join = 0 end
 end
-redis.call('HSET', KEYS[2], unpack(set))
-if #found == 0 and added > 0 then expire_graph(run[3], ARGV[1]) end
-if status then count_known(KEYS[2], ARGV[6], ARGV[1], run[4], run[5], run[6], ARGV[7]) end
--- the graph is what was found and what was added: read again only when it held steps
-local graph = {}
-if #found > 0 then graph = redis.call('HGETALL', KEYS[1]) end
-local seen = {graph, {'1', run[2], #unkept > 0 and table.concat(unkept, ' ') or false},
+redis.call('HSET', KEYS[1], unpack(set))
+if status then
+  count_known(KEYS[1], ARGV[6], ARGV[1], run['batch'], run['counted'], run['t_queued'], ARGV[7])
+end
+-- the graph is what was found and what was added: sent back only when it held steps
+local seen = {#found > 0 and graph or {},
+              {'1', run['terminal'] or false, #unkept > 0 and table.concat(unkept, ' ') or false},
               stored_ids}
-if run[2] then
-  retire(KEYS[2], ARGV[1], {}, nil, ARGV[7])
+if run['terminal'] then
+  retire(KEYS[1], ARGV[1], {}, nil, ARGV[7])
   return {'closed', spent, seen, #found, {}, 0}
 end
 return {'closed', spent, seen, #found, claimed, join}
-""".replace("'EXPIRES'", repr(EXPIRES)).replace("'STORED'", repr(STORED)).replace(
-    "FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
+""".replace("'GRAPH'", repr(GRAPH)).replace("'FINAL'", repr(FINAL)).replace(
+    "'STORED'", repr(STORED)).replace("FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
 
 
 def step_order(step_id: str) -> tuple:
@@ -271,7 +288,7 @@ class DispatchGraph:
         self._close_script = self.r.register_script(CLOSE_LUA)
 
     def _graph_keys(self, query_id: str) -> list[str]:
-        return [naming.graph_key(query_id), naming.run_key(query_id), naming.steps_key(query_id)]
+        return [naming.run_key(query_id), naming.steps_key(query_id)]
 
     def add_to_graph(self, query_id: str, steps: list[GraphStep],
                      max_steps: int) -> tuple[GraphView, list[str]]:
@@ -279,7 +296,7 @@ class DispatchGraph:
         step id written before keeps its first step), then read it (`graph`), all in one
         script. Returns the view and the ids refused: the budget is spent, or the graph
         was closed, or the query ended."""
-        args = [self.ttl_s, max_steps]
+        args = [max_steps]
         for step in steps:
             args += [step.task.step.id, step.model_dump_json()]
         refused, view = self._add_script(keys=self._graph_keys(query_id), args=args)
@@ -297,13 +314,13 @@ class DispatchGraph:
         that are ready and the join (dispatch.py's `claim_ready` and `joined`)."""
         pairs = [x for g in added for x in (g.task.step.id, g.model_dump_json())]
         fields = ["plan", plan.model_dump_json(exclude_defaults=True),
-                  "repairs", json.dumps(repairs), "graph_closed", 1, "plan_mode", mode]
+                  "repairs", json.dumps(repairs), FINAL, 1, "plan_mode", mode]
         args = [self.ttl_s, max_steps, "claimed_" + naming.dispatch_claim(""),
                 len(plan.steps), len(added), status, time.time(), owner,
                 *(s.id for s in plan.steps), *pairs, *fields]
         outcome, spent, view, found, *claims = self._close_script(
             keys=self._graph_keys(query_id), args=args)
-        # a graph empty before holds just what was added: the script did not read it back
+        # a graph empty before holds just what was added: the script did not send it back
         known = None if found else {g.task.step.id: g for g in added}
         claimed, joined = claims or ([], 0)
         return Closing(outcome, int(spent), scripted_view(view, known),
@@ -318,11 +335,9 @@ class DispatchGraph:
         if known is not None:
             *head, stored = self.r.hmget(run, _VIEW_FIELDS)
             return _graph_view({}, head, (stored or "").split(), known)
-        with self.r.pipeline() as p:
-            p.hgetall(naming.graph_key(query_id))
-            p.hmget(run, _VIEW_FIELDS)
-            graph, (*head, stored) = p.execute()
-        return _graph_view(graph, head, (stored or "").split(), None)
+        raw = self.r.hgetall(run)
+        *head, stored = (raw.get(f) for f in _VIEW_FIELDS)
+        return _graph_view(live_fields(raw, GRAPH), head, (stored or "").split(), None)
 
     def mark_dispatched(self, query_id: str, step_ids: list[str], at: float) -> None:
         """Record when the tasks of `step_ids` were sent (the first time only), in the
@@ -346,13 +361,12 @@ class DispatchGraph:
                 if at is not None}
         return {**{k: float(v) for k, v in live_fields(raw, SENT).items()}, **sent}
 
-    def _dispatch(self, query_id: str, plan_order: list[str],
-                  raw: dict[str, str]) -> list[StepDispatch]:
+    def _dispatch(self, plan_order: list[str], raw: dict[str, str]) -> list[StepDispatch]:
         """The record's `dispatch`: the graph's steps in plan order, then the others;
         `raw`: the run hash (its `graph_dropped`, and its `dispatch`, the graph as the
-        query's end left it; else the live graph is read)."""
+        query's end left it; else its live graph and send times)."""
         kept = raw.get("dispatch")
-        rows = kept_dispatch(kept) if kept else self._live_dispatch(query_id, raw)
+        rows = kept_dispatch(kept) if kept else _live_dispatch(raw)
         gone = set((raw.get("graph_dropped") or "").split())
         in_plan = set(plan_order) & set(rows)
         out = []
@@ -366,13 +380,10 @@ class DispatchGraph:
                                     dropped=step_id in gone))
         return out
 
-    def _live_dispatch(self, query_id: str,
-                       raw: dict[str, str]) -> dict[str, tuple[int, float | None, float | None]]:
-        """step id -> (attempt, reply_started_at, dispatched_at) from the live graph and
-        the send times in the run hash `raw`."""
-        graph = self.r.hgetall(naming.graph_key(query_id))
-        if not graph:
-            return {}
-        sent = {k: float(v) for k, v in live_fields(raw, SENT).items()}
-        steps = {k: GraphStep.model_validate_json(v) for k, v in graph.items()}
-        return {k: (g.attempt, g.reply_started_at, sent.get(k)) for k, g in steps.items()}
+
+def _live_dispatch(raw: dict[str, str]) -> dict[str, tuple[int, float | None, float | None]]:
+    """step id -> (attempt, reply_started_at, dispatched_at) from the live graph and the
+    send times in the run hash `raw`."""
+    sent = {k: float(v) for k, v in live_fields(raw, SENT).items()}
+    steps = {k: GraphStep.model_validate_json(v) for k, v in live_fields(raw, GRAPH).items()}
+    return {k: (g.attempt, g.reply_started_at, sent.get(k)) for k, g in steps.items()}

@@ -15,12 +15,18 @@ from shared.models import TERMINAL, Answer, Plan, ReactIteration, RunRecord, Ste
 from shared.stores.batch_counts import COUNT_LUA
 from shared.stores.graph import step_order
 from shared.stores.model_calls import ITERATED
+from shared.stores.retire import GRAPH
 
 # a query with neither (the claim of iteration 1 comes before any) has no iterations
 _HAS_ITERATIONS = (ITERATED, "claimed_" + naming.react_claim(1))
 START_FINALIZING_LUA = COUNT_LUA + """
-local run, f = redis.call('HGETALL', KEYS[1]), {}
-for i = 1, #run, 2 do f[run[i]] = run[i + 1] end
+local h, f, run = redis.call('HGETALL', KEYS[1]), {}, {}
+for i = 1, #h, 2 do
+  f[h[i]] = h[i + 1]
+  if string.sub(h[i], 1, GRAPH_LEN) ~= 'GRAPH' then  -- the finalizer reads no graph
+    run[#run + 1] = h[i]; run[#run + 1] = h[i + 1]
+  end
+end
 if not f['query'] then return {run, {}, {}} end
 local steps, its = redis.call('HGETALL', KEYS[2]), {}
 if f[ITERATED] or f[CLAIMED] then its = redis.call('HGETALL', KEYS[3]) end
@@ -30,11 +36,13 @@ if not f['terminal'] and not (TERMINAL_SET)[f['status'] or ''] and #its == 0 and
 end
 return {run, steps, its}
 """.replace("ITERATED", repr(_HAS_ITERATIONS[0])).replace("CLAIMED", repr(_HAS_ITERATIONS[1])) \
+   .replace("'GRAPH'", repr(GRAPH)).replace("GRAPH_LEN", str(len(GRAPH))) \
    .replace("TERMINAL_SET", "{" + ", ".join(f"{s}=true" for s in TERMINAL) + "}")
 """What the finalizer reads of a query (KEYS: run, steps, iterations; ARGV: the time, the
-ttl): the run hash, the step results and (when it has any) the iterations; and, when
-the query is not terminal, has a plan and no iterations (the finalizer renders it),
-the move to `finalizing` in the same script, as the status script makes it."""
+ttl): the run hash but its dispatch graph, the step results and (when it has any) the
+iterations; and, when the query is not terminal, has a plan and no iterations (the
+finalizer renders it), the move to `finalizing` in the same script, as the status
+script makes it."""
 
 
 def _pairs(flat: list) -> dict[str, str]:
@@ -129,7 +137,7 @@ class Records:
             llm_calls=self.llm_calls(query_id) if "usage_calls" in raw else [],
             iterations=core.iterations,
             plan_mode=raw.get("plan_mode"),
-            dispatch=self._dispatch(query_id, core.plan_ids, raw),
+            dispatch=self._dispatch(core.plan_ids, raw),
             finalizer_runs=int(raw.get("finalizer_runs", 0)),
         )
 

@@ -1,6 +1,6 @@
 """What a finished query keeps of what only a running query needs: consumes the run
-hash and its dispatch graph at the terminal transition, produces two compact fields of
-the run hash that the record reads instead (`dispatch`, `deliveries`).
+hash (its dispatch graph among its fields) at the terminal transition, produces two
+compact fields of the run hash that the record reads instead (`dispatch`, `deliveries`).
 
 `RETIRE_LUA` defines `retire(run_key, ttl, set, h, now)`; the run store's TERMINATE script
 calls it in the same round trip that ends the query (`set`: the fields that end it,
@@ -8,27 +8,27 @@ written in the fold's one HSET; `h`: the run hash as that script read it (HGETAL
 reply), or nil to read it here; `now`: the time of the end; it returns the run hash as
 it found it, field -> value), and the
 graph's CLOSE script calls it when it writes to a query that is already terminal. It
-folds
+folds the run hash's
 
-    chordal:graph:{qid}           the dispatch graph (step id -> GraphStep JSON)
-    sent:{step} of the run hash   when each step was sent
+    g:{step}                      the dispatch graph (step id -> GraphStep JSON)
+    sent:{step}                   when each step was sent
     delivered:{name}              the redelivery counters (plan, each step, ReAct react:N)
     expires                       when the running query's keys expire (below)
 
 into the run hash's `dispatch` (`id attempt reply_started_at dispatched_at`, one row
 per step, `;` between rows, `null` for none) and `deliveries` (`plan=1 E1=2 …`), then
-deletes the graph and those fields: what the graph and timeline pages, `chordal show`
-and `RunStore.deliveries` read stays, about 50 bytes a step instead of about 500.
+deletes those fields, in the HDEL of the fold: what the graph and timeline pages,
+`chordal show` and `RunStore.deliveries` read stays, about 50 bytes a step instead of
+about 500.
 Folding again merges (a row already kept keeps its first send time; counts add up): a
 plan closed after its query was cancelled is folded by the CLOSE script. A step task
 sent, or delivered again, in the moment its query ends writes its send time or counter
-after the fold, into the run hash, where the readers add it to what was folded. The
-graph key is built in the script, like the batch counters' (a Redis that is not a
-cluster).
+after the fold, into the run hash, where the readers add it to what was folded.
 
 TTLs are set once per key, not per write: the run hash gets `CHORDAL_RUN_TTL_S` past
-the query's last deadline when it is created (`expires`: that moment), the steps and
-graph hashes expire then too, set once as each is created. A query that ends before
+the query's last deadline when it is created (`expires`: that moment), the steps hash
+expires then too, set as its first result is stored; the dispatch graph is fields of
+the run hash and needs no TTL of its own. A query that ends before
 `expires` less `CHORDAL_RUN_TTL_S` (every query that ends by its last deadline) keeps
 that TTL, at least `CHORDAL_RUN_TTL_S` from its end; `retire` sets the run and steps
 hashes to `CHORDAL_RUN_TTL_S` from the end of any other (one swept a moment past its
@@ -46,12 +46,14 @@ from shared import naming
 
 DONE_TTL_S = 2
 """Seconds a query's done list lives after it is pushed."""
+GRAPH = "g:"
+"""Run-hash field prefix: `g:{step id}` -> the dispatch graph's GraphStep JSON of the
+step (shared/stores/graph.py), while the query runs."""
 
 RETIRE_LUA = """
 local function retire(run, ttl, fields, h, now)
   local qid = string.sub(run, RUN_PREFIX_LEN + 1)
-  local graph = 'GRAPH' .. qid
-  local found = {}
+  local found, g = {}, {}
   h = h or redis.call('HGETALL', run)
   local rows, order, sent, counts, names, gone = {}, {}, {}, {}, {}, {}
   local kept_dispatch, kept_deliveries = '', ''
@@ -61,6 +63,9 @@ local function retire(run, ttl, fields, h, now)
     if f == 'dispatch' then kept_dispatch = v
     elseif f == 'deliveries' then kept_deliveries = v
     elseif f == 'expires' then gone[#gone + 1] = f
+    elseif string.sub(f, 1, GRAPH_LEN) == 'GRAPH' then
+      g[#g + 1] = string.sub(f, GRAPH_LEN + 1); g[#g + 1] = v
+      gone[#gone + 1] = f
     elseif string.sub(f, 1, 5) == 'sent:' then
       sent[string.sub(f, 6)] = v; gone[#gone + 1] = f
     elseif string.sub(f, 1, 10) == 'delivered:' then
@@ -73,7 +78,6 @@ local function retire(run, ttl, fields, h, now)
     local id, attempt, started, at = string.match(row, '^(%S+) (%S+) (%S+) (%S+)$')
     if id then rows[id] = {attempt, started, at}; order[#order + 1] = id end
   end
-  local g = redis.call('HGETALL', graph)
   for i = 1, #g, 2 do
     local attempt, started = string.match(g[i + 1],
       '"attempt":(%d+),"reply_started_at":([^,}]+)}$')
@@ -101,7 +105,6 @@ local function retire(run, ttl, fields, h, now)
   end
   if #fields > 0 then redis.call('HSET', run, unpack(fields)) end
   if #gone > 0 then redis.call('HDEL', run, unpack(gone)) end
-  if #g > 0 then redis.call('DEL', graph) end
   -- a running query's keys expire `ttl` past its last deadline (`expires`), which is
   -- at least `ttl` after an end before it: only an end later than that sets them again
   if not (now and found['expires'] and tonumber(found['expires']) >= tonumber(now) + tonumber(ttl)) then
@@ -111,7 +114,7 @@ local function retire(run, ttl, fields, h, now)
   return found
 end
 """.replace("RUN_PREFIX_LEN", str(len(naming.run_key("")))) \
-   .replace("'GRAPH'", repr(naming.graph_key(""))) \
+   .replace("'GRAPH'", repr(GRAPH)).replace("GRAPH_LEN", str(len(GRAPH))) \
    .replace("'STEPS'", repr(naming.steps_key("")))
 
 SENT = "sent:"

@@ -11,9 +11,10 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/na
                                  iterated (it has ReAct iterations), stored_bytes
                                  (the bytes of its step results, held to
                                  max_query_bytes), stored_steps (their ids,
-                                 shared/stores/graph.py); while it runs, expires, sent:<step>
-                                 and delivered:<name>, folded at its end into dispatch
-                                 and deliveries (shared/stores/retire.py)
+                                 shared/stores/graph.py); while it runs, expires,
+                                 g:<step> (the dispatch graph, shared/stores/graph.py),
+                                 sent:<step> and delivered:<name>, folded at its end
+                                 into dispatch and deliveries (shared/stores/retire.py)
     chordal:steps:{qid}    hash  step_id -> StepResult JSON (first write wins); document
                                  texts by reference and quote (shared/stores/texts.py)
     chordal:done:{qid}     list  one item once the query is terminal (BLMOVE onto itself
@@ -22,7 +23,6 @@ Consumes models from `shared.models`; produces `RunRecord`s. Keys (see shared/na
     chordal:deadlines      zset  qid scored by its deadline, until it is terminal
     chordal:llm:{qid}      list  LLMCall JSON per model call (tokens summed in usage_*)
     chordal:react:{qid}    hash  n -> ReactIteration JSON (first write wins)
-    chordal:graph:{qid}    hash  the dispatch graph (shared/stores/graph.py)
 
 A query's deadline is `deadline_s` from enqueue; a batch query's (`queue_wait_s` set)
 is `queue_wait_s` from enqueue until a worker takes it from the queue, then
@@ -37,8 +37,8 @@ Terminal transitions are guarded by `terminal`, which the script that ends a que
 only when it found it unset: a query is answered, failed or cancelled exactly once,
 however often a task is redelivered or a cancel repeated.
 The scripts that change a status also move the counters of the query's batch (shared/stores/batch_counts.py); the one
-that ends a query folds its dispatch graph, send times and delivery counters into the
-run hash and deletes them (shared/stores/retire.py).
+that ends a query folds its dispatch graph, send times and delivery counters (fields of
+the run hash) into two fields of it and deletes them (shared/stores/retire.py).
 """
 
 from __future__ import annotations

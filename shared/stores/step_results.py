@@ -14,15 +14,16 @@ from dataclasses import dataclass
 
 from shared import naming
 from shared.models import StepResult, StepTask
-from shared.stores.graph import CLAIM_LUA, IDS_LUA, STORED, GraphView, scripted_view
+from shared.stores.graph import (CLAIM_LUA, FINAL, IDS_LUA, STORED, VIEW_LUA, GraphView,
+                                 scripted_view)
 from shared.stores.retire import DELIVERED, EXPIRES
 from shared.stores.texts import stored_json
 
-PUT_STEP_LUA = IDS_LUA + CLAIM_LUA + """
+PUT_STEP_LUA = VIEW_LUA + CLAIM_LUA + """
 -- the graph first, so the claims of the steps that read this one are read with the run
-local graph, ids, reads_of, readers = {}, {}, {}, {}
+local graph, ids, reads_of, readers, whole = {}, {}, {}, {}, nil
 if ARGV[8] == 'graph' then
-  graph = redis.call('HGETALL', KEYS[1])
+  whole, graph = read_run()
   for i = 1, #graph, 2 do ids[#ids + 1] = graph[i]; reads_of[graph[i]] = reads(graph[i + 1]) end
 elseif ARGV[8] == 'state' then
   for i = 11, #ARGV do
@@ -35,10 +36,15 @@ for _, id in ipairs(ids) do
     if input == ARGV[1] then readers[#readers + 1] = id; break end
   end
 end
-local names = {'graph_closed', 'terminal', 'graph_unkept', 'stored_bytes', 'EXPIRES', 'STORED',
+local names = {'FINAL', 'terminal', 'graph_unkept', 'stored_bytes', 'EXPIRES', 'STORED',
                'FINALIZE_CLAIM'}
 for _, id in ipairs(readers) do names[#names + 1] = 'DISPATCH_CLAIM' .. id end
-local run = redis.call('HMGET', KEYS[2], unpack(names))
+local run = {}
+if whole then  -- read with the graph
+  for i, name in ipairs(names) do run[i] = whole[name] or false end
+else
+  run = redis.call('HMGET', KEYS[1], unpack(names))
+end
 local claims, set, stored_ids = {}, {}, ids_of(run[6])
 for i = 7, #names do claims[names[i]] = run[i] or nil end
 local payload = ARGV[2]
@@ -47,19 +53,19 @@ if #payload > tonumber(ARGV[4]) then
 elseif tonumber(run[4] or '0') + #payload > tonumber(ARGV[5]) then
   payload = ARGV[7]
 end
-if redis.call('HSETNX', KEYS[3], ARGV[1], payload) == 0 then
-  payload = redis.call('HGET', KEYS[3], ARGV[1])
+if redis.call('HSETNX', KEYS[2], ARGV[1], payload) == 0 then
+  payload = redis.call('HGET', KEYS[2], ARGV[1])
 else
   stored_ids[#stored_ids + 1] = ARGV[1]
   set = {'stored_bytes', tonumber(run[4] or '0') + #payload, 'STORED', table.concat(stored_ids, ' ')}
   if run[2] or (not run[4] and not run[5]) then
-    redis.call('EXPIRE', KEYS[3], ARGV[3])
+    redis.call('EXPIRE', KEYS[2], ARGV[3])
   elseif not run[4] then
-    redis.call('EXPIREAT', KEYS[3], run[5])
+    redis.call('EXPIREAT', KEYS[2], run[5])
   end
 end
 local function written(reply)
-  if #set > 0 then redis.call('HSET', KEYS[2], unpack(set)) end
+  if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
   return reply
 end
 if ARGV[8] == '' then return written({payload}) end
@@ -74,16 +80,19 @@ for _, id in ipairs(ids) do if not left[id] and not stored[id] then join = 0 end
 if join == 1 and not claim('FINALIZE_CLAIM', claims, ARGV[9], ARGV[10], set) then join = 0 end
 return written({payload, seen, claimed, join})
 """.replace("'EXPIRES'", repr(EXPIRES)).replace("'STORED'", repr(STORED)).replace(
+    "'FINAL'", repr(FINAL)).replace(
     "DISPATCH_CLAIM", "claimed_" + naming.dispatch_claim("")).replace(
     "FINALIZE_CLAIM", "claimed_" + naming.finalize_claim())
-"""KEYS: the graph, run and steps keys; ARGV: step id, its stored JSON, ttl, the two
+"""KEYS: the run and steps keys; ARGV: step id, its stored JSON, ttl, the two
 caps, the two error results stored in its place, what to read after, the owner of the
 claims and the time, then (`state`) the graph's steps, each `id input input …`. What to
-read after: `graph` (the graph's view, as graph_store's view() reads it), `state` (the
-view but the graph's steps, which the caller knows) or `` (nothing). With a view, the
+read after: `graph` (the graph's view, the run hash read whole with its graph, as
+graph.py's read_run() reads it), `state` (the view but the graph's steps, which the
+caller knows: the run's fields only) or `` (nothing). With a view, the
 steps that read this one and are now ready are claimed for the owner, and the join
 (shared/journey/dispatch.py). The run hash is read once (its fields, and the claims of
-the steps that read this one and of the join) and written once (the stored bytes and
+the steps that read this one and of the join; with `graph` the whole hash, its graph
+with them) and written once (the stored bytes and
 ids, and the claims taken). The steps hash gets its TTL as its first result is stored
 (the run's `expires`), or `ttl` when the query has ended (a late step's write) or has
 no `expires`."""
