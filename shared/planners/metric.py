@@ -184,7 +184,7 @@ _QUARTERLY = regex.compile(r"\b(?:average|mean)\s+quarterly\b", regex.I)
 _UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
                          r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
 """Arithmetic named in words that mean different formulas to different readers."""
-_IN_PERCENT = regex.compile(r"\(?\s*in\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*in\s+percent(?:age)?\s*,",
+_IN_PERCENT = regex.compile(r"\(?\s*\bin\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*in\s+percent(?:age)?\s*,",
                           regex.I)
 """The answer asked as a percentage ("(in percentage)"); not "the change in percentage
 of sales …", whose item is the percentage."""

@@ -170,6 +170,13 @@ def test_a_formula_asked_as_a_percentage_keeps_its_last_operand_whole():
     assert ratio.percent and ratio.terms[-1].item == "total current liabilities"
 
 
+def test_a_percentage_in_an_items_name_is_not_the_unit_asked():
+    # "margin percentage" holds "in percentage" inside a word: the item keeps its name
+    metric = read_metric("What is Apple's gross margin percentage for the quarter ended "
+                         "December 31, 2022?")
+    assert metric.terms[0].item == "Apple's gross margin percentage"
+
+
 def test_what_a_company_paid_for_something_is_its_payments():
     # Apple writes "Payments for dividends and dividend equivalents", Microsoft "Common
     # stock cash dividends paid": both are payments of dividends
