@@ -20,7 +20,7 @@ from typing import Any
 
 import regex
 
-from shared.tables.quantities import DASHES, parse_quantity
+from shared.tables.quantities import is_dash, parse_quantity
 
 from .periods import YEAR_CELL
 
@@ -78,7 +78,7 @@ def text_lines(text: str) -> list[list[Word]]:
 @lru_cache(maxsize=65536)  # a page's words repeat: figures, dashes, "$", label words
 def is_figure(text: str) -> bool:
     """Whether `text` states a figure (a dash is zero); a year or a date is not one."""
-    if not _DIGIT.search(text) and text.strip("$€£¥₹ ").lower() not in DASHES:
+    if not _DIGIT.search(text) and not is_dash(text):
         return False
     if YEAR_CELL.fullmatch(text):
         return False

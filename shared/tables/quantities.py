@@ -43,6 +43,13 @@ CURRENCIES = {"$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", 
 SCALES = {"thousand": 3, "k": 3, "million": 6, "m": 6, "mn": 6, "billion": 9, "b": 9,
           "bn": 9, "trillion": 12, "tn": 12}
 DASHES = frozenset({"—", "–", "-", "−", "nil", "—-", "--"})
+
+
+def is_dash(text: str) -> bool:
+    """Whether a cell writes its zero as a dash ("—", "$ —", "nil")."""
+    return text.strip("$€£¥₹ ").lower() in DASHES
+
+
 MONTHS = {m: i for i, m in enumerate(
     ("january february march april may june july august september october november "
      "december").split(), 1)}

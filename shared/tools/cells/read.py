@@ -18,7 +18,7 @@ from shared.models.table import Cell, Column, Row, Table
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
-from shared.tables.quantities import DASHES, parse_quantity
+from shared.tables.quantities import is_dash, parse_quantity
 
 from ..rows import (FILLERS, Fit, Label, aside_words, fit, in_context, label_words,
                     word_for_word)
@@ -310,7 +310,7 @@ def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
         return [i for i in quarter if i in figures]
     # in a rollforward by component ("Net income — — — — 2,043 2,043"), a dash is a
     # component the line does not touch
-    figures = [i for i in figures if row.cells[i].text.strip("$€£¥₹ ") not in DASHES] or figures
+    figures = [i for i in figures if not is_dash(row.cells[i].text)] or figures
     per_share = bool(PER_SHARE.search(request.row))
     named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
              and per_share == bool(PER_SHARE.search(table.columns[i].header))]
