@@ -537,14 +537,45 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
     """A metric the question defines: its formula's operands become terms (each with its
     own period, or the question's one other period), its operators the expression."""
     outside = {int(i) for i in _PLACEHOLDER.findall(name)}
-    default = [whens[i] for i in sorted(outside)]
-    if len(set(default)) > 1:
-        return Refusal("the metric it defines is asked for several periods")
+    default = sorted(dict.fromkeys(whens[i] for i in sorted(outside)), key=lambda w: w.span)
     tail = regex.search(r"\s*(?:[.;]|,\s*(?:and|where|rounded|round|in|as|expressed)\b).*$",
                         formula)
     if tail:  # "…, as a percentage", "…, rounded to two decimal places": not operands
         formula = formula[:tail.start()]
     formula = regex.sub(r"(?<=\w)\s*/\s*(?=\()", " / ", formula)
+    if len(default) > 1:
+        # "the 3 year average gross margin from FY2022 to FY2024": the formula in each
+        # year, averaged; any other metric over several periods is not told
+        if not _AVERAGE.search(name) or _PLACEHOLDER.search(formula):
+            return Refusal("the metric it defines is asked for several periods")
+        default = _every_year(default, name)
+    terms: list[Term] = []
+    each: list[str] = []
+    for when in default or [None]:
+        read = _formula(formula, whens, when, len(terms))
+        if isinstance(read, Refusal):
+            return read
+        terms.extend(read[0])
+        each.append(read[1])
+    if not terms:
+        return Refusal("the formula it defines names no line item")
+    expression = each[0] if len(each) == 1 else \
+        f"({' + '.join(f'({e})' for e in each)}) / {len(each)}"
+    percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I)
+                   or tail and _PERCENT_TAIL.match(tail.group()))
+    if percent:
+        expression = f"({expression}) * 100"
+    expression = f"round({expression}, {_places(places)})"
+    asked = name.split("?")[0]  # "What was X's gross margin for @0? Gross margin": X's
+    label = _item(_LEAD.sub("", asked).strip(), None) or "the metric"
+    return Metric(tuple(terms), expression, "defined", percent=percent,
+                  places=_places(places), scale=scale, name=label)
+
+
+def _formula(formula: str, whens: list[When], default: When | None,
+             before: int) -> tuple[list[Term], str] | Refusal:
+    """A defined formula's operands as terms (each in its own period, else `default`) and
+    its expression over them, numbered from `$T{before + 1}`."""
     terms: list[Term] = []
     parts: list[str] = []
     for m in _TOKEN.finditer(formula):
@@ -557,26 +588,15 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
         if regex.fullmatch(r"\d+(?:\.\d+)?", operand):
             parts.append(operand)
             continue
-        read = _operand(operand, whens, default[0] if default else None)
+        read = _operand(operand, whens, default)
         if isinstance(read, Refusal):
             return read
         refs = []
         for term in read[0]:
             terms.append(term)
-            refs.append(f"$T{len(terms)}")
+            refs.append(f"$T{before + len(terms)}")
         parts.append(read[1].format(*refs))
-    if not terms:
-        return Refusal("the formula it defines names no line item")
-    expression = " ".join(parts)
-    percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I)
-                   or tail and _PERCENT_TAIL.match(tail.group()))
-    if percent:
-        expression = f"({expression}) * 100"
-    expression = f"round({expression}, {_places(places)})"
-    asked = name.split("?")[0]  # "What was X's gross margin for @0? Gross margin": X's
-    label = _item(_LEAD.sub("", asked).strip(), None) or "the metric"
-    return Metric(tuple(terms), expression, "defined", percent=percent,
-                  places=_places(places), scale=scale, name=label)
+    return terms, " ".join(parts)
 
 
 def by_formula(metric: Metric, computed) -> Metric | None:

@@ -28,7 +28,7 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import FILLERS as ROW_FILLERS, word_for_word
+from shared.tools.rows import CHANGES, FILLERS as ROW_FILLERS, under_changes, word_for_word
 
 from .metric import When
 
@@ -88,9 +88,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     if not item:
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
+    a_day = when is not None and when.span[0] == when.span[1] and not CHANGES.search(text)
     for t, table in enumerate(tables):
         columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
+            if a_day and under_changes(row):
+                continue  # a balance on a day asked: not the year's change of the item
             label = item_words(row.label)
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
             # fillers are what the question's period says
@@ -122,7 +125,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, best = scored[0]
-    rivals = [c for s, c in scored[1:] if s == best_score and _value(c) != _value(best)]
+    rivals = [c for s, c in scored[1:] if (s == best_score or s[:3] == best_score[:3] and _negated(
+        _section(best, tables), _section(c, tables), item - item_words(best.label)))
+        and _value(c) != _value(best)]
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]
     if rivals and named and len({_value(c) for c in named}) == 1:
         best, rivals = named[0], []
@@ -182,6 +187,23 @@ def _shown(choice: Choice, tables: list[Table]) -> str:
     section = tables[choice.table].rows[choice.row].section
     return f"{choice.label!r}{' under ' + repr(section) if section else ''}{page} " \
            f"({choice.cell.text})"
+
+
+def _section(choice: Choice, tables: list[Table]) -> str:
+    return tables[choice.table].rows[choice.row].section or ""
+
+
+_NON = regex.compile(r"\bnon[\s-]?(?=\w)", regex.I)
+
+
+def _negated(a: str, b: str, asked: frozenset[str]) -> bool:
+    """Whether two headings differ only as "Current liabilities" and "Non-current
+    liabilities" do, and the question's words beyond the row's (`asked`) say nothing of
+    either: then neither is the one it means (the one with fewer words is not the
+    nearer); "current marketable securities" says which."""
+    if bool(_NON.search(a)) == bool(_NON.search(b)) or asked & (item_words(a) | item_words(b)):
+        return False
+    return item_words(_NON.sub("", a)) == item_words(_NON.sub("", b))
 
 
 def _same_label(best: Choice, tables: list[Table], when: When | None, columns_for,

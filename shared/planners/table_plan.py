@@ -63,6 +63,8 @@ class _Found:
     """The label of the row it read, as the table writes it."""
     signed: bool = False
     """The row states figures of both signs: a negative is the figure's sign."""
+    instant: bool = False
+    """The cell's column is of a day (a balance "as of"), not of a span ending on it."""
 
 
 def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
@@ -228,6 +230,12 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
         raise NoAnswer(f"not found: no table row of the documents named states {asked}; "
                        "nothing is answered rather than a figure the tables do not support",
                        nearest)
+    if term.when is not None and term.when.span[0] == term.when.span[1] \
+            and any(f.instant for f in hits):
+        # a day asked ("as of September 24, 2022") is a balance: a column of a year ending
+        # on it (a cash flow statement's "Inventories", the year's change) answers only
+        # when no table has a column of the day itself
+        hits = [f for f in hits if f.instant]
     hits.sort(key=lambda f: _doc_rank(f.doc, term))
     best = hits[0]
     for other in hits[1:]:
@@ -315,7 +323,8 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             continue
         first = cells[0]
         reads.append((step, out, first.row.label,
-                      first.row.both_signs(first.quantity.kind == "percent")))
+                      first.row.both_signs(first.quantity.kind == "percent"),
+                      _of_a_day(first.table.columns[first.column].period)))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
@@ -325,6 +334,11 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         return ("the row the question's words pick and the line item they name read "
                 f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, *_ in reads)}")
     return _Found(doc, *reads[0])
+
+
+def _of_a_day(period: str | None) -> bool:
+    """Whether a column's period (a scope) is one day."""
+    return period is not None and ".." not in period and len(period) == 10
 
 
 _PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")
@@ -484,8 +498,9 @@ def _in_scale_asked(metric: Metric, found: list[_Found], expression: str | None)
 
 OUTFLOW = regex.compile(r"^\s*(?:purchases?|payments?|paid|repurchases?|repayments?|acquisitions?|"
                         r"additions?|capital\s+expenditures?|dividends\s+paid|cash\s+paid)\b"
-                        r"|\bpaid\s*$", regex.I)
-"""Row labels that name a payment ("Purchases of …", "Common stock cash dividends paid"): a
+                        r"|\b(?:paid|repaid|purchased|repurchased)\s*$", regex.I)
+"""Row labels that name a payment ("Purchases of …", "Common stock cash dividends paid",
+"Common stock repurchased"): a
 statement writes the amount as an outflow, "(9,576)"."""
 
 
@@ -498,14 +513,16 @@ def _outflow(found: _Found) -> bool:
 
 
 def _outflows_subtracted(expression: str, found: list[_Found]) -> str:
-    """A formula the question defines that subtracts a payment the table writes as an
-    outflow subtracts its amount ("operating cash flow - purchase of property and
-    equipment" of `9,382` and `(5,045)` is 4,337): `abs()` of each such cell, so COMPUTE
-    knows which is meant. An outflow added, or not subtracted, is left as written (and
-    COMPUTE refuses to guess)."""
+    """A formula the question defines that subtracts, multiplies or divides by a payment
+    the table writes as an outflow does so with its amount ("operating cash flow -
+    purchase of property and equipment" of `9,382` and `(5,045)` is 4,337; a dividend
+    payout ratio, "payments for dividends / net income", of `(15,234)` and `93,736` is
+    0.16): `abs()` of each such cell, so COMPUTE knows which is meant. An outflow added
+    is left as written (and COMPUTE refuses to guess)."""
     for i, f in enumerate(found, 1):
-        if _outflow(f):
-            expression = regex.sub(rf"(?<=-\s*)\$T{i}\b", f"abs($T{i})", expression)
+        if _outflow(f) and not regex.search(rf"\+\s*\(*\s*\$T{i}\b|\$T{i}\b\s*\)*\s*\+",
+                                            expression):
+            expression = regex.sub(rf"(?<!abs\()\$T{i}\b", f"abs($T{i})", expression)
     return expression
 
 

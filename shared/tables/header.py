@@ -193,12 +193,13 @@ def _nearest(p: Phrase, columns: Columns) -> int:
 
 
 def notes_of(parsed: list[Parsed], top: int, area: Area) -> tuple[list[str], str | None]:
-    """The unit lines and the title above a table's header (its words within the table's
-    area): up to five short lines, stopping at a sentence, a line with figures or four
-    blank lines."""
+    """The unit lines and the title above a table's header (its words that reach into
+    the table's area: a lead-in set at the page's margin, left of labels indented under
+    a heading, is the table's; prose of another column ends left of it): up to five
+    short lines, stopping at a sentence, a line with figures or four blank lines."""
     notes, titles, blank, seen = [], [], 0, 0
     for i in range(top - 1, -1, -1):
-        inside = [p for p in parsed[i].phrases if p.x0 >= area.margin]
+        inside = [p for p in parsed[i].phrases if p.x1 > area.margin]
         text = " ".join(p.text for p in inside)
         if not text:
             blank += 1

@@ -78,6 +78,7 @@ _CONTEXT = regex.compile(
     rf"\b(?:(?:fiscal\s+)?years?|(?:three|six|nine|twelve|3|6|9|12)[\s-]+months?|quarters?|"
     rf"(?:13|26|39|52|53)[\s-]+weeks)\s+end(?:ed|ing)\s+{MONTH}\.?\s+\d{{1,2}}\b"
     rf"|\b(?:as\s+(?:of|at)|at)\s+{MONTH}\.?\s+\d{{1,2}}\b", _F)
+_MONTH_DAY = regex.compile(rf"\b(?P<month>{MONTH})\.?\s+(?P<day>\d{{1,2}})\b(?!\s*%)", _F)
 _MONTH_NAMED = regex.compile(rf"\b{MONTH}\b|\d{{4}}-\d{{2}}-\d{{2}}", _F)
 _FISCAL = regex.compile(r"\bFY|\bfiscal\b", _F)
 _SPACED_YEAR = regex.compile(
@@ -136,9 +137,14 @@ YEAR_CELL = regex.compile(
 def period_context(text: str) -> str:
     """The span or date a table's title or notes give its columns, without a year
     ("Years ended September 30", "As of September 30"): what a column headed by a bare
-    year is of. Empty when the text gives none, or more than one."""
+    year is of. Empty when the text gives none, or more than one, or names dates of
+    more than one day of the year: "as of September 28, 2024 and September 30, 2023"
+    (a fiscal year ending on the last Saturday of September; March 31 beside December
+    31) dates one column each, and which is not told."""
     found = {" ".join(m.group().lower().split()) for m in _CONTEXT.finditer(text or "")}
-    return found.pop() if len(found) == 1 else ""
+    days = {(m.group("month")[:3].lower(), int(m.group("day")))
+            for m in _MONTH_DAY.finditer(text or "")}
+    return found.pop() if len(found) == 1 and len(days) <= 1 else ""
 
 
 def period_of(header: str, context: str = "") -> str | None:

@@ -35,6 +35,7 @@ from functools import cached_property, lru_cache
 
 import regex
 
+from shared.models.table import Row
 from shared.search.terms import stem, words
 
 SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its their our s "
@@ -51,6 +52,7 @@ discontinued reported adjusted restated cost""".split())
 """Words that open a qualification after a comma: `, net`, `, at cost`, `, end of year`."""
 
 _ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
+_JOINED = regex.compile(r"(?P<a>[^\W_]+)\s*(?:\band\b|\bor\b|&)\s*(?P<b>[^\W_]+)", regex.I)
 _BREAK = regex.compile(r"[,;:–—]|\s-|-\s")
 _WORD = regex.compile(r"[^\W_]+")
 
@@ -61,6 +63,17 @@ class Label:
 
     words: tuple[str, ...]
     breaks: tuple[bool, ...]
+    joins: tuple[tuple[str, str], ...] = ()
+    """The words a conjunction joins ("accrued and other current liabilities": accrued,
+    other)."""
+
+    def splits(self, label: "Label") -> bool:
+        """Whether `label` says as one item words this name joins as two: both words of
+        a join are the label's and the label joins nothing ("Accrued liabilities, other"
+        is not "accrued and other current liabilities"; "Goodwill" under a column of
+        "Software & Systems" is not split)."""
+        return not label.joins and any(a in label.distinct and b in label.distinct
+                                       for a, b in self.joins)
 
     @cached_property
     def counts(self) -> Counter:
@@ -110,7 +123,9 @@ def label_words(text: str) -> Label:
             found.append(stem(word))
             breaks.append(pending)
             pending = False
-    return Label(tuple(found), tuple(breaks))
+    joins = tuple((stem(m["a"].lower()), stem(m["b"].lower())) for m in _JOINED.finditer(core)
+                  if m["a"].lower() not in SMALL_WORDS and m["b"].lower() not in SMALL_WORDS)
+    return Label(tuple(found), tuple(breaks), joins)
 
 
 def aside_words(text: str) -> frozenset[str]:
@@ -143,6 +158,20 @@ _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:
                           r"(?:year|period)\s*$", regex.I)
 
 
+CHANGES = regex.compile(r"^\W*(?:(?:net\s+)?changes?\s+in|\(?(?:increase|decrease)s?\)?"
+                         r"(?:\s*[/(]?\s*(?:or|and)?\s*\(?(?:increase|decrease)s?\)?)?\s+in)\b",
+                         regex.I)
+"""A heading (or a step's row) of changes: "Changes in operating assets and liabilities:",
+"(Increase) decrease in", "Increase/(decrease) in"."""
+
+
+def under_changes(row: Row) -> bool:
+    """Whether a row is under a heading of changes (a cash flow statement's
+    "Inventories" under "Changes in operating assets and liabilities:"): the year's
+    change of the item, never its balance on a day."""
+    return bool(row.section and CHANGES.match(row.section))
+
+
 def word_for_word(label: str, text: str) -> bool:
     """Whether one of `label` (its parenthetical words and marks aside) and `text` says
     the other's words in order, small words too: what tells apart rows whose words differ
@@ -171,7 +200,11 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     if name.distinct == label.distinct and wanted == have:
         return Fit("exact", 0)
     if label.distinct < name.distinct:  # every word of the label is the name's
-        if section is not None and not have - wanted and not wanted - have - section.counts:
+        # the heading completes the label, unless the name joins two items the label
+        # does not ("Accrued liabilities, other" under "Current liabilities" is not
+        # "accrued and other current liabilities")
+        if section is not None and not have - wanted and not wanted - have - section.counts \
+                and not name.splits(label):
             return Fit("under", 0)
         return None
     if not name.distinct <= label.distinct:
@@ -191,8 +224,9 @@ def in_context(name: Label, label: Label, context: frozenset[str],
     """How `label` names `name` when its context (the words of its heading, title and
     column header) says what the label leaves out; None when it does not. A label without
     words (`Total`) fits only as a `total` row."""
-    if not name.words or not label.distinct <= name.distinct or not (label.words or total):
-        return None
+    if not name.words or not label.distinct <= name.distinct or not (label.words or total) \
+            or name.splits(label):
+        return None  # "Accrued liabilities, other" is not "accrued and other … liabilities"
     rest = name.distinct - label.distinct - FILLERS
     if not name.distinct - FILLERS or rest - context:
         return None

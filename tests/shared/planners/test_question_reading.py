@@ -150,6 +150,22 @@ def test_a_metric_the_question_defines_becomes_its_parts_and_the_arithmetic():
     assert metric.expression == "round($T1 / ( (($T2 + $T3) / 2) ), 2)"
 
 
+def test_an_average_of_a_defined_metric_over_years_is_the_formula_in_each_year_averaged():
+    metric = read_metric("What is Apple's 3 year average gross margin from FY2022 to FY2024? "
+                         "Gross margin is defined as: gross margin / total net sales, as a "
+                         "percentage.")
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("gross margin", "FY2022"), ("total net sales", "FY2022"),
+        ("gross margin", "FY2023"), ("total net sales", "FY2023"),
+        ("gross margin", "FY2024"), ("total net sales", "FY2024")]
+    assert metric.percent and metric.expression == \
+        "round(((($T1 / $T2) + ($T3 / $T4) + ($T5 / $T6)) / 3) * 100, 2)"
+    # a defined metric over several periods that is no average is not told
+    refused = read_metric("What was Apple's gross margin in FY2023 and FY2024? Gross margin is "
+                          "defined as: gross margin / total net sales.")
+    assert isinstance(refused, Refusal)
+
+
 def test_an_operand_without_a_period_of_its_own_takes_the_questions():
     metric = read_metric("What is Patriot Transportation Holding's FY2019 current ratio? "
                          "Current ratio is defined as: total current assets / total current "
@@ -228,6 +244,8 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "Is the company's revenue growing?",
     "What was the last fiscal year of expiration for domestic-state tax credit carryforwards?",
     "What year did revenue peak?",
+    "What are Patriot Transportation Holding's services?",
+    "What are the main risks Apple describes in its Form 10-Q?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -244,6 +262,9 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     # a named metric at a date (Apple's 10-Q), not "what is a current ratio"
     "What is Apple's current ratio as of December 31, 2022? Current ratio is defined as: "
     "total current assets / total current liabilities.",
+    # a segment's line item (Apple's 10-K), not "what are its services"
+    "What was Apple's Services gross margin in 2024?",
+    "What were Apple's Products net sales in FY2024?",
 ])
 def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
     assert Question.read(question).not_figure is None

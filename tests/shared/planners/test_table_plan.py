@@ -573,3 +573,37 @@ def test_a_fiscal_quarter_reads_the_filings_quarter_as_its_columns_date_it(tmp_p
         assert run(plan, backend).value == "$ 24,160"
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("label, payment", [
+    ("Purchases of property and equipment", True),
+    ("Common stock cash dividends paid", True),
+    ("Common stock repurchased", True),  # Microsoft's cash flow statement: (4,831)
+    ("Repayments of debt", True),
+    ("Net income", False),
+    ("Interest expense", False),
+    ("Repurchased shares outstanding", False),
+])
+def test_a_row_naming_a_payment_is_answered_as_its_amount(label, payment):
+    from shared.planners.table_plan import OUTFLOW
+    assert bool(OUTFLOW.search(label)) is payment
+
+
+def test_a_payment_a_defined_formula_divides_or_subtracts_is_its_amount():
+    from types import SimpleNamespace
+    from shared.models.quantity import Quantity
+    from shared.planners.table_plan import _outflows_subtracted
+
+    def cell(label: str, text: str, amount: int):
+        quantity = Quantity(kind="money", amount=Decimal(amount), unit="USD", scale=6,
+                            text=text)
+        return SimpleNamespace(label=label, read=SimpleNamespace(quantity=quantity))
+
+    # Apple's fiscal 2024: dividends paid (15,234) over net income 93,736
+    paid = cell("Payments for dividends and dividend equivalents", "(15,234)", -15234)
+    income = cell("Net income", "93,736", 93736)
+    assert _outflows_subtracted("round($T1 / $T2, 2)", [paid, income]) == \
+        "round(abs($T1) / $T2, 2)"
+    assert _outflows_subtracted("round($T2 - $T1, 2)", [paid, income]) == \
+        "round($T2 - abs($T1), 2)"
+    assert _outflows_subtracted("$T2 + $T1", [paid, income]) == "$T2 + $T1"

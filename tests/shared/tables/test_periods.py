@@ -62,6 +62,16 @@ def test_a_bare_year_under_a_title_naming_its_span_is_of_that_span():
     assert period_of("Three months ended June 30, 2019", context) == "2019-Q2"
 
 
+def test_a_title_dating_its_years_on_different_days_gives_bare_years_no_day():
+    # Apple's fiscal years end on the last Saturday of September: "September 28" is the
+    # 2024 column's day, not the 2023 column's (September 30, 2023)
+    context = period_context("long-lived assets as of September 28, 2024 and September 30, "
+                             "2023 for countries that accounted for more than 10%")
+    assert context == ""
+    assert period_of("2023", context) == "2023"
+    assert period_context("As of March 31, 2023 and December 31, 2022") == ""
+
+
 def _table(*periods: str | None) -> Table:
     return Table(columns=[Column(header=p or "", period=p) for p in periods], rows=[])
 

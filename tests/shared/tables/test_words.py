@@ -3,11 +3,16 @@ words (fiscal years end September 30)."""
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
 import pytest
 
-from shared.errors import InputError
+from shared.errors import InputError, ToolError
+from shared.models import Evidence, ExtractStep
+from shared.planners.metric import When
+from shared.planners.rows import Miss, choose_cell, item_words
+from shared.tools.cells import read_cell
 from shared.tables.periods import columns_for
 from shared.tables.read import tables_in_words
 
@@ -158,3 +163,76 @@ def test_a_unit_line_between_the_column_heads_and_the_figures_ends_no_header(fil
         "2022-02-01..2022-10-30"]
     assert markets.scale == 6
     assert row(markets, "Data Center").cells[0].text == "$14,514"
+
+
+def test_a_lead_in_at_the_page_margin_gives_the_table_indented_under_it_its_scale(
+        filing_words):
+    # Apple's 10-K for fiscal 2024: "… were as follows (dollars in millions):" set at the
+    # page's margin, the labels indented under "Gross margin:"; read only from the labels'
+    # margin on, the lead-in was lost and the table had no scale
+    tables = tables_in_words(filing_words["aapl-20240928-10k.pdf#27"], page=27)
+    margin = tables[0]
+    assert margin.title == "Gross Margin" and (margin.unit, margin.scale) == ("USD", 6)
+    total = row(margin, "Total gross margin")
+    assert total.cells[0].quantity.amount == Decimal(180_683)
+
+
+def test_a_balance_on_a_day_is_never_read_from_a_years_change(filing_words):
+    # Patriot's fiscal 2019 10-K: "Accounts receivable" under "Net changes in operating
+    # assets and liabilities" is fiscal 2018's change, (224), in the column of the year
+    # ended September 30, 2018; the balance that day, 7,866, is the balance sheet's
+    flows = titled(tables_in_words(filing_words["pati-20190930-10k.pdf#44"], page=44),
+                   "statements of cash flows")
+    sheet = titled(tables_in_words(filing_words["pati-20190930-10k.pdf#43"], page=43),
+                   "balance sheets")
+    tables = {"flows": [flows], "both": [flows, sheet]}
+
+    def cell(doc: str, period: str, row: str = "Accounts receivable"):
+        step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row,
+                           period=period)
+        return read_cell(step, [Evidence(doc_id=doc, title=doc)], tables.__getitem__)
+
+    assert cell("both", "2018-09-30").value == "7,866"
+    with pytest.raises(ToolError) as refused:
+        cell("flows", "2018-09-30")
+    assert refused.value.code == "NOT_FOUND" and "not a balance" in refused.value.message
+    assert cell("flows", "FY2018").value == "(224)"  # the year's change, asked by its year
+    assert cell("flows", "2018-09-30", "Net changes in accounts receivable").value == "(224)"
+    # nor does the heuristic planner choose the change's cell for the day
+    item = item_words("accounts receivable")
+    day = When("2018-09-30", (date(2018, 9, 30), date(2018, 9, 30)))
+    assert isinstance(choose_cell(item, day, [flows], columns_for), Miss)
+    year = When("2018", (date(2018, 1, 1), date(2018, 12, 31)))
+    assert choose_cell(item, year, [flows], columns_for).cell.text == "(224)"
+
+
+def test_current_and_non_current_rows_of_one_name_are_neither_the_row_asked(filing_words):
+    # Apple's balance sheet: "Term debt" under "Current liabilities:" (9,822) and under
+    # "Non-current liabilities:" (95,281); the heading with fewer words is not the nearer
+    tables = tables_in_words(filing_words["aapl-20240928-10k.pdf#34"], page=34)
+    day = When("2023-09-30", (date(2023, 9, 30), date(2023, 9, 30)))
+    assert isinstance(choose_cell(item_words("term debt"), day, tables, columns_for), Miss)
+    assert isinstance(choose_cell(item_words("marketable securities"), day, tables,
+                                  columns_for), Miss)
+    chosen = choose_cell(item_words("non-current term debt"), day, tables, columns_for)
+    assert chosen.cell.text == "95,281"
+    chosen = choose_cell(item_words("current marketable securities"), day, tables, columns_for)
+    assert chosen.cell.text == "31,590"
+    chosen = choose_cell(item_words("total current liabilities"), day, tables, columns_for)
+    assert chosen.cell.text == "145,308"
+
+
+def test_a_part_of_a_line_item_is_not_the_line_item(filing_words):
+    # Patriot's balance sheet: "Accrued liabilities, other" (398) under "Current
+    # liabilities" beside "Accrued payroll and benefits" and "Accrued insurance"; the
+    # library's "accrued and other current liabilities" joins two items, the label is one
+    sheet = titled(tables_in_words(filing_words["pati-20190930-10k.pdf#43"], page=43),
+                   "balance sheets")
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="accrued liabilities",
+                       period="2019-09-30")
+    doc = Evidence(doc_id="pati", title="Patriot Transportation Holding Form 10-K fiscal 2019")
+    with pytest.raises(ToolError) as refused:
+        read_cell(step, [doc], lambda _: [sheet])
+    assert refused.value.code == "NOT_FOUND"
+    step = step.model_copy(update={"row": "accrued liabilities, other"})
+    assert read_cell(step, [doc], lambda _: [sheet]).value == "398"
