@@ -28,7 +28,8 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import CHANGES, FILLERS as ROW_FILLERS, under_changes, word_for_word
+from shared.tools.rows import (CHANGES, FILLERS as ROW_FILLERS, current_part, under_changes,
+                               word_for_word)
 
 from .metric import When
 
@@ -94,6 +95,8 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         for r, row in enumerate(table.rows):
             if a_day and under_changes(row):
                 continue  # a balance on a day asked: not the year's change of the item
+            if current_part(text or " ".join(item), row):
+                continue
             label = item_words(row.label)
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
             # fillers are what the question's period says

@@ -172,6 +172,21 @@ def under_changes(row: Row) -> bool:
     return bool(row.section and CHANGES.match(row.section))
 
 
+_TOTAL_ASKED = regex.compile(r"\btotal\b", regex.I)
+_CURRENT_SAID = regex.compile(r"\bcurrent\b", regex.I)
+_CURRENT_HEADING = regex.compile(r"^\W*current\b", regex.I)
+
+
+def current_part(asked: str, row: Row) -> bool:
+    """Whether `row` is only the current part of what `asked` (a question's item or a
+    step's row) asks as a total: "total deferred revenue" is not "Deferred revenue"
+    under "Current liabilities:", whose non-current part a balance sheet states in
+    another line (or inside "Other non-current liabilities")."""
+    return bool(_TOTAL_ASKED.search(asked)) and not _CURRENT_SAID.search(asked) \
+        and not row.total and not _TOTAL_ASKED.search(row.label) \
+        and bool(_CURRENT_HEADING.match(row.section or ""))
+
+
 def word_for_word(label: str, text: str) -> bool:
     """Whether one of `label` (its parenthetical words and marks aside) and `text` says
     the other's words in order, small words too: what tells apart rows whose words differ

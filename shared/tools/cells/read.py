@@ -21,7 +21,7 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (CHANGES, FILLERS, under_changes, Fit, Label, aside_words, fit, in_context, label_words,
+from ..rows import (CHANGES, FILLERS, current_part, under_changes, Fit, Label, aside_words, fit, in_context, label_words,
                     word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
@@ -161,6 +161,10 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     if under_changes(row) and _a_day(request.period) and not CHANGES.match(request.row):
         why.append(("row", f"{where(row, table)} is under {row.section!r}: a change over "
                     f"a period, not a balance as of {request.period}"))
+        return
+    if current_part(request.row, row):
+        why.append(("row", f"{where(row, table)} is under {row.section!r}: the current part "
+                    f"of {request.row!r}, not its total"))
         return
     title = set(label_words(table.title).words) if table.title else set()
     heading = title | set(section.words if section else ())

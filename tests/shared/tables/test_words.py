@@ -236,3 +236,25 @@ def test_a_part_of_a_line_item_is_not_the_line_item(filing_words):
     assert refused.value.code == "NOT_FOUND"
     step = step.model_copy(update={"row": "accrued liabilities, other"})
     assert read_cell(step, [doc], lambda _: [sheet]).value == "398"
+
+
+def test_the_current_part_of_a_line_item_is_not_its_total(filing_words):
+    # Apple's balance sheet states "Deferred revenue" (8,249) under "Current liabilities:"
+    # only; its total, $12.8 billion, is in a note's prose
+    tables = tables_in_words(filing_words["aapl-20240928-10k.pdf#34"], page=34)
+    day = When("2024-09-28", (date(2024, 9, 28), date(2024, 9, 28)))
+    doc = Evidence(doc_id="aapl", title="Apple Inc. Form 10-K for fiscal 2024")
+
+    def cell(row: str):
+        step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row,
+                           period="2024-09-28")
+        return read_cell(step, [doc], lambda _: tables)
+
+    assert cell("deferred revenue").value == "8,249"
+    assert cell("current deferred revenue").value == "8,249"
+    with pytest.raises(ToolError) as refused:
+        cell("total deferred revenue")
+    assert refused.value.code == "NOT_FOUND" and "current part" in refused.value.message
+    assert isinstance(choose_cell(item_words("total deferred revenue"), day, tables,
+                                  columns_for, text="total deferred revenue"), Miss)
+    assert cell("total current liabilities").value == "176,392"
