@@ -22,6 +22,9 @@ transport with Chordal's reliability settings, 8 threads), then measures, in one
 - **Redis CPU per query**: what the Redis server spent (`INFO cpu`, user + system)
   while Chordal answered those queries, over their number: how many queries one Redis
   core serves.
+- **workers' CPU per query**: what each worker role's process spent meanwhile (user +
+  system, /proc/PID/stat, its child processes counted with it: the finalizer's render
+  processes), over the number of queries.
 - **per-step overhead**: from a step's end to its dependent step's start (one query
   at a time), next to the round trip of a bare Celery no-op and of the same no-op on
   Chordal's executor (`chordal.bench.noop`, which pays Chordal's transport).
@@ -256,10 +259,28 @@ def redis_cpu_s(r: redis.Redis) -> float:
     return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
 
 
-def chordal_rate(phase: Phase, n: int) -> tuple[float, float]:
-    """Answered two-step queries per second, `n` sent at once, times their 4 tasks; and
-    the milliseconds of CPU Redis spent per query meanwhile."""
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) `pid` and the processes below it have used so far;
+    0 for a process gone."""
+    tick, total, todo = os.sysconf("SC_CLK_TCK"), 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for thread in os.listdir(f"/proc/{p}/task"):
+                todo += [int(c) for c in
+                         Path(f"/proc/{p}/task/{thread}/children").read_text().split()]
+        except (OSError, ValueError):
+            continue  # ended meanwhile
+    return total
+
+
+def chordal_rate(phase: Phase, n: int) -> tuple[float, float, dict[str, float]]:
+    """Answered two-step queries per second, `n` sent at once, times their 4 tasks; the
+    milliseconds of CPU Redis spent per query meanwhile, and each worker role's."""
     cpu0 = redis_cpu_s(phase.store.r)
+    workers0 = {w.role: process_cpu_s(w.pid) for w in phase.workers}
     t0 = time.time()
     queries = [phase.submit(f"{QUESTION} (#{i})", OVERHEAD_PLAN) for i in range(n)]
     records = [phase.wait(q, 600) for q in queries]
@@ -267,7 +288,10 @@ def chordal_rate(phase: Phase, n: int) -> tuple[float, float]:
     if bad:
         raise RuntimeError(f"{len(bad)} of {n} two-step queries failed: {bad[0].error}")
     end = max(r.timings["done"] for r in records)
-    return n / (end - t0) * TASKS_PER_QUERY, (redis_cpu_s(phase.store.r) - cpu0) / n * 1000
+    workers = {w.role: (process_cpu_s(w.pid) - workers0[w.role]) / n * 1000
+               for w in phase.workers}
+    return (n / (end - t0) * TASKS_PER_QUERY, (redis_cpu_s(phase.store.r) - cpu0) / n * 1000,
+            workers)
 
 
 def overhead(phase: Phase, bare: BareWorker, n: int) -> dict:
@@ -309,10 +333,13 @@ def measure(settings: Settings, quick: bool = False, queries: int = 10,
             runs = []
             for _ in range(repeats):
                 b = bare.rate(bare_n)
-                c, cpu_ms = chordal_rate(phase, chordal_n)
+                c, cpu_ms, workers_ms = chordal_rate(phase, chordal_n)
                 o = overhead(phase, bare, hops_n)
                 runs.append({"bare_tasks_per_s": b, "chordal_tasks_per_s": c,
                              "redis_cpu_ms_per_query": cpu_ms,
+                             **{f"{role}_cpu_ms_per_query": ms
+                                for role, ms in workers_ms.items()},
+                             "workers_cpu_ms_per_query": sum(workers_ms.values()),
                              "share_of_bare": c / b, **o,
                              "dependent_vs_bare": o["dependent_start_ms"]
                              / o["bare_round_trip_ms"],
@@ -320,7 +347,8 @@ def measure(settings: Settings, quick: bool = False, queries: int = 10,
                              / o["chordal_noop_round_trip_ms"]})
                 log(f"  bare {b:.0f} tasks/s, Chordal {c:.0f} tasks/s ({c / b:.0%}); "
                     f"dependent step {o['dependent_start_ms']:.1f} ms, bare round trip "
-                    f"{o['bare_round_trip_ms']:.1f} ms")
+                    f"{o['bare_round_trip_ms']:.1f} ms; workers' CPU "
+                    f"{sum(workers_ms.values()):.1f} ms a query")
         finally:
             bare.stop()
     median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -352,8 +380,9 @@ def table(r: dict) -> list[str]:
               "from the same run):", "",
               "| run | bare Celery tasks/s | Chordal tasks/s | Chordal / bare | dependent "
               "step starts (ms) | bare round trip (ms) | Chordal no-op round trip (ms) | vs "
-              "bare | vs Chordal no-op | Redis CPU per query (ms) |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "bare | vs Chordal no-op | Redis CPU per query (ms) | workers' CPU per "
+              "query (ms): planner, executor, finalizer, all |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, row in [(str(i + 1), run) for i, run in enumerate(runs)] + [("median", m)]:
         lines.append(f"| {name} | {row['bare_tasks_per_s']:.0f} "
                      f"| {row['chordal_tasks_per_s']:.0f} "
@@ -362,8 +391,17 @@ def table(r: dict) -> list[str]:
                      f"| {row['chordal_noop_round_trip_ms']:.1f} "
                      f"| {row['dependent_vs_bare']:.2f}x "
                      f"| {row['dependent_vs_chordal_noop']:.2f}x "
-                     f"| {row['redis_cpu_ms_per_query']:.2f} |")
+                     f"| {row['redis_cpu_ms_per_query']:.2f} "
+                     f"| {_workers_cpu(row)} |")
     return lines
+
+
+def _workers_cpu(row: dict) -> str:
+    roles = [row.get(f"{role}_cpu_ms_per_query") for role in ("planner", "executor",
+                                                                "finalizer")]
+    if None in roles:
+        return "–"
+    return ", ".join(f"{ms:.1f}" for ms in roles) + f", {row['workers_cpu_ms_per_query']:.1f}"
 
 
 def log(message: str) -> None:

@@ -76,7 +76,7 @@ log = logging.getLogger("chordal.transport")
 
 RECORD_LUA = """
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], '[' .. ARGV[4] .. ', ' .. ARGV[3] .. ']')
 redis.call('LREM', KEYS[3], 1, ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
@@ -88,8 +88,10 @@ return 1
 and (ARGV[5] not empty) the held record, with a heartbeat when ARGV[6] names the
 instance (it is not surely in the workers set: shared/broker/recovery.py `Presence`), so a
 holder is in the workers set. KEYS: unacked index, unacked, in-flight list, held,
-workers; ARGV: delivery tag, time, the `unacked` value, the message as taken, the held
-value, the instance or ''."""
+workers; ARGV: delivery tag, time, the exchange and routing key as the end of kombu's
+`unacked` value (`"exchange", "routing key"`), the message as taken, the held value,
+the instance or ''. The `unacked` value is kombu's `[message, exchange, routing key]`
+with the message as taken: the message is not encoded again, nor sent twice."""
 ACK_LUA = """
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -197,7 +199,7 @@ class QoS(kombu_redis.QoS):
             self.channel.script(client, RECORD_LUA)(
                 keys=[self.unacked_index_key, self.unacked_key, naming.inflight_key(owner),
                       naming.held_messages_key(), naming.workers_key()],
-                args=[delivery_tag, time(), dumps([message._raw, exchange, routing_key]),
+                args=[delivery_tag, time(), dumps([exchange, routing_key])[1:-1],
                       received, value, "" if self.channel.custody.listed() else owner],
                 client=client)
         message.held_recorded = held  # so the heartbeat does not record it again

@@ -15,12 +15,11 @@ import re
 from collections.abc import Mapping
 
 import jinja2
-from jinja2 import meta
 from pydantic import TypeAdapter
 
 from shared.models import Plan, Step
 from shared.plan.draft import rewrite_references
-from shared.render.sandbox import BudgetedEnvironment
+from shared.render.sandbox import template_reads
 
 _STEP = TypeAdapter(Step)
 _BLOCK_RE = re.compile(r"(\{\{|\{%)(.*?)(\}\}|%\})", re.DOTALL)
@@ -81,6 +80,6 @@ def _rename_tokens(template: str, renames: Mapping[str, str]) -> str:
 def template_variables(template: str) -> set[str] | None:
     """The variables `template` reads, or None when it does not parse."""
     try:
-        return set(meta.find_undeclared_variables(BudgetedEnvironment().parse(template)))
+        return set(template_reads(template))
     except (jinja2.TemplateSyntaxError, RecursionError, MemoryError):
         return None

@@ -25,7 +25,6 @@ import re
 from collections.abc import Collection
 
 import jinja2
-from jinja2 import meta
 
 from shared.config import MAX_STEPS
 from shared.errors import PlanError
@@ -33,7 +32,7 @@ from shared.models import ExtractStep, Plan, PlanProblem, Step
 from shared.plan.graph import binders, find_cycles, topological_order
 from shared.plan.limits import too_many_steps
 from shared.plan.value_types import infer_types, type_findings
-from shared.render.sandbox import BudgetedEnvironment
+from shared.render.sandbox import GLOBALS, template_reads
 from shared.tools.registry import check_step
 
 _ONE_VAR_RE = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
@@ -133,16 +132,14 @@ def _literal_source(step: ExtractStep, bound: dict[str, Step]) -> list[tuple[str
 def _check_template(answer: str | None, bound: dict) -> list[PlanProblem]:
     if answer is None:
         return []
-    env = BudgetedEnvironment()  # intercepts ** and *, so compiling never folds 2 ** 10**9
-    try:
-        ast = env.parse(answer)
+    try:  # the sandbox intercepts ** and *, so compiling never folds 2 ** 10**9
+        reads = template_reads(answer)
     except jinja2.TemplateSyntaxError as e:
         hint = " (refer to variables by bare name: {{ Y }}, not {{ $Y }})" if "$" in answer else ""
         return [PlanProblem(step=None, code="bad_template", message=f"answer template does "
                             f"not parse: {e.message} (line {e.lineno}){hint}; fix its Jinja2 "
                             "syntax")]
-    unknown = sorted(meta.find_undeclared_variables(ast) - set(bound) - set(env.globals)
-                     - RENDER_CONTEXT)
+    unknown = sorted(reads - set(bound) - GLOBALS - RENDER_CONTEXT)
     return [PlanProblem(step=None, code="bad_template", message=f"answer template uses "
                         f"{{{{ {name} }}}}, but no step binds ${name}; variables: "
                         f"{_listing(bound, dollar=False)}; use one of those or add a step "

@@ -19,7 +19,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Callable
 
-from jinja2 import TemplateError, meta
+from jinja2 import TemplateError
 
 from shared.models import DOMAINS, Answer, Evidence, Footnote, Plan, StepResult
 from shared.models.quantity import Quantity
@@ -30,7 +30,7 @@ from . import chain, isolated, labels, period
 from .environment import environment
 from .cited import CitedList, cite, cite_figure, kind, union
 from .redact import mask_identifiers
-from .sandbox import RENDER_BUDGET_S, BudgetedEnvironment
+from .sandbox import RENDER_BUDGET_S, template_reads
 
 SHORT = 240
 """Characters of a text value a domain template shows before cutting it short."""
@@ -59,11 +59,11 @@ class _Footnotes:
         return note.number
 
 
-def _used_vars(env: BudgetedEnvironment, plan: Plan) -> list[str]:
+def _used_vars(plan: Plan) -> list[str]:
     if plan.answer is None:
         consumed = {v for s in plan.steps for v in s.references()}
         return [s.var for s in plan.steps if s.var not in consumed]
-    found = meta.find_undeclared_variables(env.parse(plan.answer))
+    found = template_reads(plan.answer)
     return [s.var for s in plan.steps if s.var in found]
 
 
@@ -142,7 +142,7 @@ def render_answer(plan: Plan, results: dict[str, StepResult], question: str = ""
     isolated.py) for at most `budget_s` seconds."""
     today = today or date.today()
     mask = mask_identifiers if plan.domain == "medical" else None
-    used = _used_vars(environment(mask, budget_s=budget_s), plan)
+    used = _used_vars(plan)
     notes = _Footnotes(mask)
     spans = _spans(plan, results, used)
     values, items, missing = _found(plan, results, used, spans, notes, today)

@@ -20,16 +20,19 @@ Each failure is a `TemplateError`: the plan's template counts as failed, the ans
 why and falls back to the domain template. Children are kept between renders (one per
 render at a time: a finalizer with two threads has at most two) and stopped by their
 PIDs when the worker exits. Jobs and replies cross as JSON (never pickle: the child runs
-user input); cost per answer: one round trip, about 0.4 ms (docs/plans.md). `handle` is what
-the render child runs for each job.
+user input); cost per answer: one round trip, about 0.4 ms (docs/plans.md), and the
+template's compilation unless the child compiled it for an earlier answer (it keeps the
+last `COMPILED_KEPT`). `handle` is what the render child runs for each job.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from dataclasses import dataclass
 from decimal import Decimal
+from types import CodeType
 
 from jinja2 import TemplateError
 
@@ -47,6 +50,9 @@ RENDER_MEMORY_MB = 256
 """Default megabytes a render may allocate (`CHORDAL_RENDER_MEMORY_MB`)."""
 MAX_ANSWER_CHARS = 1_000_000
 """Longest answer text a plan's template may produce."""
+COMPILED_KEPT = 32
+"""Templates a render child keeps compiled: a template asked again (the plan of a
+batch, a plan given as a file) is compiled once per child, not once per answer."""
 
 
 class RenderFailed(TemplateError):
@@ -110,9 +116,19 @@ def _decode(v: object) -> object:
     return value
 
 
+@functools.lru_cache(maxsize=COMPILED_KEPT)
+def _compiled(template: str, medical: bool) -> CodeType:
+    """The Python code Jinja compiles `template` to in a render's environment (the same
+    for every budget); a TemplateSyntaxError when it does not parse."""
+    return environment(mask_identifiers if medical else None).compile(template)
+
+
 def _render(job: Job) -> str:
+    # each render builds its own environment (its budget starts with it); the template's
+    # code is compiled once per child while kept
     env = environment(mask_identifiers if job.medical else None, budget_s=job.budget_s)
-    return env.from_string(job.template).render(**job.values)
+    code = _compiled(job.template, job.medical)
+    return env.template_class.from_code(env, code, env.make_globals(None)).render(**job.values)
 
 
 def handle(wired: dict) -> tuple[bool, str]:

@@ -10,6 +10,11 @@ Consumes Jinja2's `SandboxedEnvironment` (no Python internals reachable); adds:
   intercepting them also stops Jinja folding such constants while it compiles, which is
   why the plan checker (shared/plan/validate.py) parses templates here too.
 
+`template_reads(template)` is the names a template reads without setting them, as
+this sandbox parses it: the plan checks, the plan's repair and the answer's render each
+ask it of the same template, which is parsed once per process (the last
+`READS_KEPT` templates are kept).
+
 A `SecurityError` is a `TemplateError`: the plan's template counts as failed, the answer
 says so and falls back to the domain template. What this cannot bound in-process (loops
 over strings, memory grown by `~`, `center`, `format`) the render process bounds
@@ -18,8 +23,10 @@ over strings, memory grown by `~`, `center`, `format`) the render process bounds
 
 from __future__ import annotations
 
+import functools
 import time
 
+from jinja2 import meta
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import MAX_RANGE, SandboxedEnvironment
 
@@ -86,3 +93,18 @@ class BudgetedRange:
 
     def __contains__(self, item) -> bool:
         return item in self.r
+
+
+READS_KEPT = 64
+"""Templates whose names `template_reads` keeps (each is parsed once while kept)."""
+
+
+@functools.lru_cache(maxsize=READS_KEPT)
+def template_reads(template: str) -> frozenset[str]:
+    """The names `template` reads and does not set (Jinja's undeclared variables, globals
+    such as `range` included); a TemplateSyntaxError when it does not parse."""
+    return frozenset(meta.find_undeclared_variables(BudgetedEnvironment().parse(template)))
+
+
+GLOBALS = frozenset(BudgetedEnvironment().globals)
+"""The names every template of this sandbox can read without a value given."""

@@ -188,10 +188,11 @@ class StepResults:
              known: dict | None = None) -> list:
         payload = stored_json(result)
         size = len(payload.encode())
+        # the script stores it only for a payload over the step cap, which is known here
         step_error = too_large(result, "STEP_TOO_LARGE", (
             f"step {result.step_id}'s result is {size:,} bytes, over CHORDAL_MAX_STEP_BYTES "
             f"({self.max_step_bytes:,}); ask for less (a smaller top_k, a narrower SEARCH), "
-            "or raise CHORDAL_MAX_STEP_BYTES"))
+            "or raise CHORDAL_MAX_STEP_BYTES")) if size > self.max_step_bytes else ""
         query_error = too_large(result, "QUERY_TOO_LARGE", (
             f"step {result.step_id}'s result ({size:,} bytes) would take the query's stored "
             f"results past CHORDAL_MAX_QUERY_BYTES ({self.max_query_bytes:,}); plan fewer or "
