@@ -493,6 +493,8 @@ def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
     period the question names for both ("X as a percentage of Y in 2019")."""
     own_x = {whens[int(i)] for i in _PLACEHOLDER.findall(x)}
     own_y = {whens[int(i)] for i in _PLACEHOLDER.findall(y)}
+    if kind in ("share", "ratio") and _AVERAGE.search(x) and len(set(used)) > 1:
+        return _average_share(kind, x, y, used, asked)
     if len(own_x) > 1 or len(own_y) > 1:
         return Refusal("a line item it compares names several periods")
     shared = set(used) - own_x - own_y
@@ -521,6 +523,29 @@ def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
                       name=f"sum of {x} and {y}")
     return Metric(terms, "$T1 - $T2", kind, scale=asked.scale, places=asked.places,
                   name=f"difference between {x} and {y}")
+
+
+def _average_share(kind: str, x: str, y: str, used: list[When],
+                   asked: _Asked) -> Metric | Refusal:
+    """"the FY2019 - FY2021 3 year average of capex as a % of revenue": the share in each
+    year of the range, averaged (a metric of its own, so a payment it divides is its
+    amount); over periods that are not whole years, not told."""
+    periods = sorted(dict.fromkeys(used), key=lambda w: w.span)
+    if not all(_is_year(w) for w in periods):
+        return Refusal("it averages a share over periods that are not years")
+    periods = _every_year(periods, f"{x} {y}")
+    item_x, item_y = _item(x, "average"), _item(y, None)
+    if not item_x or not item_y:
+        return Refusal("one of the two line items it compares is not named")
+    terms = tuple(t for w in periods for t in (Term(item_x, w), Term(item_y, w)))
+    each = " + ".join(f"($T{2 * i + 1} / $T{2 * i + 2})" for i in range(len(periods)))
+    places = _places(asked.places)
+    mean = f"({each}) / {len(periods)}"
+    if kind == "share":
+        return Metric(terms, f"round(({mean}) * 100, {places})", "defined", percent=True,
+                      places=places, name=f"average {item_x} as a percentage of {item_y}")
+    return Metric(terms, f"round({mean}, {places})", "defined", places=places,
+                  name=f"average ratio of {item_x} to {item_y}")
 
 
 _TRAILING_PERIOD = regex.compile(r"\s+(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?(?:fiscal\s+)?"

@@ -520,8 +520,8 @@ def _outflows_subtracted(expression: str, found: list[_Found]) -> str:
     0.16): `abs()` of each such cell, so COMPUTE knows which is meant. An outflow added
     is left as written (and COMPUTE refuses to guess)."""
     for i, f in enumerate(found, 1):
-        if _outflow(f) and not regex.search(rf"\+\s*\(*\s*\$T{i}\b|\$T{i}\b\s*\)*\s*\+",
-                                            expression):
+        if _outflow(f) and regex.search(rf"[-*/][\s(]*\$T{i}\b|\$T{i}\b[\s)]*[*/]",
+                                        expression):
             expression = regex.sub(rf"(?<!abs\()\$T{i}\b", f"abs($T{i})", expression)
     return expression
 

@@ -160,6 +160,14 @@ def test_an_average_of_a_defined_metric_over_years_is_the_formula_in_each_year_a
         ("gross margin", "FY2024"), ("total net sales", "FY2024")]
     assert metric.percent and metric.expression == \
         "round(((($T1 / $T2) + ($T3 / $T4) + ($T5 / $T6)) / 3) * 100, 2)"
+    # "3 year average of capex as a % of revenue" (no formula given): the share each year
+    share = read_metric("What is the FY2022 - FY2024 3 year average of capex as a % of "
+                        "revenue?")
+    assert [(t.item, t.when.text) for t in share.terms] == [
+        ("capex", "FY2022"), ("revenue", "FY2022"), ("capex", "FY2023"),
+        ("revenue", "FY2023"), ("capex", "FY2024"), ("revenue", "FY2024")]
+    assert share.kind == "defined" and share.expression == \
+        "round(((($T1 / $T2) + ($T3 / $T4) + ($T5 / $T6)) / 3) * 100, 2)"
     # a defined metric over several periods that is no average is not told
     refused = read_metric("What was Apple's gross margin in FY2023 and FY2024? Gross margin is "
                           "defined as: gross margin / total net sales.")

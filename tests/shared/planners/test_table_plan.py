@@ -607,3 +607,7 @@ def test_a_payment_a_defined_formula_divides_or_subtracts_is_its_amount():
     assert _outflows_subtracted("round($T2 - $T1, 2)", [paid, income]) == \
         "round($T2 - abs($T1), 2)"
     assert _outflows_subtracted("$T2 + $T1", [paid, income]) == "$T2 + $T1"
+    # each year's payment of an average of shares, though the shares are added
+    assert _outflows_subtracted("round((($T1 / $T2) + ($T3 / $T4)) / 2, 2)",
+                                [paid, income, paid, income]) == \
+        "round(((abs($T1) / $T2) + (abs($T3) / $T4)) / 2, 2)"
