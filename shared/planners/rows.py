@@ -28,7 +28,7 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (CHANGES, FILLERS as ROW_FILLERS, current_part, under_changes,
+from shared.tools.rows import (ASKS_CHANGE, FILLERS as ROW_FILLERS, current_part, under_changes,
                                word_for_word)
 
 from .metric import When
@@ -89,12 +89,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     if not item:
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
-    a_day = when is not None and when.span[0] == when.span[1] and not CHANGES.search(text)
+    changes = bool(ASKS_CHANGE.search(text or " ".join(item)))
     for t, table in enumerate(tables):
         columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
-            if a_day and under_changes(row):
-                continue  # a balance on a day asked: not the year's change of the item
+            if under_changes(row) and not changes:
+                continue  # "inventories": not the year's change of them
             if current_part(text or " ".join(item), row):
                 continue
             label = item_words(row.label)

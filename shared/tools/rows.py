@@ -158,11 +158,20 @@ _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:
                           r"(?:year|period)\s*$", regex.I)
 
 
-CHANGES = regex.compile(r"^\W*(?:(?:net\s+)?changes?\s+in|\(?(?:increase|decrease)s?\)?"
-                         r"(?:\s*[/(]?\s*(?:or|and)?\s*\(?(?:increase|decrease)s?\)?)?\s+in)\b",
-                         regex.I)
-"""A heading (or a step's row) of changes: "Changes in operating assets and liabilities:",
-"(Increase) decrease in", "Increase/(decrease) in"."""
+CHANGES = regex.compile(
+    r"^\W*(?:(?:net\s+)?changes?\s+in|\(?(?:increase|decrease)s?\)?(?:\s*[/(]?\s*(?:or|and)?\s*"
+    r"\(?(?:increase|decrease)s?\)?)?\s+in)\b(?=[^:]*\b(?:assets|liabilities|working\s+capital)\b"
+    r"|\s*:?\s*$)", regex.I)
+"""A heading of changes in a cash flow statement, each row the change of the balance it
+names: "Changes in operating assets and liabilities:", "(Increase) decrease in:",
+"Increase/(decrease) in working capital". Not a rollforward's "Change in benefit
+obligation:", whose rows (interest cost) are what changed it."""
+
+
+ASKS_CHANGE = regex.compile(r"\b(?:change[sd]?|increase[sd]?|decrease[sd]?|movements?|"
+                           r"(?:in|de)crease)\b", regex.I)
+"""Words of an item asked that ask a change, which a row under a heading of changes
+answers."""
 
 
 def under_changes(row: Row) -> bool:
@@ -172,7 +181,9 @@ def under_changes(row: Row) -> bool:
     return bool(row.section and CHANGES.match(row.section))
 
 
-_TOTAL_ASKED = regex.compile(r"\btotal\b", regex.I)
+_TOTAL_ASKED = regex.compile(r"\btotal\b(?!\s+(?:amounts?|value|sum)\s+of\b)", regex.I)
+"""A total asked ("total deferred revenue"); "the total amount of inventories" asks
+their amount."""
 _CURRENT_SAID = regex.compile(r"\bcurrent\b", regex.I)
 _CURRENT_HEADING = regex.compile(r"^\W*current\b", regex.I)
 

@@ -11,9 +11,8 @@ from decimal import Decimal, InvalidOperation
 
 import regex
 
-from shared.errors import InputError, SearchUnavailable, StoreError, ToolError, TransientToolError
+from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToolError
 from shared.models import Evidence, ExtractStep
-from shared.search.dates import parse_scope
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.models.table import Cell, Column, Row, Table
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
@@ -21,7 +20,7 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (CHANGES, FILLERS, current_part, under_changes, Fit, Label, aside_words, fit, in_context, label_words,
+from ..rows import (ASKS_CHANGE, FILLERS, current_part, under_changes, Fit, Label, aside_words, fit, in_context, label_words,
                     word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
@@ -158,14 +157,6 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     request, and to `why` what each of its columns lacks; `dated`: the row names the
     period asked in its label or heading (`_rows_of_period`)."""
     label, section = _label(_undated(row) if dated else row)
-    if under_changes(row) and _a_day(request.period) and not CHANGES.match(request.row):
-        why.append(("row", f"{where(row, table)} is under {row.section!r}: a change over "
-                    f"a period, not a balance as of {request.period}"))
-        return
-    if current_part(request.row, row):
-        why.append(("row", f"{where(row, table)} is under {row.section!r}: the current part "
-                    f"of {request.row!r}, not its total"))
-        return
     title = set(label_words(table.title).words) if table.title else set()
     heading = title | set(section.words if section else ())
     columns = _figures_asked(request, table, row) if dated else _columns(request, table, row)
@@ -178,6 +169,14 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         if found is None:
             found, columns = _fit_in_context(request, label, row, table, heading, columns)
     if found is None:
+        return
+    if under_changes(row) and not ASKS_CHANGE.search(request.row):
+        why.append(("row", f"{where(row, table)} is under {row.section!r}: a change over "
+                    f"a period, not {request.row!r} itself"))
+        return
+    if current_part(request.row, row):
+        why.append(("row", f"{where(row, table)} is under {row.section!r}: the current part "
+                    f"of {request.row!r}, not its total"))
         return
     how, own = found
     columns = _named_by_header(request, table, row, label, section, columns)
@@ -361,18 +360,6 @@ def _parts_over_their_totals(options: list[Option]) -> list[Option]:
             parts[id(o.table)] = o.key[:4] if key is None else min(key, o.key[:4])
     return [o for o in options if not (o.row.total and id(o.table) in parts
                                        and parts[id(o.table)] <= o.key[:4])]
-
-
-def _a_day(period: str | None) -> bool:
-    """Whether a step's period names one day ("2022-09-24", "September 24, 2022")."""
-    if not period:
-        return False
-    try:
-        first, last = parse_scope(period) if regex.fullmatch(r"[\d.-]+", period) else (
-            parse_scope(found) if (found := period_of(period)) else (None, None))
-    except InputError:
-        return False
-    return first is not None and first == last
 
 
 def _label(row: Row) -> tuple[Label, Label | None]:

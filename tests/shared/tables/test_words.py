@@ -177,7 +177,7 @@ def test_a_lead_in_at_the_page_margin_gives_the_table_indented_under_it_its_scal
     assert total.cells[0].quantity.amount == Decimal(180_683)
 
 
-def test_a_balance_on_a_day_is_never_read_from_a_years_change(filing_words):
+def test_a_balance_is_never_read_from_a_years_change(filing_words):
     # Patriot's fiscal 2019 10-K: "Accounts receivable" under "Net changes in operating
     # assets and liabilities" is fiscal 2018's change, (224), in the column of the year
     # ended September 30, 2018; the balance that day, 7,866, is the balance sheet's
@@ -193,17 +193,21 @@ def test_a_balance_on_a_day_is_never_read_from_a_years_change(filing_words):
         return read_cell(step, [Evidence(doc_id=doc, title=doc)], tables.__getitem__)
 
     assert cell("both", "2018-09-30").value == "7,866"
-    with pytest.raises(ToolError) as refused:
-        cell("flows", "2018-09-30")
-    assert refused.value.code == "NOT_FOUND" and "not a balance" in refused.value.message
-    assert cell("flows", "FY2018").value == "(224)"  # the year's change, asked by its year
-    assert cell("flows", "2018-09-30", "Net changes in accounts receivable").value == "(224)"
-    # nor does the heuristic planner choose the change's cell for the day
+    assert cell("both", "FY2018").value == "7,866"  # the balance at the year's end
+    for period in ("2018-09-30", "FY2018"):
+        with pytest.raises(ToolError) as refused:
+            cell("flows", period)
+        assert refused.value.code == "NOT_FOUND"
+        assert "a change over a period" in refused.value.message
+    assert cell("flows", "FY2018", "change in accounts receivable").value == "(224)"
+    # nor does the heuristic planner choose the change's cell, unless a change is asked
     item = item_words("accounts receivable")
     day = When("2018-09-30", (date(2018, 9, 30), date(2018, 9, 30)))
-    assert isinstance(choose_cell(item, day, [flows], columns_for), Miss)
     year = When("2018", (date(2018, 1, 1), date(2018, 12, 31)))
-    assert choose_cell(item, year, [flows], columns_for).cell.text == "(224)"
+    assert isinstance(choose_cell(item, day, [flows], columns_for), Miss)
+    assert isinstance(choose_cell(item, year, [flows], columns_for), Miss)
+    assert choose_cell(item, year, [flows], columns_for,
+                       text="change in accounts receivable").cell.text == "(224)"
 
 
 def test_current_and_non_current_rows_of_one_name_are_neither_the_row_asked(filing_words):
