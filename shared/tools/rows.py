@@ -177,8 +177,14 @@ answers."""
 def under_changes(row: Row) -> bool:
     """Whether a row is under a heading of changes (a cash flow statement's
     "Inventories" under "Changes in operating assets and liabilities:"): the year's
-    change of the item, never its balance on a day."""
-    return bool(row.section and CHANGES.match(row.section))
+    change of the item, never its balance. The block's total under it ("Cash generated
+    by operating activities", "Net cash provided by …") is not one of them."""
+    return bool(row.section and CHANGES.match(row.section)) and not row.total \
+        and not _CASH_FROM_ACTIVITIES.search(row.label)
+
+
+_CASH_FROM_ACTIVITIES = regex.compile(
+    r"\bnet\s+cash\b|\bcash\b.*\b(?:activities|operations)\b", regex.I)
 
 
 _TOTAL_ASKED = regex.compile(r"\btotal\b(?!\s+(?:amounts?|value|sum)\s+of\b)", regex.I)
