@@ -538,14 +538,18 @@ def _average_share(kind: str, x: str, y: str, used: list[When],
     if not item_x or not item_y:
         return Refusal("one of the two line items it compares is not named")
     terms = tuple(t for w in periods for t in (Term(item_x, w), Term(item_y, w)))
-    each = " + ".join(f"($T{2 * i + 1} / $T{2 * i + 2})" for i in range(len(periods)))
+    mean = _mean([f"$T{2 * i + 1} / $T{2 * i + 2}" for i in range(len(periods))])
     places = _places(asked.places)
-    mean = f"({each}) / {len(periods)}"
     if kind == "share":
         return Metric(terms, f"round(({mean}) * 100, {places})", "defined", percent=True,
                       places=places, name=f"average {item_x} as a percentage of {item_y}")
     return Metric(terms, f"round({mean}, {places})", "defined", places=places,
                   name=f"average ratio of {item_x} to {item_y}")
+
+
+def _mean(parts: list[str]) -> str:
+    """The expression averaging `parts` (each an expression of its own)."""
+    return f"({' + '.join(f'({p})' for p in parts)}) / {len(parts)}"
 
 
 _TRAILING_PERIOD = regex.compile(r"\s+(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?(?:fiscal\s+)?"
@@ -584,8 +588,7 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
         each.append(read[1])
     if not terms:
         return Refusal("the formula it defines names no line item")
-    expression = each[0] if len(each) == 1 else \
-        f"({' + '.join(f'({e})' for e in each)}) / {len(each)}"
+    expression = each[0] if len(each) == 1 else _mean(each)
     percent = bool(regex.search(r"\b(?:percent(?:age)?|margin)\b|%", name, regex.I)
                    or tail and _PERCENT_TAIL.match(tail.group()))
     if percent:

@@ -28,8 +28,7 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (ASKS_CHANGE, FILLERS as ROW_FILLERS, current_part, under_changes,
-                               word_for_word)
+from shared.tools.rows import FILLERS as ROW_FILLERS, other_than_asked, word_for_word
 
 from .metric import When
 
@@ -89,14 +88,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     if not item:
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
-    changes = bool(ASKS_CHANGE.search(text or " ".join(item)))
+    asked = text or " ".join(item)
     for t, table in enumerate(tables):
         columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
-            if under_changes(row) and not changes:
-                continue  # "inventories": not the year's change of them
-            if current_part(text or " ".join(item), row):
-                continue
+            if other_than_asked(asked, row):
+                continue  # "inventories": not the year's change of them, nor a part
             label = item_words(row.label)
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
             # fillers are what the question's period says

@@ -194,6 +194,17 @@ _CURRENT_SAID = regex.compile(r"\bcurrent\b", regex.I)
 _CURRENT_HEADING = regex.compile(r"^\W*current\b", regex.I)
 
 
+def other_than_asked(asked: str, row: Row) -> str | None:
+    """Why `row` is not what `asked` (a question's item or a step's row) names though its
+    words may fit: the year's change of the balance asked, or the current part of a total
+    asked; None when neither."""
+    if under_changes(row) and not ASKS_CHANGE.search(asked):
+        return f"a change over a period, not {asked!r} itself"
+    if current_part(asked, row):
+        return f"the current part of {asked!r}, not its total"
+    return None
+
+
 def current_part(asked: str, row: Row) -> bool:
     """Whether `row` is only the current part of what `asked` (a question's item or a
     step's row) asks as a total: "total deferred revenue" is not "Deferred revenue"

@@ -20,8 +20,8 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (ASKS_CHANGE, FILLERS, current_part, under_changes, Fit, Label, aside_words, fit, in_context, label_words,
-                    word_for_word)
+from ..rows import (FILLERS, Fit, Label, aside_words, fit, in_context, label_words,
+                    other_than_asked, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -170,13 +170,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
             found, columns = _fit_in_context(request, label, row, table, heading, columns)
     if found is None:
         return
-    if under_changes(row) and not ASKS_CHANGE.search(request.row):
-        why.append(("row", f"{where(row, table)} is under {row.section!r}: a change over "
-                    f"a period, not {request.row!r} itself"))
-        return
-    if current_part(request.row, row):
-        why.append(("row", f"{where(row, table)} is under {row.section!r}: the current part "
-                    f"of {request.row!r}, not its total"))
+    if other := other_than_asked(request.row, row):
+        why.append(("row", f"{where(row, table)} is under {row.section!r}: {other}"))
         return
     how, own = found
     columns = _named_by_header(request, table, row, label, section, columns)
