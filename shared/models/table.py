@@ -46,11 +46,13 @@ class Row(_Model):
     total: bool = False
     """A subtotal or total line (`Total current liabilities`, `Net cash provided by…`)."""
 
-    def both_signs(self, percent: bool = False) -> bool:
+    def both_signs(self, percent: bool = False, columns: list[int] | None = None) -> bool:
         """Whether the row states figures of both signs among its amounts (or, `percent`,
-        its percents): net income 542.0 beside (762.3), where a negative is the figure's
-        sign rather than an amount shown as an outflow."""
-        amounts = [c.quantity.amount for c in self.cells if c is not None and c.quantity
+        its percents), in `columns` (all when None): net income 542.0 beside (762.3),
+        where a negative is the figure's sign rather than an amount shown as an
+        outflow."""
+        amounts = [c.quantity.amount for i, c in enumerate(self.cells)
+                   if (columns is None or i in columns) and c is not None and c.quantity
                    is not None and (c.quantity.kind == "percent") == percent
                    and c.quantity.amount is not None]
         return any(a < 0 for a in amounts) and any(a > 0 for a in amounts)
@@ -67,3 +69,12 @@ class Table(_Model):
     """The power of ten its figures are in: 3 for "(In thousands)", 6 for "$ in millions"."""
     columns: list[Column]
     rows: list[Row]
+
+    def alike(self, column: int) -> list[int]:
+        """The columns that state what `column` states, over other periods: the columns
+        with a period when it has one; else `column` alone (`Shares` beside `Weighted
+        average grant date fair value` are two measures, whose signs say nothing of each
+        other)."""
+        if column < len(self.columns) and self.columns[column].period:
+            return [i for i, c in enumerate(self.columns) if c.period]
+        return [column]

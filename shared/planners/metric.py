@@ -161,10 +161,13 @@ _OPS = [
     ("sum", regex.compile(r"\b(?:sum|combined|total|aggregate|altogether|in\s+total)\b", regex.I)),
 ]
 _SHARE = regex.compile(
-    r"^(?:the\s+)?(?:value\s+of\s+)?(?P<x>.+?)\s+(?:as\s+a|as\s+the|expressed\s+as\s+a)\s+"
+    r"^(?:the\s+)?(?:(?:value|proportion|percentage|share)\s+of\s+(?:the\s+)?)?(?P<x>.+?)\s+"
+    r"(?:as\s+a|as\s+the|expressed\s+as\s+a)\s+"
     r"(?P<unit>percentage|percent|proportion|%|share|ratio|fraction)\s+of\s+(?P<y>.+)$"
     r"|^(?:the\s+)?(?P<unit>percentage|proportion|share)(?:\s+of)?(?:\s+constitution)?(?:\s+of)?\s+"
     r"(?P<x>.+?)\s+(?:in|out\s+of|among|within)\s+(?P<y>(?:the\s+)?total\b.+)$"
+    r"|^(?:the\s+)?(?P<unit>percentage|proportion)\s+constitution\s+of\s+(?P<x>.+?)\s+in\s+"
+    r"(?P<y>.+)$"
     r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$", regex.I)
 _SUM_OF = regex.compile(r"^(?:the\s+)?sum\s+of\s+(?!all\b)(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
 """The sum of two line items ("the sum of net bookings and in-game net bookings")."""
@@ -184,8 +187,8 @@ _QUARTERLY = regex.compile(r"\b(?:average|mean)\s+quarterly\b", regex.I)
 _UNCLEAR = regex.compile(r"\bpercent(?:age)?\s+difference\b|\bnet\s+difference\b|\bCAGR\b|"
                          r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\b", regex.I)
 """Arithmetic named in words that mean different formulas to different readers."""
-_IN_PERCENT = regex.compile(r"\(?\s*\bin\s+percent(?:age)?\b\s*\)?(?!\s*of\b)|,\s*in\s+percent(?:age)?\s*,",
-                          regex.I)
+_IN_PERCENT = regex.compile(r"\(\s*in\s+percent(?:age)?\s*\)|\bin\s+percent(?:age)?\b(?!\s*of\b)"
+                          r"|,\s*in\s+percent(?:age)?\s*,", regex.I)
 """The answer asked as a percentage ("(in percentage)"); not "the change in percentage
 of sales …", whose item is the percentage."""
 _PERIOD_PHRASE = regex.compile(

@@ -323,7 +323,8 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             continue
         first = cells[0]
         reads.append((step, out, first.row.label,
-                      first.row.both_signs(first.quantity.kind == "percent"),
+                      first.row.both_signs(first.quantity.kind == "percent",
+                                           first.table.alike(first.column)),
                       _of_a_day(first.table.columns[first.column].period)))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
@@ -394,7 +395,8 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     may be of the amounts or of the signed figures, unless their row states both signs
     (net income 542.0 beside (762.3): the sign is the figure's) or the figures are all
     negative and the change a relative one; a percentage change of percentages
-    may mean points or a relative change. Either way the answer could be wrong."""
+    may mean points or a relative change; two line items that read one row are not
+    two. Either way the answer could be wrong."""
     quantities = [f.read.quantity for f in found]
     if any(q is None or q.kind == "date" for q in quantities):
         return "a cell it reads is not a figure"
@@ -404,6 +406,12 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
         return ("the figures are written as negatives (in parentheses or with a minus): "
                 f"whether the {metric.kind.replace('_', ' ')} is of the amounts or of the "
                 "signed figures is unclear")
+    if len(found) == 2 and metric.terms[0].item != metric.terms[1].item and \
+            len({(f.doc.id, f.label, f.read.value) for f in found}) == 1:
+        # "non-vested shares vested … as a percentage of the total non-vested shares":
+        # two line items asked, one row read for both, so one of them is misread
+        return (f"the two line items it relates ({metric.terms[0].item!r}, "
+                f"{metric.terms[1].item!r}) read the same row, {found[0].label!r}")
     kinds = {q.kind for q in quantities}
     scales = {q.scale for q in quantities if q.kind == "money"}
     if len(found) > 1 and 0 in scales and len(scales) > 1:

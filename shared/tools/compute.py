@@ -28,7 +28,9 @@ with typed inputs it is the amount in the result's scale, and `quantity` says wh
 Arithmetic whose meaning the figures leave open is refused (UNCLEAR_ARITHMETIC) rather
 than answered one way: adding or subtracting a figure a table writes in accountants'
 parentheses (an expense "(21,387)", an allowance "(135)": a change or an average of it
-may be of the amounts or of the signed figures; EXTRACT writes a negative with a minus
+may be of the amounts or of the signed figures), or dividing or multiplying it by a
+positive figure (shares forfeited "(12,632)" as a percentage of the shares outstanding);
+EXTRACT writes a negative with a minus
 where its row states figures of both signs, "542.0" beside "(762.3)", so that one is
 signed; a relative change `(a - b) / b` of two such figures is the same either way and is
 computed), and a difference of percentages over a percentage (a percentage change of
@@ -263,6 +265,21 @@ class _Evaluator:
                         f"{self.parsed.text(side)} is written {q.text} (a negative in "
                         "parentheses): whether the arithmetic is of the amounts or of the "
                         "signed figures is unclear; use abs() or the sign the question asks")
+        if isinstance(node.op, (ast.Mult, ast.Div)):
+            sides = [self.quantity_of(side) for side in (node.left, node.right)]
+            bracketed = [q is not None and q.amount is not None and q.amount < 0
+                         and bool(_BRACKETED.match(q.text or "")) for q in sides]
+            if all(q is not None and q.amount is not None for q in sides) and \
+                    bracketed.count(True) == 1 and not any(q.amount < 0 for q, b in
+                                                          zip(sides, bracketed) if not b):
+                side = node.left if bracketed[0] else node.right
+                q = sides[0] if bracketed[0] else sides[1]
+                raise ToolError(
+                    "UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: "
+                    f"{self.parsed.text(side)} is written {q.text} (a negative in "
+                    "parentheses) beside a positive figure: whether the share or ratio is of "
+                    "the amount or of the signed figure is unclear; use abs() or the sign the "
+                    "question asks")
         if isinstance(node.op, ast.Div) and isinstance(node.left, ast.BinOp) and \
                 isinstance(node.left.op, ast.Sub) and lu is not None and ru is not None \
                 and lu.kind == ru.kind == "percent":

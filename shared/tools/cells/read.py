@@ -201,7 +201,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
             why.append(("value", f"{where(row, table)} holds {shown} under "
                         f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
         else:
-            options.append(Option(evidence, table, row, i, _signed(quantity, row), key, own))
+            options.append(Option(evidence, table, row, i, _signed(quantity, row, table.alike(i)),
+                                  key, own))
 
 
 def _named_by_header(request: Request, table: Table, row: Row, label: Label,
@@ -235,14 +236,15 @@ def _header_words(header: str | None) -> set[str]:
     return words | {_TOTAL_WORD} if header and _SAYS_TOTAL.search(header) else words
 
 
-def _signed(quantity: Quantity, row: Row) -> Quantity:
+def _signed(quantity: Quantity, row: Row, columns: list[int]) -> Quantity:
     """`quantity`, its accountants' negative ("(762.3)") written with a minus when its row
     states figures of its kind of both signs (net income 542.0 beside (762.3), "Other
     (expense) income"): there the parentheses are the figure's sign, not an amount shown
     as an outflow, and arithmetic on it is of the signed figure (COMPUTE refuses to
-    guess which a lone bracketed figure means)."""
+    guess which a lone bracketed figure means). Only figures in `columns` (those of
+    the same measure over other periods) say so."""
     if quantity.amount is None or quantity.amount >= 0 or not _BRACKET.match(quantity.text) \
-            or not row.both_signs(quantity.kind == "percent"):
+            or not row.both_signs(quantity.kind == "percent", columns):
         return quantity
     return quantity.model_copy(update={"text": "-" + _BRACKET.sub("", quantity.text)
                                        .replace(")", "", 1).strip()})

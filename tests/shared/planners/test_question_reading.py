@@ -132,6 +132,16 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What is the difference in the high and low prices of the common stock in the fourth "
      "quarter of 2019?", ["high prices of the common stock", "low prices of the common stock"],
      ["2019-Q4"] * 2, "$T1 - $T2"),
+    # the share's own words before its first item, and "(in percentage)" as the unit
+    ("What is the proportion of products as a percentage of the total cost of revenue in "
+     "2019?", ["products", "total cost of revenue"], ["2019", "2019"],
+     "round($T1 / $T2 * 100, 2)"),
+    ("What is the ratio (in percentage) of total notes payable to total capital lease "
+     "obligations in 2019?", ["total notes payable", "total capital lease obligations"],
+     ["2019", "2019"], "round($T1 / $T2 * 100, 2)"),
+    ("What is the percentage constitution of Depreciation and Amortisation in EBITDA in F19?",
+     ["Depreciation and Amortisation", "EBITDA"], ["FY2019", "FY2019"],
+     "round($T1 / $T2 * 100, 2)"),
 ])
 def test_a_tatqa_question_reads_as_its_line_items_and_arithmetic(question, items, periods,
                                                                  expression):

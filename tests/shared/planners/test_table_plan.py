@@ -611,3 +611,29 @@ def test_a_payment_a_defined_formula_divides_or_subtracts_is_its_amount():
     assert _outflows_subtracted("round((($T1 / $T2) + ($T3 / $T4)) / 2, 2)",
                                 [paid, income, paid, income]) == \
         "round(((abs($T1) / $T2) + (abs($T3) / $T4)) / 2, 2)"
+
+
+def test_two_line_items_that_read_one_row_are_not_answered(reports):
+    # TAT-QA dev: "non-vested shares vested" and "the total non-vested shares at December
+    # 31, 2019" both fit the row "Non-vested at December 31, 2019" (the vested row is
+    # "Vested"): a share of a row over itself, 100%, is never what was asked
+    with pytest.raises(NoAnswer, match="read the same row"):
+        heuristic_plan("What is the percentage of non-vested shares vested in 2019 as a "
+                       "percentage of the total non-vested shares at December 31, 2019, "
+                       "according to Rufepis's annual report?", reports)
+    plan = heuristic_plan("What is the percentage of non-vested shares granted in 2019 as a "
+                          "percentage of the total non-vested shares at December 31, 2019, "
+                          "according to Rufepis's annual report?", reports)
+    assert run(plan, reports).value == "36.90"
+
+
+def test_a_share_of_a_figure_in_parentheses_is_not_answered_with_a_sign(reports):
+    # "Forfeited (12,632)" in a column of shares beside a column of prices in dollars: the
+    # prices' signs do not make the parentheses a sign, and the share's sign is unclear
+    plan = heuristic_plan("What is the percentage of non-vested shares forfeited in 2019 as "
+                          "a percentage of the total non-vested shares at December 31, 2019, "
+                          "according to Rufepis's annual report?", reports)
+    with pytest.raises(ToolError) as e:
+        run(plan, reports)
+    assert e.value.code == "UNCLEAR_ARITHMETIC"
+

@@ -145,6 +145,21 @@ def test_a_relative_change_of_two_figures_in_parentheses_is_the_same_either_way(
     assert e.value.code == "UNCLEAR_ARITHMETIC"
 
 
+def test_a_share_of_a_figure_in_parentheses_beside_a_positive_one_is_refused_as_unclear():
+    # TAT-QA dev: shares forfeited "(12,632)" of 1,283,281 non-vested: the gold is 0.98%,
+    # the signed figures give -0.98%
+    forfeited, outstanding = parse_quantity("(12,632)"), parse_quantity("1,283,281")
+    for expression in ("round($T1 / $T2 * 100, 2)", "$T2 * $T1"):
+        with pytest.raises(ToolError) as e:
+            compute(expression, T1=forfeited, T2=outstanding)
+        assert e.value.code == "UNCLEAR_ARITHMETIC" and "(12,632)" in str(e.value)
+    # both in parentheses, the quotient is the same of amounts and of signed figures
+    assert compute("round($T1 / $T2 * 100, 2)", T1=ALLOWANCE_2018, T2=ALLOWANCE_2019
+                   ).value == "17.04"
+    assert compute("round(abs($T1) / $T2 * 100, 2)", T1=forfeited, T2=outstanding
+                   ).value == "0.98"
+
+
 def test_the_amounts_of_figures_in_parentheses_are_computed_when_the_plan_says_so():
     assert compute("abs($T2) - abs($T1)", T1=ALLOWANCE_2018, T2=ALLOWANCE_2019).value == "112"
 
