@@ -45,6 +45,10 @@ class Row(_Model):
     """The heading above the row, if any (`Cash flows from investing activities`)."""
     total: bool = False
     """A subtotal or total line (`Total current liabilities`, `Net cash provided by…`)."""
+    marked: bool = False
+    """The label bore a footnote mark (`Research and development expenses (1)`), which
+    `label` drops: the note qualifies what the row states ("(1) Excludes stock-based
+    compensation expense")."""
 
     def both_signs(self, percent: bool = False, columns: list[int] | None = None) -> bool:
         """Whether the row states figures of both signs among its amounts (or, `percent`,

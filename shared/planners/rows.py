@@ -28,7 +28,8 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import FILLERS as ROW_FILLERS, other_than_asked, word_for_word
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, other_than_asked,
+                               term_rivals, word_for_word)
 
 from .metric import When
 
@@ -126,7 +127,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, best = scored[0]
     rivals = [c for s, c in scored[1:] if (s == best_score or s[:3] == best_score[:3] and _negated(
-        _section(best, tables), _section(c, tables), item - item_words(best.label)))
+        _section(best, tables), _section(c, tables), item - item_words(best.label))
+        or not TERM_SAID.search(asked) and term_rivals(_row(best, tables), _row(c, tables))
+        # a footnote qualifies the row it marks ("… expenses (1)": "excludes stock-based
+        # compensation"): a row whose label and heading name the item too is its rival
+        or s[0] == best_score[0] and footnoted(_row(best, tables))
+        and not footnoted(_row(c, tables)))
         and _value(c) != _value(best)]
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]
     if rivals and named and len({_value(c) for c in named}) == 1:
@@ -134,6 +140,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     if rivals:
         return Miss("several rows name it: " + ", ".join(_shown(c, tables)
                                                          for c in [best, *rivals][:NEAREST]))
+    if not TERM_SAID.search(asked) and (other := _other_term(best, tables)):
+        return Miss(f"several rows name it: {_shown(best, tables)}, and {other!r} beside it: "
+                    "the question says neither the current nor the non-current part")
     same_label = _same_label(best, tables, when, columns_for, text)
     if same_label:
         return Miss(f"the tables repeat the row {best.label!r} with other figures "
@@ -191,6 +200,24 @@ def _shown(choice: Choice, tables: list[Table]) -> str:
 
 def _section(choice: Choice, tables: list[Table]) -> str:
     return tables[choice.table].rows[choice.row].section or ""
+
+
+def _row(choice: Choice, tables: list[Table]) -> Row:
+    return tables[choice.table].rows[choice.row]
+
+
+def _other_term(choice: Choice, tables: list[Table]) -> str | None:
+    """The row of the chosen row's table that states its other part by term ("Deferred
+    revenue, noncurrent" beside "Deferred revenue" under "Current liabilities:") with
+    another figure in the column read, as "label (figure)"; None when there is none."""
+    table = tables[choice.table]
+    row = table.rows[choice.row]
+    for other in table.rows:
+        cell = other.cells[choice.column] if choice.column < len(other.cells) else None
+        if other is not row and cell is not None and cell.quantity is not None \
+                and term_rivals(row, other) and cell.text != choice.cell.text:
+            return f"{other.label} ({cell.text})"
+    return None
 
 
 _NON = regex.compile(r"\bnon[\s-]?(?=\w)", regex.I)

@@ -78,6 +78,7 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     pending: list[str] = []
     for line in lines:
         label = _clean(line.label)
+        marked = label != _clean(line.label, marks=False)
         if not any(line.cells):
             if label and pending and wraps and _continues(pending[-1], label):
                 pending[-1] = f"{pending[-1]} {label}"
@@ -95,7 +96,8 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         percent_row = bool(_PERCENT.search(label))
         cells = [_cell(text, row_unit, row_scale, percent_row or percent_columns[i])
                  for i, text in enumerate(line.cells)]
-        rows.append(Row(label=label, cells=cells, section=section, total=total))
+        rows.append(Row(label=label, cells=cells, section=section, total=total,
+                        marked=marked))
         if total:
             section = None
     if not rows:
@@ -254,10 +256,13 @@ def _row_unit(label: str, section: str, unit: str | None, scale: int,
     return unit, scale
 
 
-def _clean(label: str) -> str:
+def _clean(label: str, marks: bool = True) -> str:
+    """`label` without dot leaders and (`marks`) the footnote marks after it."""
     label = " ".join((label or "").split())
     for _ in range(2):  # "Net Book Value Per Share (a) ......$": leaders, then the mark
-        label = _FOOTNOTE.sub("", _LEADERS.sub("", label)).strip()
+        label = _LEADERS.sub("", label).strip()
+        if marks:
+            label = _FOOTNOTE.sub("", label).strip()
     return label
 
 

@@ -154,6 +154,15 @@ def _without_asides(text: str) -> str:
 
 
 _GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
+_FOOTNOTE = regex.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]|(?<=\p{Ll}{3})\d\s*$")
+
+
+def footnoted(row: Row) -> bool:
+    """Whether `row`'s label bears a footnote mark ("Research and development expenses
+    (1)", "Incentive schemes1"): a note qualifies what the row states ("(1) Excludes
+    stock-based compensation expense"), so another row that names the item too is not
+    outranked by it."""
+    return row.marked or bool(_FOOTNOTE.search(row.label or ""))
 _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
                           r"(?:year|period)\s*$", regex.I)
 
@@ -190,8 +199,37 @@ _CASH_FROM_ACTIVITIES = regex.compile(
 _TOTAL_ASKED = regex.compile(r"\btotal\b(?!\s+(?:amounts?|value|sum)\s+of\b)", regex.I)
 """A total asked ("total deferred revenue"); "the total amount of inventories" asks
 their amount."""
-_CURRENT_SAID = regex.compile(r"\bcurrent\b", regex.I)
-_CURRENT_HEADING = regex.compile(r"^\W*current\b", regex.I)
+TERM_SAID = regex.compile(r"\b(?:current|non[\s-]?current|long[\s-]term|short[\s-]term)\b", regex.I)
+"""Words of an item asked that say which part by term it means."""
+_TERM_HEADING = regex.compile(r"^\W*(?P<non>non[\s-]?|long[\s-]term\b)?\s*current\b|"
+                              r"^\W*(?P<long>long[\s-]term)\b", regex.I)
+_TERM_LABEL = regex.compile(
+    r"(?P<base>.+?)\s*,\s*(?:(?P<non>non[\s-]?current|long[\s-]term|net\s+of\s+current\s+portion|"
+    r"less\s+current\s+portion)|(?P<cur>current))(?:\s+portion)?\s*$", regex.I)
+
+
+def term_part(row: Row) -> str | None:
+    """Which part by term `row` states: `current` (under a "Current liabilities:"
+    heading, or "Deferred revenue, current"), `non-current` ("Deferred revenue,
+    noncurrent", under "Non-current liabilities:" or "Long-term liabilities"), or None."""
+    if m := _TERM_LABEL.match(row.label or ""):
+        return "current" if m["cur"] else "non-current"
+    if m := _TERM_HEADING.match(row.section or ""):
+        return "non-current" if m["non"] or m["long"] else "current"
+    return None
+
+
+def term_rivals(a: Row, b: Row) -> bool:
+    """Whether `a` and `b` state the two parts by term of one item: "Deferred revenue"
+    under "Current liabilities:" and "Deferred revenue, noncurrent" (or "Term debt" under
+    both headings). A question that says neither part means neither of them."""
+    parts = {term_part(a), term_part(b)}
+    return parts == {"current", "non-current"} and _term_base(a) == _term_base(b)
+
+
+def _term_base(row: Row) -> tuple[str, ...]:
+    m = _TERM_LABEL.match(row.label or "")
+    return tuple(sorted(label_words(m["base"] if m else row.label).words))
 
 
 def other_than_asked(asked: str, row: Row) -> str | None:
@@ -201,18 +239,19 @@ def other_than_asked(asked: str, row: Row) -> str | None:
     if under_changes(row) and not ASKS_CHANGE.search(asked):
         return f"a change over a period, not {asked!r} itself"
     if current_part(asked, row):
-        return f"the current part of {asked!r}, not its total"
+        return f"the {term_part(row)} part of {asked!r}, not its total"
     return None
 
 
 def current_part(asked: str, row: Row) -> bool:
-    """Whether `row` is only the current part of what `asked` (a question's item or a
-    step's row) asks as a total: "total deferred revenue" is not "Deferred revenue"
-    under "Current liabilities:", whose non-current part a balance sheet states in
-    another line (or inside "Other non-current liabilities")."""
-    return bool(_TOTAL_ASKED.search(asked)) and not _CURRENT_SAID.search(asked) \
+    """Whether `row` is only the current or non-current part of what `asked` (a
+    question's item or a step's row) asks as a total: "total deferred revenue" is not
+    "Deferred revenue" under "Current liabilities:", whose non-current part a balance
+    sheet states in another line (or inside "Other non-current liabilities"), nor
+    "Deferred revenue, noncurrent"."""
+    return bool(_TOTAL_ASKED.search(asked)) and not TERM_SAID.search(asked) \
         and not row.total and not _TOTAL_ASKED.search(row.label) \
-        and bool(_CURRENT_HEADING.match(row.section or ""))
+        and term_part(row) is not None
 
 
 def word_for_word(label: str, text: str) -> bool:

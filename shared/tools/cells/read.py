@@ -20,8 +20,8 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (FILLERS, Fit, Label, aside_words, fit, in_context, label_words,
-                    other_than_asked, word_for_word)
+from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
+                    in_context, label_words, other_than_asked, term_rivals, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -131,6 +131,15 @@ def _options(request: Request, evidence: Evidence,
         if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
                 {o.row.cells[o.column].text for o in named}) == 1:
             options = named  # "owed by members": not the row "owed to members"
+        if all(footnoted(o.row) for o in options):
+            # "Research and development expenses (1)" ("(1) Excludes stock-based
+            # compensation"): a row that names the item exactly or under its heading is its
+            # rival
+            options += [f for f in fits if f not in options and f.key[0] <= RANKS["under"]
+                        and not footnoted(f.row)]
+        if not TERM_SAID.search(request.row):  # "deferred revenue": current or noncurrent?
+            options += [f for f in fits if f not in options and any(
+                f.table is o.table and term_rivals(o.row, f.row) for o in options)]
     return options, why
 
 

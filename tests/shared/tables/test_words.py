@@ -269,3 +269,53 @@ def test_the_current_part_of_a_line_item_is_not_its_total(filing_words):
     assert isinstance(choose_cell(item_words("total deferred revenue"), day, tables,
                                   columns_for, text="total deferred revenue"), Miss)
     assert cell("total current liabilities").value == "176,392"
+
+
+def _palantir(filing_words, *pages: int):
+    return [t for p in pages
+            for t in tables_in_words(filing_words[f"pltr-20221231-10k.pdf#{p}"], page=p)]
+
+
+def _read(tables, row_asked: str, period: str):
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row_asked,
+                       period=period)
+    doc = Evidence(doc_id="pltr", title="Palantir Technologies Inc. Form 10-K for 2022")
+    return read_cell(step, [doc], lambda _: tables)
+
+
+def test_a_line_item_stated_as_current_and_noncurrent_parts_is_neither_unless_asked(
+        filing_words):
+    # Palantir's balance sheet: "Deferred revenue" 183,350 under "Current liabilities:"
+    # and "Deferred revenue, noncurrent" 9,965; their total is stated nowhere
+    tables = _palantir(filing_words, 85)
+    day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
+    with pytest.raises(ToolError) as ambiguous:
+        _read(tables, "deferred revenue", "2022-12-31")
+    assert ambiguous.value.code == "AMBIGUOUS" and "9,965" in ambiguous.value.message
+    assert isinstance(choose_cell(item_words("deferred revenue"), day, tables, columns_for,
+                                  text="deferred revenue"), Miss)
+    assert _read(tables, "current deferred revenue", "2022-12-31").value == "183,350"
+    assert _read(tables, "deferred revenue, noncurrent", "2022-12-31").value == "9,965"
+    with pytest.raises(ToolError) as part:  # nor is either part the total
+        _read(tables, "total deferred revenue", "2022-12-31")
+    assert part.value.code == "NOT_FOUND" and "non-current part" in part.value.message
+    assert _read(tables, "accounts payable", "2022-12-31").value == "$44,788"
+
+
+def test_a_row_a_footnote_qualifies_does_not_outrank_the_line_item(filing_words):
+    # "Research and development expenses (1)" 265,808 in the reconciliation of segment
+    # contribution, "(1) Excludes stock-based compensation expense"; the statement of
+    # operations states "Research and development" 359,679 under "Operating expenses:"
+    tables = _palantir(filing_words, 86, 114)
+    marked = [r for t in tables for r in t.rows if r.marked]
+    assert {r.label for r in marked} == {"Research and development expenses",
+                                         "General and administrative expenses",
+                                         "Rest of world"}  # "Rest of world (1)"
+    with pytest.raises(ToolError) as ambiguous:
+        _read(tables, "research and development expenses", "2022")
+    assert ambiguous.value.code == "AMBIGUOUS" and "359,679" in ambiguous.value.message
+    year = When("2022", (date(2022, 1, 1), date(2022, 12, 31)))
+    chosen = choose_cell(item_words("research and development expense"), year, tables,
+                         columns_for, text="research and development expense")
+    assert isinstance(chosen, Miss) or chosen.cell.text == "359,679"
+    assert _read(tables, "total stock-based compensation expense", "2022").value == "564,798"
