@@ -134,9 +134,10 @@ _HOW_MANY_HAD = regex.compile(r"^\s*how\s+many\s+(?P<x>\w[\w\s-]*?)\s+(?:did|doe
                            r"[^?]+?\s+(?:have|employ)\b", regex.I)
 """A count of what a company has ("How many employees did Patriot Transportation Holding
 have in fiscal 2019?"): the number of them, whoever has them."""
-_HOW_MUCH_PAID = regex.compile(r"^\s*how\s+much\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
+_HOW_MUCH_PAID = regex.compile(r"^\s*how\s+much(?P<cash>\s+cash)?\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
                             r"(?:pay|paid|spend|spent)\s+(?:in|on|for|as)\s+", regex.I)
-"""What a company paid ("How much did Apple pay in dividends and dividend equivalents …"):
+"""What a company paid ("How much did Apple pay in dividends and dividend equivalents …",
+"How much cash did Palantir pay for income taxes …"):
 the payments of it, whoever paid them ("Payments for dividends …", "… dividends paid")."""
 _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|measured)\s+as\s*:?\s*",
                          regex.I)
@@ -295,7 +296,7 @@ def read_metric(question: str) -> Metric | Refusal:
     if m := _HOW_MANY_HAD.match(body):  # "how many employees did X have": their number
         body = f"what was the number of {m['x']} {body[m.end():]}"
     if m := _HOW_MUCH_PAID.match(body):
-        body = f"what was the payments of {body[m.end():]}"
+        body = f"what was the{' cash' if m['cash'] else ''} payments of {body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):

@@ -120,8 +120,13 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # income per share" over "Net income" under "Numerator" for "basic net income
             # per share"); "Software delivery … revenue": under "Revenue" before under
             # "Cost of revenue"
+            # then of labels that fit alike, the column whose period is of the kind asked:
+            # "depreciation and amortization in 2022" is the year's (a cash flow
+            # statement's), not a deferred tax liability's at December 31, 2022
             scored.append(((len((label | section) & item), len(label & item),
-                            -len(item - label), -len(section - item - FILLERS)), choice))
+                            -len(item - label), _kind_fit(when, table.columns[column].period
+                                                          if column < len(table.columns) else None),
+                            -len(section - item - FILLERS)), choice))
     if not scored:
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
@@ -148,6 +153,19 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(f"the tables repeat the row {best.label!r} with other figures "
                     f"({', '.join(same_label)}): reading it by its label would be ambiguous")
     return best
+
+
+def of_a_day(period: str | None) -> bool:
+    """Whether a column's period (a scope) is one day."""
+    return period is not None and ".." not in period and len(period) == 10
+
+
+def _kind_fit(when: When | None, period: str | None) -> int:
+    """1 when a column's period is of the kind asked (a day for a day, a span for a span:
+    a year, a quarter), else 0."""
+    if when is None or not period:
+        return 0
+    return int(of_a_day(period) == (when.span[0] == when.span[1]))
 
 
 def _columns(table: Table, when: When | None, columns_for, kind: str | None = None) -> list[int]:

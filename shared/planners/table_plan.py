@@ -41,7 +41,7 @@ from shared.tools.line_items import items_named
 
 from .metric import Metric, Term, When, by_formula
 from .quarters import filing_quarter
-from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words
+from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
 
 NEAREST = 4
@@ -325,7 +325,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         reads.append((step, out, first.row.label,
                       first.row.both_signs(first.quantity.kind == "percent",
                                            first.table.alike(first.column)),
-                      _of_a_day(first.table.columns[first.column].period)))
+                      of_a_day(first.table.columns[first.column].period)))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
@@ -335,11 +335,6 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         return ("the row the question's words pick and the line item they name read "
                 f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, *_ in reads)}")
     return _Found(doc, *reads[0])
-
-
-def _of_a_day(period: str | None) -> bool:
-    """Whether a column's period (a scope) is one day."""
-    return period is not None and ".." not in period and len(period) == 10
 
 
 _PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")

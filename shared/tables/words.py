@@ -36,12 +36,37 @@ def tables_in_lines(lines: list[list[Word]], page: int | None = None) -> list[Ta
         return []
     char = statistics.median((w[1] - w[0]) / max(1, len(w[2])) for w in words)
     parsed = [parse_line(line, char) for line in lines]
+    blocks = _blocks(parsed)
+    running = _running_unit(parsed, blocks[0][0] if blocks else len(parsed))
     tables = []
-    for start, end in _blocks(parsed):
-        table = _table(parsed, start, end, char, page)
+    for start, end in blocks:
+        table = _table(parsed, start, end, char, page, running)
         if table is not None:
             tables.append(table)
     return tables
+
+
+_UNIT_LINE = regex.compile(r"^\(\s*(?:\$\s*|amounts\s+|dollars\s+|dollar\s+amounts\s+)?in\s+"
+                           r"(?:thousands|millions|billions)\b[^()]*\)$", regex.I)
+RUNNING_LINES = 6
+"""How far down a page its running header reaches."""
+
+
+def _running_unit(parsed: list[Parsed], first: int) -> str | None:
+    """The unit a page's running header states for every table on it, a line of its own
+    among its first lines, above its first table ("NOTES TO CONSOLIDATED FINANCIAL
+    STATEMENTS (CONTINUED)" over "(In thousands, except share and per share data)");
+    None when there is none."""
+    texts = [" ".join(p.text for p in line.phrases) for line in parsed[:min(first, RUNNING_LINES)]
+             if line.phrases and not line.cells]
+    for n, text in enumerate(texts):
+        if _UNIT_LINE.match(text.strip()):
+            # a running header names what the page continues: the notes, a statement
+            return text if any(_CONTINUES.search(t) for t in texts[:n]) else None
+    return None
+
+
+_CONTINUES = regex.compile(r"\bnotes\s+to\b|\(continued\)", regex.I)
 
 
 def _blocks(parsed: list[Parsed]) -> list[tuple[int, int]]:
@@ -83,7 +108,7 @@ def _columns(cells: list[Phrase], char: float) -> list[tuple[float, float]]:
 
 
 def _table(parsed: list[Parsed], start: int, end: int, char: float,
-           page: int | None) -> Table | None:
+           page: int | None, running: str | None = None) -> Table | None:
     if end - start > 2 and _page_number(parsed[end - 1]):
         end -= 1
     columns = _columns([c for line in parsed[start:end] for c in line.cells
@@ -110,6 +135,8 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float,
         return None
     top, headers, beside = header_of(parsed, start, columns, area, char)
     notes, title = notes_of(parsed, top, area)
+    if running and scale_in(" ".join([*notes, *beside, title or ""])) is None:
+        notes = [*notes, running]  # the page's "(In thousands, …)", which it states for all
     return assemble(headers, lines, notes=" ".join(notes + beside), title=title, page=page,
                     wraps=True)
 

@@ -218,7 +218,10 @@ def test_what_a_company_paid_for_something_is_its_payments():
             ("How much did Apple pay in dividends and dividend equivalents in the quarter ended "
              "December 31, 2022?", "payments of dividends and dividend equivalents"),
             ("How much did Microsoft pay in common stock cash dividends in the three months "
-             "ended September 30, 2023?", "payments of common stock cash dividends")]:
+             "ended September 30, 2023?", "payments of common stock cash dividends"),
+            # "Cash paid for income taxes" (Palantir's supplemental disclosures)
+            ("How much cash did Palantir pay for income taxes in 2022?",
+             "cash payments of income taxes")]:
         metric = read_metric(question)
         assert metric.kind == "value" and metric.terms[0].item == item
         assert metric.terms[0].when is not None

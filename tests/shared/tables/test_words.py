@@ -319,3 +319,28 @@ def test_a_row_a_footnote_qualifies_does_not_outrank_the_line_item(filing_words)
                          columns_for, text="research and development expense")
     assert isinstance(chosen, Miss) or chosen.cell.text == "359,679"
     assert _read(tables, "total stock-based compensation expense", "2022").value == "564,798"
+
+
+def test_a_notes_pages_running_header_gives_its_unit_to_every_table_on_it(filing_words):
+    # Rocket Lab's 10-K for 2023, page 89: "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS
+    # (CONTINUED)" over "(In thousands, except share and per share data)", then a fair
+    # value rollforward and "7. INVENTORIES … consisted of the following:" with no unit
+    tables = tables_in_words(filing_words["rklb-20231231-10k.pdf#89"], page=89)
+    inventories = titled(tables, "inventories")
+    assert inventories.scale == 3
+    assert row(inventories, "Total inventories").cells[1].quantity.absolute() == 92_279_000
+
+
+def test_a_year_asked_reads_the_years_column_before_a_balance_at_its_end(filing_words):
+    # "Depreciation and amortization" 29,947 in the 2022 column of the cash flow statement,
+    # and (7,296) under "Deferred tax liabilities" at December 31, 2022
+    tables = [t for n in (68, 100)
+              for t in tables_in_words(filing_words[f"rklb-20231231-10k.pdf#{n}"], page=n)]
+    year = When("2022", (date(2022, 1, 1), date(2022, 12, 31)))
+    chosen = choose_cell(item_words("depreciation and amortization"), year, tables,
+                         columns_for, text="depreciation and amortization")
+    assert chosen.cell.text == "29,947"
+    day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
+    chosen = choose_cell(item_words("depreciation and amortization"), day, tables,
+                         columns_for, text="depreciation and amortization")
+    assert chosen.cell.text == "(7,296)"
