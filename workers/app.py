@@ -20,7 +20,7 @@ from celery.signals import after_setup_logger, after_setup_task_logger
 from shared.broker.app import make_celery
 from shared.config import Settings
 from shared.llm.client import LLMClient
-from shared.broker.log_lines import BoundedLines
+from shared.broker.log_lines import BoundedLines, quiet_task_lines
 from shared.search import SearchBackend, open_backend
 from shared.search.cache import with_get_cache
 from shared.stores.runs import RunStore
@@ -58,6 +58,12 @@ def _bounded_lines(logger: logging.Logger, **_) -> None:
     """No log line as long as the plan or source it quotes (shared/broker/log_lines.py)."""
     for handler in logger.handlers:
         handler.addFilter(BoundedLines())
+
+
+@after_setup_logger.connect
+def _no_line_per_task(loglevel: int = logging.INFO, **_) -> None:
+    """Celery's two INFO lines a task are left out (shared/broker/log_lines.py)."""
+    quiet_task_lines(loglevel, log)
 
 
 @functools.cache
