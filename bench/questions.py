@@ -10,10 +10,10 @@ Data (committed under bench/data, read at run time, never fetched):
   `arithmetic`, `non-figure`.
 - Real filings (bench/data/filings, its README lists them): five SEC filings of Patriot
   Transportation Holding, Forms 10-Q of Apple, NVIDIA and Microsoft, and Forms 10-K of
-  Apple, Palantir and Rocket Lab (PDF, public documents, metadata in sidecars), read by
-  `chordal index`'s reader, and questions whose answers were read off those filings by
-  hand; and, held out (`cases-held-out.jsonl`, misses reported by reason only), Forms
-  10-Q of Amazon and Intel and Forms 10-K of Tesla and Ondas, with questions written
+  Apple, Palantir, Rocket Lab and Ondas (PDF, public documents, metadata in sidecars),
+  read by `chordal index`'s reader, and questions whose answers were read off those
+  filings by hand; and, held out (`cases-held-out.jsonl`, misses reported by reason
+  only), Forms 10-Q of Amazon and Intel and Tesla's Form 10-K, with questions written
   before any change was tried on them.
 Planners: the heuristic planner (the question alone, no LLM), and plans written from
 the question alone as an LLM planner writes them (bench/question_plans.py; TAT-QA

@@ -225,16 +225,24 @@ def _row(choice: Choice, tables: list[Table]) -> Row:
 
 
 def _other_term(choice: Choice, tables: list[Table]) -> str | None:
-    """The row of the chosen row's table that states its other part by term ("Deferred
-    revenue, noncurrent" beside "Deferred revenue" under "Current liabilities:") with
-    another figure in the column read, as "label (figure)"; None when there is none."""
+    """A row of the tables that states the chosen row's other part by term ("Deferred
+    revenue, noncurrent" beside "Deferred revenue" under "Current liabilities:", or in a
+    lease note) with another figure in a column of the same period (the column read, in
+    its own table), as "label (figure)"; None when there is none."""
     table = tables[choice.table]
     row = table.rows[choice.row]
-    for other in table.rows:
-        cell = other.cells[choice.column] if choice.column < len(other.cells) else None
-        if other is not row and cell is not None and cell.quantity is not None \
-                and term_rivals(row, other) and cell.text != choice.cell.text:
-            return f"{other.label} ({cell.text})"
+    period = table.columns[choice.column].period if choice.column < len(table.columns) else None
+    for other_table in tables:
+        columns = [choice.column] if other_table is table else [
+            i for i, c in enumerate(other_table.columns) if period and c.period == period]
+        for other in other_table.rows:
+            if other is row or not term_rivals(row, other):
+                continue
+            for i in columns:
+                cell = other.cells[i] if i < len(other.cells) else None
+                if cell is not None and cell.quantity is not None \
+                        and cell.quantity.amount != choice.cell.quantity.amount:
+                    return f"{other.label} ({cell.text})"
     return None
 
 

@@ -204,8 +204,14 @@ TERM_SAID = regex.compile(r"\b(?:current|non[\s-]?current|long[\s-]term|short[\s
 _TERM_HEADING = regex.compile(r"^\W*(?P<non>non[\s-]?|long[\s-]term\b)?\s*current\b|"
                               r"^\W*(?P<long>long[\s-]term)\b", regex.I)
 _TERM_LABEL = regex.compile(
-    r"(?P<base>.+?)\s*,\s*(?:(?P<non>non[\s-]?current|long[\s-]term|net\s+of\s+current\s+portion|"
-    r"less\s+current\s+portion)|(?P<cur>current))(?:\s+portion)?\s*$", regex.I)
+    r"^(?P<base>.+?)\s*,\s*(?:(?P<non>non[\s-]?current|long[\s-]term|(?:net\s+of|less|excluding)\s+"
+    r"(?:the\s+)?current(?:\s+(?:portion|maturities|installments|part))?)|(?P<cur>current))"
+    r"(?:\s+portion)?\s*$"
+    r"|^(?:(?P<non>non[\s-]?current)|(?P<cur>current)(?:\s+(?:portion|maturities|installments|part)"
+    r"\s+of)?)\s+(?P<base>.+)$", regex.I)
+"""A label that names its part by term: "Operating lease liabilities, net of current",
+"Long-term borrowings, excluding current installments", "Deferred revenue, noncurrent",
+"Non-current operating lease liabilities", "Current portion of long-term debt"."""
 
 
 def term_part(row: Row) -> str | None:

@@ -138,9 +138,32 @@ def _options(request: Request, evidence: Evidence,
             options += [f for f in fits if f not in options and f.key[0] <= RANKS["under"]
                         and not footnoted(f.row)]
         if not TERM_SAID.search(request.row):  # "deferred revenue": current or noncurrent?
-            options += [f for f in fits if f not in options and any(
-                f.table is o.table and term_rivals(o.row, f.row) for o in options)]
+            options += _other_terms(options, tables)
     return options, why
+
+
+def _other_terms(options: list[Option], tables: list[Table]) -> list[Option]:
+    """The cells that state the other part by term of a row in `options` ("Operating
+    lease liabilities, net of current" beside "Operating lease liabilities" under
+    "Current liabilities:"), in its table's column or, in another table (a lease note),
+    a column of the same period: a request that says neither part is as near to them."""
+    found: list[Option] = []
+    for o in options:
+        period = o.table.columns[o.column].period if o.column < len(o.table.columns) else None
+        for table in tables:
+            columns = [o.column] if table is o.table else [
+                i for i, c in enumerate(table.columns) if period and c.period == period]
+            for row in table.rows:
+                if row is o.row or not term_rivals(o.row, row):
+                    continue
+                for i in columns:
+                    cell = row.cells[i] if i < len(row.cells) else None
+                    if cell is not None and cell.quantity is not None and all(
+                            f.row is not row for f in found):
+                        found.append(Option(o.evidence, table, row, i,
+                                            _signed(cell.quantity, row, table.alike(i)),
+                                            o.key, o.own))
+    return found
 
 
 def _unsigned_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:

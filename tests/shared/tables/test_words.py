@@ -14,7 +14,7 @@ from shared.planners.metric import When
 from shared.planners.rows import Miss, choose_cell, item_words
 from shared.models.table import Row
 from shared.tools.cells import read_cell
-from shared.tools.rows import under_changes
+from shared.tools.rows import term_part, under_changes
 from shared.tables.periods import columns_for
 from shared.tables.read import tables_in_words
 
@@ -344,3 +344,38 @@ def test_a_year_asked_reads_the_years_column_before_a_balance_at_its_end(filing_
     chosen = choose_cell(item_words("depreciation and amortization"), day, tables,
                          columns_for, text="depreciation and amortization")
     assert chosen.cell.text == "(7,296)"
+
+
+@pytest.mark.parametrize("label, section, part", [
+    # labels of the filings' balance sheets (Ondas, Rocket Lab, Palantir, Apple)
+    ("Operating lease liabilities, net of current", None, "non-current"),
+    ("Long-term borrowings, excluding current installments", None, "non-current"),
+    ("Current installments of long-term borrowings", None, "current"),
+    ("Non-current operating lease liabilities", None, "non-current"),
+    ("Deferred revenue, noncurrent", None, "non-current"),
+    ("Operating lease liabilities", "Current Liabilities", "current"),
+    ("Term debt", "Non-current liabilities", "non-current"),
+    ("Total current assets", None, None),
+    ("Accounts receivable, net", None, None),
+])
+def test_a_label_or_heading_says_which_part_by_term_a_row_states(label, section, part):
+    assert term_part(Row(label=label, cells=[], section=section)) == part
+
+
+def test_the_other_part_by_term_in_another_table_makes_the_line_item_ambiguous(filing_words):
+    # Ondas' balance sheet breaks over pages 35 and 36 ("Operating lease liabilities,
+    # net of current" on 36, whose table has lost its column heads); its lease note on
+    # page 47 states both parts as of December 31, 2023
+    tables = [t for n in (35, 47)
+              for t in tables_in_words(filing_words[f"onds-20231231-10k.pdf#{n}"], page=n)]
+    day = When("2023-12-31", (date(2023, 12, 31), date(2023, 12, 31)))
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="Ondas operating "
+                       "lease liabilities", period="2023-12-31")
+    doc = Evidence(doc_id="onds", title="Ondas Holdings Inc. Form 10-K for 2023")
+    with pytest.raises(ToolError) as ambiguous:
+        read_cell(step, [doc], lambda _: tables)
+    assert ambiguous.value.code == "AMBIGUOUS" and "5,800,710" in ambiguous.value.message
+    assert isinstance(choose_cell(item_words("operating lease liabilities"), day, tables,
+                                  columns_for, text="operating lease liabilities"), Miss)
+    step = step.model_copy(update={"row": "current operating lease liabilities"})
+    assert read_cell(step, [doc], lambda _: tables).value in ("685,099", "$685,099")
