@@ -28,8 +28,8 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, other_than_asked,
-                               term_rivals, word_for_word)
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, other_term_cells,
+                               other_than_asked, word_for_word)
 
 from .metric import When
 
@@ -133,7 +133,6 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     best_score, best = scored[0]
     rivals = [c for s, c in scored[1:] if (s == best_score or s[:3] == best_score[:3] and _negated(
         _section(best, tables), _section(c, tables), item - item_words(best.label))
-        or not TERM_SAID.search(asked) and term_rivals(_row(best, tables), _row(c, tables))
         # a footnote qualifies the row it marks ("… expenses (1)": "excludes stock-based
         # compensation"): a row whose label and heading name the item too is its rival
         or s[0] == best_score[0] and footnoted(_row(best, tables))
@@ -205,8 +204,12 @@ def context_words(table: Table, row: Row, columns) -> frozenset[str]:
 
 
 def _value(choice: Choice):
-    q = choice.cell.quantity
-    return (q.amount, q.scale, q.kind) if q else choice.cell.text
+    return _quantity(choice.cell)
+
+
+def _quantity(cell: Cell):
+    q = cell.quantity
+    return (q.amount, q.scale, q.kind) if q else cell.text
 
 
 def _shown(choice: Choice, tables: list[Table]) -> str:
@@ -225,25 +228,12 @@ def _row(choice: Choice, tables: list[Table]) -> Row:
 
 
 def _other_term(choice: Choice, tables: list[Table]) -> str | None:
-    """A row of the tables that states the chosen row's other part by term ("Deferred
-    revenue, noncurrent" beside "Deferred revenue" under "Current liabilities:", or in a
-    lease note) with another figure in a column of the same period (the column read, in
-    its own table), as "label (figure)"; None when there is none."""
+    """The chosen row's other part by term with another figure (shared/tools/rows.py
+    `other_term_cells`), as "label (figure)"; None when there is none."""
     table = tables[choice.table]
-    row = table.rows[choice.row]
-    period = table.columns[choice.column].period if choice.column < len(table.columns) else None
-    for other_table in tables:
-        columns = [choice.column] if other_table is table else [
-            i for i, c in enumerate(other_table.columns) if period and c.period == period]
-        for other in other_table.rows:
-            if other is row or not term_rivals(row, other):
-                continue
-            for i in columns:
-                cell = other.cells[i] if i < len(other.cells) else None
-                if cell is not None and cell.quantity is not None \
-                        and cell.quantity.amount != choice.cell.quantity.amount:
-                    return f"{other.label} ({cell.text})"
-    return None
+    return next((f"{other.label} ({cell.text})" for _, other, _, cell in other_term_cells(
+        table.rows[choice.row], table, choice.column, tables)
+        if _quantity(cell) != _value(choice)), None)
 
 
 _NON = regex.compile(r"\bnon[\s-]?(?=\w)", regex.I)

@@ -30,12 +30,13 @@ nearest rows.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 import regex
 
-from shared.models.table import Row
+from shared.models.table import Cell, Row, Table
 from shared.search.terms import stem, words
 
 SMALL_WORDS = frozenset("a an the of and in on for to from by at as with its their our s "
@@ -154,6 +155,10 @@ def _without_asides(text: str) -> str:
 
 
 _GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
+_THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
+                          r"(?:year|period)\s*$", regex.I)
+
+
 _FOOTNOTE = regex.compile(r"\(\s*(?:\d{1,2}|[a-z])\s*\)|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]|(?<=\p{Ll}{3})\d\s*$")
 
 
@@ -163,8 +168,6 @@ def footnoted(row: Row) -> bool:
     stock-based compensation expense"), so another row that names the item too is not
     outranked by it."""
     return row.marked or bool(_FOOTNOTE.search(row.label or ""))
-_THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
-                          r"(?:year|period)\s*$", regex.I)
 
 
 CHANGES = regex.compile(
@@ -236,6 +239,25 @@ def term_rivals(a: Row, b: Row) -> bool:
 def _term_base(row: Row) -> tuple[str, ...]:
     m = _TERM_LABEL.match(row.label or "")
     return tuple(sorted(label_words(m["base"] if m else row.label).words))
+
+
+def other_term_cells(row: Row, table: Table, column: int,
+                     tables: list[Table]) -> Iterator[tuple[Table, Row, int, Cell]]:
+    """The cells that state `row`'s other part by term ("Deferred revenue, noncurrent"
+    beside "Deferred revenue" under "Current liabilities:"): in `table`'s `column`, or in
+    another of `tables` (a lease note; a balance sheet broken over two pages), a column
+    of the same period. A request that says neither part is as near to them."""
+    period = table.columns[column].period if column < len(table.columns) else None
+    for other_table in tables:
+        columns = [column] if other_table is table else [
+            i for i, c in enumerate(other_table.columns) if period and c.period == period]
+        for other in other_table.rows:
+            if other is row or not term_rivals(row, other):
+                continue
+            for i in columns:
+                cell = other.cells[i] if i < len(other.cells) else None
+                if cell is not None and cell.quantity is not None:
+                    yield other_table, other, i, cell
 
 
 def other_than_asked(asked: str, row: Row) -> str | None:

@@ -21,7 +21,8 @@ from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
-                    in_context, label_words, other_than_asked, term_rivals, word_for_word)
+                    in_context, label_words, other_term_cells, other_than_asked,
+                    word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -143,26 +144,14 @@ def _options(request: Request, evidence: Evidence,
 
 
 def _other_terms(options: list[Option], tables: list[Table]) -> list[Option]:
-    """The cells that state the other part by term of a row in `options` ("Operating
-    lease liabilities, net of current" beside "Operating lease liabilities" under
-    "Current liabilities:"), in its table's column or, in another table (a lease note),
-    a column of the same period: a request that says neither part is as near to them."""
+    """The cells that state the other part by term of a row in `options` (shared/tools/
+    rows.py `other_term_cells`), each once."""
     found: list[Option] = []
     for o in options:
-        period = o.table.columns[o.column].period if o.column < len(o.table.columns) else None
-        for table in tables:
-            columns = [o.column] if table is o.table else [
-                i for i, c in enumerate(table.columns) if period and c.period == period]
-            for row in table.rows:
-                if row is o.row or not term_rivals(o.row, row):
-                    continue
-                for i in columns:
-                    cell = row.cells[i] if i < len(row.cells) else None
-                    if cell is not None and cell.quantity is not None and all(
-                            f.row is not row for f in found):
-                        found.append(Option(o.evidence, table, row, i,
-                                            _signed(cell.quantity, row, table.alike(i)),
-                                            o.key, o.own))
+        for table, row, i, cell in other_term_cells(o.row, o.table, o.column, tables):
+            if all(f.row is not row for f in found):
+                found.append(Option(o.evidence, table, row, i,
+                                    _signed(cell.quantity, row, table.alike(i)), o.key, o.own))
     return found
 
 
