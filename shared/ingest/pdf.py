@@ -21,7 +21,7 @@ from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 from shared.errors import InputError
 from shared.search.document import PAGE_BREAK
 from shared.models.table import Table
-from shared.tables.read import tables_in_words
+from shared.tables.read import Pages
 
 from .layout import Placed, char_width, laid_out, lines_of
 
@@ -44,8 +44,9 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> 
     try:
         with pdfplumber.open(path) as pdf:
             count = len(pdf.pages)
+            reader = Pages()
             for number, page in enumerate(pdf.pages, start=1):
-                text, found = _page(page, number)
+                text, found = _page(page, number, reader)
                 pages.append(text)
                 tables += found
                 page.close()
@@ -61,14 +62,14 @@ def read_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> 
     return PdfText(PAGE_BREAK.join(pages), tables, len(pages))
 
 
-def _page(page, number: int) -> tuple[str, list[Table]]:
+def _page(page, number: int, reader: Pages) -> tuple[str, list[Table]]:
     words = [Placed(w["x0"], w["x1"], w["top"], w["bottom"], w["text"])
              for w in page.extract_words() if w["upright"] and w["text"].strip()]
     if not words:
         return "", []
     width = char_width(words)
     lines = lines_of(words, width)
-    return laid_out(lines, width), tables_in_words([line.cells() for line in lines], number)
+    return laid_out(lines, width), reader.tables([line.cells() for line in lines], number)
 
 
 def _reason(error: Exception) -> str:

@@ -28,7 +28,8 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, other_term_cells,
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, by_section, footnoted,
+                               other_term_cells,
                                other_than_asked, word_for_word)
 
 from .metric import When
@@ -260,13 +261,20 @@ def _same_label(best: Choice, tables: list[Table], when: When | None, columns_fo
     key = item_words(best.label)
     heading = tables[best.table].rows[best.row].section
     named = word_for_word(best.label, text)
+    asked = item_words(text or best.label)
     for t, table in enumerate(tables):
-        for column in _columns(table, when, columns_for):
+        columns = _columns(table, when, columns_for)
+        if when is not None and len(columns) > 1 and t != best.table and not best.by_header:
+            continue  # the period's segments, which EXTRACT reads after a row of one figure
+        for column in columns:
             for r, row in enumerate(table.rows):
                 if (t, r) == (best.table, best.row) or item_words(row.label) != key or (
                         heading and item_words(row.section or "") != item_words(heading)) or (
                         named and not word_for_word(row.label, text)):
                     continue
+                if not heading and by_section(row, table) and not item_words(
+                        row.section or "") <= asked:
+                    continue  # a segment's row, which EXTRACT reads after the whole's
                 cell = row.cells[column] if column < len(row.cells) else None
                 if cell is None or cell.quantity is None:
                     continue

@@ -55,13 +55,28 @@ class Area:
     left: float
 
 
+OUTDENT = 8
+"""How many characters left of the rows' labels a heading among them may start
+("SUPPLEMENTAL DISCLOSURE OF CASH FLOW INFORMATION:" set at the page's margin over rows
+indented under it)."""
+
+
 def area_of(body: list[Parsed], columns: Columns, char: float) -> Area:
     left = columns[0][0] - char
     starts = [line.label_x0 for line in body if line.cells and line.label_x0 is not None]
+    first = min(starts, default=left)
     ends = [p.x1 for line in body if line.cells for p in line.phrases
-            if p.x1 < line.cells[0].x0 and p.x0 >= min(starts, default=left)]
-    margin = min(starts, default=left) - 4 * char
+            if p.x1 < line.cells[0].x0 and p.x0 >= first]
+    headings = [line.phrases[0].x0 for line in body if heading(line, first, left, char)]
+    margin = min([first, *headings]) - 4 * char
     return Area(margin=margin, labels_end=min(left, max(ends, default=left)), left=left)
+
+
+def heading(line: Parsed, labels: float, left: float, char: float) -> bool:
+    """A line of words only, ending left of the figures and starting at most OUTDENT
+    characters left of the rows' labels (at `labels`): a heading among the rows."""
+    return bool(line.phrases) and not line.cells and line.phrases[-1].x1 < left and (
+        line.phrases[0].x0 >= labels - OUTDENT * char)
 
 
 def text_in(line: Parsed, area: Area) -> str:

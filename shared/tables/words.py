@@ -13,16 +13,17 @@ column further over than the rest.
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 
 import regex
 
 from .assemble import Line, assemble
-from .header import area_of, column_of, header_of, label_only, notes_of, text_in
+from .header import area_of, column_of, header_of, heading, label_only, notes_of, text_in
 from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
 from shared.models.table import Table
 from .units import scale_in
 
-__all__ = ["tables_in_lines"]
+__all__ = ["Heads", "page_tables", "tables_in_lines"]
 
 _DIGIT = regex.compile(r"\d")
 MAX_GAP_LINES = 8
@@ -31,19 +32,56 @@ MAX_GAP_LINES = 8
 
 def tables_in_lines(lines: list[list[Word]], page: int | None = None) -> list[Table]:
     """Every table the lines lay out, top to bottom."""
+    return page_tables(lines, page)[0]
+
+
+@dataclass(frozen=True)
+class Heads:
+    """What a table's body is read under: its columns' x ranges, their header texts, the
+    notes above them (its unit) and its title. A table at the top of the next page with
+    no heads of its own, under the same columns, is read under them."""
+
+    columns: list[tuple[float, float]]
+    headers: list[str]
+    notes: str
+    title: str | None
+
+
+def page_tables(lines: list[list[Word]], page: int | None = None,
+                before: Heads | None = None) -> tuple[list[Table], Heads | None]:
+    """Every table the lines lay out, top to bottom, and the heads of the page's last
+    table when it reaches the page's foot (None when none does). `before`, the heads the
+    page before ended under, are those of a first table at the page's top that states
+    no heads of its own under the same columns (a balance sheet broken over two pages)."""
     words = [w for line in lines for w in line if w[2].strip()]
     if not words:
-        return []
+        return [], None
     char = statistics.median((w[1] - w[0]) / max(1, len(w[2])) for w in words)
     parsed = [parse_line(line, char) for line in lines]
     blocks = _blocks(parsed)
     running = _running_unit(parsed, blocks[0][0] if blocks else len(parsed))
-    tables = []
-    for start, end in blocks:
-        table = _table(parsed, start, end, char, page, running)
-        if table is not None:
-            tables.append(table)
-    return tables
+    tables, heads = [], None
+    for n, (start, end) in enumerate(blocks):
+        top = n == 0 and _lines_with_words(parsed[:start]) <= CONTINUED_LINES
+        read = _table(parsed, start, end, char, page, running, before if top else None)
+        heads = None
+        if read is not None:
+            tables.append(read[0])
+            if _lines_with_words(parsed[end:]) <= FOOT_LINES:
+                heads = read[1]
+    return tables, heads
+
+
+CONTINUED_LINES = 6
+"""How many lines (a running header) may stand above a table that continues the page
+before's."""
+FOOT_LINES = 4
+"""How many lines (a page number, a footer) may stand under a table the next page may
+continue."""
+
+
+def _lines_with_words(parsed: list[Parsed]) -> int:
+    return sum(1 for line in parsed if line.phrases)
 
 
 _UNIT_LINE = regex.compile(r"^\(\s*(?:\$\s*|amounts\s+|dollars\s+|dollar\s+amounts\s+)?in\s+"
@@ -107,8 +145,9 @@ def _columns(cells: list[Phrase], char: float) -> list[tuple[float, float]]:
     return [(a, b) for a, b in spans]
 
 
-def _table(parsed: list[Parsed], start: int, end: int, char: float,
-           page: int | None, running: str | None = None) -> Table | None:
+def _table(parsed: list[Parsed], start: int, end: int, char: float, page: int | None,
+           running: str | None = None,
+           before: Heads | None = None) -> tuple[Table, Heads] | None:
     if end - start > 2 and _page_number(parsed[end - 1]):
         end -= 1
     columns = _columns([c for line in parsed[start:end] for c in line.cells
@@ -116,9 +155,12 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float,
     if not columns:
         return None
     area = area_of(parsed[start:end], columns, char)
-    while start > 0 and label_only(parsed[start - 1], area) and scale_in(
-            text_in(parsed[start - 1], area)) is None:
+    labels = area.margin + 4 * char
+    while start > 0 and (label_only(parsed[start - 1], area) or heading(
+            parsed[start - 1], labels, area.left, char)) and scale_in(
+            " ".join(p.text for p in parsed[start - 1].phrases)) is None:
         start -= 1  # headings above the first figures belong to the body
+    area = area_of(parsed[start:end], columns, char)
     lines = []
     for line in parsed[start:end]:
         if _glued(line.label):
@@ -137,8 +179,23 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float,
     notes, title = notes_of(parsed, top, area)
     if running and scale_in(" ".join([*notes, *beside, title or ""])) is None:
         notes = [*notes, running]  # the page's "(In thousands, …)", which it states for all
-    return assemble(headers, lines, notes=" ".join(notes + beside), title=title, page=page,
-                    wraps=True)
+    heads = Heads(columns, headers, " ".join(notes + beside), title)
+    if before is not None and _continued(heads, before, char):
+        heads = Heads(columns, before.headers, before.notes, title or before.title)
+    table = assemble(heads.headers, lines, notes=heads.notes, title=heads.title, page=page,
+                     wraps=True)
+    return None if table is None else (table, heads)
+
+
+def _continued(heads: Heads, before: Heads, char: float) -> bool:
+    """Whether a table with `heads` continues the one read under `before`: it states no
+    heads, unit nor title of its own (but "(continued)"), and its columns lie where those
+    heads' columns lay."""
+    return not any(heads.headers) and scale_in(heads.notes) is None and (
+        heads.title is None or _CONTINUES.search(heads.title) and scale_in(
+            heads.title) is None) and any(before.headers) and len(
+        heads.columns) == len(before.columns) and all(
+        min(b, d) - max(a, c) > -char for (a, b), (c, d) in zip(heads.columns, before.columns))
 
 
 def _shifted(lines: list[Line]) -> bool:

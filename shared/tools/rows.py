@@ -236,6 +236,16 @@ def term_rivals(a: Row, b: Row) -> bool:
     return parts == {"current", "non-current"} and _term_base(a) == _term_base(b)
 
 
+def _implied_rival(row: Row, other: Row) -> bool:
+    """Whether `other`, under `row`'s heading in its table, names its part by term in its
+    label and `row` is the same item saying none: "Operating lease liabilities" above
+    "Operating lease liabilities, noncurrent" under a heading "Lease liabilities" is the
+    current part."""
+    return term_part(row) is None and other.section == row.section and not row.total \
+        and _TERM_LABEL.match(other.label or "") is not None \
+        and _term_base(row) == _term_base(other)
+
+
 def _term_base(row: Row) -> tuple[str, ...]:
     m = _TERM_LABEL.match(row.label or "")
     return tuple(sorted(label_words(m["base"] if m else row.label).words))
@@ -252,7 +262,8 @@ def other_term_cells(row: Row, table: Table, column: int,
         columns = [column] if other_table is table else [
             i for i, c in enumerate(other_table.columns) if period and c.period == period]
         for other in other_table.rows:
-            if other is row or not term_rivals(row, other):
+            if other is row or not (term_rivals(row, other) or other_table is table
+                                    and _implied_rival(row, other)):
                 continue
             for i in columns:
                 cell = other.cells[i] if i < len(other.cells) else None
@@ -290,6 +301,19 @@ def word_for_word(label: str, text: str) -> bool:
     short, long = sorted((a, b), key=len)
     return bool(short) and any(long[i:i + len(short)] == short
                                for i in range(len(long) - len(short) + 1))
+
+
+def by_section(row: Row, table: Table) -> bool:
+    """Whether `table` repeats `row`'s label under other headings, and under a heading
+    each time ("Net sales" under "North America", "International" and "AWS"): each row
+    is the part its heading names (a segment's), which a request that does not name the
+    heading does not mean. A table that states the label under no heading too
+    ("Continuing operations" over "Basic earnings per share: Continuing operations")
+    says what the headings part, not the whole."""
+    key = name_key(row.label)
+    same = [other for other in table.rows if other is not row and name_key(other.label) == key]
+    return bool(row.section) and all(other.section for other in same) and any(
+        other.section != row.section for other in same)
 
 
 def name_key(text: str) -> tuple[str, ...]:

@@ -20,7 +20,8 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
+from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, by_section, fit,
+                    footnoted,
                     in_context, label_words, other_term_cells, other_than_asked,
                     word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
@@ -204,8 +205,14 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     # revenue"; a total of the table, not the subtotal under "Acquisition-related charges")
     beyond = len(set(section.words) - request.own) if section and how.how in (
         "under", "context") else 0
-    key = (how.rank, not own, -len(request.context & heading), unasked, how.extra + aside,
-           beyond, not row.total)
+    # a segment's row ("Net sales" under "AWS", the table repeating it under each
+    # segment's heading) after the row of the whole, unless the step names the segment;
+    # and so a row with several columns of the period ("2023 Launch Services", "2023
+    # Space Systems") none of whose headers the step names
+    segment = bool(section) and not set(section.words) <= request.words and by_section(
+        row, table) or bool(request.period) and len(columns) > 1
+    key = (how.rank, not own, -len(request.context & heading), unasked, segment,
+           how.extra + aside, beyond, not row.total)
     if not columns:
         why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
                     f"columns: {columns_named(table)})" if request.period else

@@ -16,7 +16,7 @@ from shared.models.table import Row
 from shared.tools.cells import read_cell
 from shared.tools.rows import term_part, under_changes
 from shared.tables.periods import columns_for
-from shared.tables.read import tables_in_words
+from shared.tables.read import Pages, tables_in_words
 
 from .conftest import row, titled
 
@@ -379,3 +379,77 @@ def test_the_other_part_by_term_in_another_table_makes_the_line_item_ambiguous(f
                                   columns_for, text="operating lease liabilities"), Miss)
     step = step.model_copy(update={"row": "current operating lease liabilities"})
     assert read_cell(step, [doc], lambda _: tables).value in ("685,099", "$685,099")
+
+
+def test_a_heading_set_left_of_the_rows_labels_leaves_the_column_heads_above_it(filing_words):
+    # Rocket Lab's 10-K for 2023, page 69: "Years Ended December 31," over "2023 2022
+    # 2021", then "SUPPLEMENTAL DISCLOSURE OF CASH FLOW INFORMATION:" at the page's margin,
+    # left of "Cash paid for interest" indented under it
+    table = titled(tables_in_words(filing_words["rklb-20231231-10k.pdf#69"], page=69),
+                   "cash flows (continued)")
+    assert [c.period for c in table.columns] == ["2023", "2022", "2021"]
+    paid = row(table, "Cash paid for interest")
+    assert paid.section == "SUPPLEMENTAL DISCLOSURE OF CASH FLOW INFORMATION"
+    assert paid.cells[0].quantity.absolute() == 15_553_000
+    assert row(table, "Unpaid transaction costs").section == (
+        "SUPPLEMENTAL DISCLOSURE OF NONCASH INVESTING AND FINANCING ACTIVITIES")
+
+
+def test_a_table_continued_at_the_top_of_the_next_page_is_read_under_its_heads(filing_words):
+    # Ondas' balance sheet breaks over pages 35 and 36: page 36 starts with its long-term
+    # liabilities and equity, under no heads of its own, in the columns of page 35's
+    # "December 31, 2023" and "December 31, 2022"
+    alone = tables_in_words(filing_words["onds-20231231-10k.pdf#36"], page=36)
+    assert [c.period for c in alone[0].columns] == [None, None]
+    pages = Pages()
+    first = pages.tables(filing_words["onds-20231231-10k.pdf#35"], page=35)
+    continued, operations = pages.tables(filing_words["onds-20231231-10k.pdf#36"], page=36)
+    assert [c.period for c in continued.columns] == [c.period for c in first[-1].columns] == [
+        "2023-12-31", "2022-12-31"]
+    assert continued.title == first[-1].title and continued.page == 36
+    assert row(continued, "Total liabilities").cells[0].quantity.absolute() == 47_108_861
+    # the next table on the page states its own heads
+    assert [c.period for c in operations.columns] == ["2023", "2022"]
+    # a table with a title of its own continues none: Palantir's page 72 opens with "The
+    # following table sets forth … as a percentage of revenue:" over heads it does not
+    # read, under the columns of page 71's statement of operations in thousands
+    pages = Pages()
+    pages.tables(filing_words["pltr-20221231-10k.pdf#71"], page=71)
+    shares = pages.tables(filing_words["pltr-20221231-10k.pdf#72"], page=72)[0]
+    assert "percentage of revenue" in shares.title and shares.scale == 0
+    assert [c.period for c in shares.columns] == [None, None, None]
+    # a table the page's prose follows does not reach its foot: it passes no heads on
+    prose = [[(24.3, 60.0, "Some"), (62.0, 90.0, "words"), (92.0, 130.0, "here")]] * 5
+    pages = Pages()
+    pages.tables(filing_words["onds-20231231-10k.pdf#35"] + prose, page=35)
+    assert [c.period for c in pages.tables(filing_words["onds-20231231-10k.pdf#36"],
+                                           page=36)[0].columns] == [None, None]
+
+
+def test_a_row_beside_its_noncurrent_part_in_one_table_is_the_current_part(filing_words):
+    # Palantir's lease note, page 103: "Operating lease liabilities" $45,099 above
+    # "Operating lease liabilities, noncurrent" 204,305 under a heading "Lease liabilities"
+    # that says neither part; "Total lease liabilities" $249,404
+    tables = tables_in_words(filing_words["pltr-20221231-10k.pdf#103"], page=103)
+    assert [c.period for c in tables[0].columns] == ["2022-12-31", "2021-12-31"]
+    with pytest.raises(ToolError) as ambiguous:
+        _read(tables, "operating lease liabilities", "2022-12-31")
+    assert ambiguous.value.code == "AMBIGUOUS" and "204,305" in ambiguous.value.message
+    day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
+    assert isinstance(choose_cell(item_words("operating lease liabilities"), day, tables,
+                                  columns_for, text="operating lease liabilities"), Miss)
+    assert _read(tables, "total lease liabilities", "2022-12-31").value == "$249,404"
+    assert _read(tables, "operating lease liabilities, noncurrent",
+                 "2022-12-31").value == "204,305"
+
+
+def test_a_row_with_a_column_for_each_segment_of_the_year_is_read_after_one_figure(filing_words):
+    # Rocket Lab's 10-K for 2023: page 102 states "Revenues" under "2023 Launch Services"
+    # and "2023 Space Systems", page 66's statement of operations the company's $244,592
+    tables = [t for n in (102, 66)
+              for t in tables_in_words(filing_words[f"rklb-20231231-10k.pdf#{n}"], page=n)]
+    year = When("2023", (date(2023, 1, 1), date(2023, 12, 31)))
+    assert _read(tables, "revenues", "2023").value == "$244,592"
+    chosen = choose_cell(item_words("revenues"), year, tables, columns_for, text="revenues")
+    assert chosen.cell.text == "$244,592"
+    assert _read(tables, "launch services revenues", "2023").value == "$71,894"

@@ -5,6 +5,7 @@ its period; otherwise AMBIGUOUS or NOT_FOUND naming the rows and columns."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import pytest
 from shared.errors import ToolError
 from shared.models import Evidence, ExtractStep
 from shared.tables.read import table_from_rows, tables_in_text
+from shared.planners.metric import When
+from shared.planners.rows import choose_cell, item_words
+from shared.tables.periods import columns_for
 from shared.tools.cells import read_cell
 
 DATA = json.loads((Path(__file__).parent / "data" / "report_tables.json").read_text())
@@ -610,3 +614,31 @@ def test_a_column_that_counts_a_flow_is_not_read_for_a_balance():
                    tables=tables).code == "NOT_FOUND"
     assert cell("net additions of internet service customers", "2018-08-31",
                 [doc("cogeco")], tables=tables).value == "21,417"
+
+
+def test_a_segments_row_under_its_heading_is_read_after_the_row_of_the_whole():
+    # a segment note repeats "Net sales" under each segment's heading; the statement
+    # states the company's in a row of its own
+    statement = table_from_rows([["", "2023", "2022"], ["Net sales", "127,358", "116,444"],
+                                 ["Operating income", "4,774", "3,669"]],
+                                title="Consolidated Statements of Operations (in millions)")
+    segments = table_from_rows([["", "2023", "2022"], ["North America", "", ""],
+                                ["Net sales", "76,881", "69,244"],
+                                ["Operating income", "898", "(1,568)"], ["AWS", "", ""],
+                                ["Net sales", "21,354", "18,441"],
+                                ["Operating income", "5,123", "6,518"]],
+                               title="Segment information (in millions)")
+    assert segments.rows[0].section == "North America"
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="net sales",
+                       period="2023")
+    tables = [segments, statement]
+    assert read_cell(step, [doc("amzn")], lambda _: tables).value == "127,358"
+    aws = step.model_copy(update={"row": "AWS: net sales"})
+    assert read_cell(aws, [doc("amzn")], lambda _: tables).value == "21,354"
+    # with no row of the whole, the segments' rows are as near as each other
+    with pytest.raises(ToolError) as ambiguous:
+        read_cell(step, [doc("amzn")], lambda _: [segments])
+    assert ambiguous.value.code == "AMBIGUOUS"
+    day = When("2023", (date(2023, 1, 1), date(2023, 12, 31)))
+    chosen = choose_cell(item_words("net sales"), day, tables, columns_for, text="net sales")
+    assert chosen.cell.text == "127,358"
