@@ -114,8 +114,20 @@ def _formula_of(item: str) -> tuple[str, str] | None:
     return formulas.pop() if len(formulas) == 1 else None
 
 
-_POSSESSOR = regex.compile(r"^.*['’]s\s+")
-"""Whose the item is ("Patriot Transportation Holding's "): no word of its name."""
+_POSSESSOR = regex.compile(r"^.*(?:['’]s|(?<=s)['’])\s+")
+"""Whose the item is ("Patriot Transportation Holding's ", "Ondas Holdings' "): no word
+of its name."""
+
+
+def _unpossessed(item: str, title: str) -> str:
+    """`item` without the company its possessive opens with, when the document's title
+    names it ("Ondas Holdings' inventory" of "Ondas Holdings Inc. Form 10-K":
+    inventory)."""
+    m = _WHOSE.match(item)
+    return m["rest"] if m and all_words(m["who"]) <= all_words(title) else item
+
+
+_WHOSE = regex.compile(r"^(?P<who>[^'’]+?)(?:['’]s|(?<=s)['’])\s+(?P<rest>\S.*)$")
 
 
 _AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
@@ -287,22 +299,27 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     # report"), unless a column header says them ("As reported")
     headers = all_words(" ".join(c.header for t in tables for c in t.columns))
     title = all_words(doc.title) - headers
-    item = item_words(term.item) - title
     # "the percentage of sales represented by gross profit": a percent cell
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
+    item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for, kind, term.item)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead
     by_header = isinstance(chosen, Choice) and chosen.by_header
     names = [picked] if picked and has_words(picked) and not by_header else []
-    own = _without_title(term.item, title)
+    owns = [_without_title(term.item, title)]
+    bare = _unpossessed(term.item, doc.title)
+    bare_own = _without_title(bare, title) if bare != term.item else None
+    if isinstance(chosen, Miss) and bare_own:
+        # the company's name, which a column header says too ("Ondas Networks"): without
+        # it too, when no row is labelled with the words asked
+        owns.append(bare_own)
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way; a column a header's own words
     # chose is named by the question's words (EXTRACT reads the header too)
-    if own and own not in names and (term.when is not None or by_header) \
-            and has_words(own):
-        names.append(own)
+    names += [own for own in owns if own and own not in names and (
+        term.when is not None or by_header) and has_words(own)]
     reads, why = [], []
     for row in names:
         step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
@@ -317,7 +334,8 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue
-        if out.confidence == "table_row" and (left := _unsaid(item, cells)):
+        if out.confidence == "table_row" and (left := _unsaid(
+                item if row != bare_own else item_words(bare) - title, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue

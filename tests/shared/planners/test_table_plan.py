@@ -637,3 +637,29 @@ def test_a_share_of_a_figure_in_parentheses_is_not_answered_with_a_sign(reports)
         run(plan, reports)
     assert e.value.code == "UNCLEAR_ARITHMETIC"
 
+
+
+def test_a_company_named_with_a_plural_possessive_is_no_word_of_the_item(tmp_path):
+    # as in Ondas Holdings' 10-K for 2023: the company's name is also a segment's in a
+    # column header ("Ondas Networks"), and its inventory note writes "Total Inventory, Net"
+    record = {"title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, "
+                       "2023", "period": "2023",
+              "content": "Ondas Holdings Inc. annual report.",
+              "tables": [
+                  {"title": "Inventory consists of the following:", "page": 41,
+                   "rows": [["", "December 31, 2023", "December 31, 2022"],
+                            ["Raw material", "$1,705,917", "$1,620,373"],
+                            ["Total Inventory, Net", "$2,186,646", "$2,173,017"]]},
+                  {"title": "Segment information", "page": 60,
+                   "rows": [["", "Ondas Networks", "Ondas Autonomous Systems"],
+                            ["Revenues", "3,221,421", "12,470,009"]]}]}
+    path = tmp_path / "onds.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(path))
+    try:
+        plan = heuristic_plan("What was Ondas Holdings' inventory as of December 31, 2023?",
+                              backend)
+        assert run(plan, backend).value == "$2,186,646"
+    finally:
+        backend.close()
