@@ -29,7 +29,7 @@ import regex
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
 from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, by_section, footnoted,
-                               other_term_cells,
+                               of_a_part, other_term_cells,
                                other_than_asked, word_for_word)
 
 from .metric import When
@@ -127,7 +127,8 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             scored.append(((len((label | section) & item), len(label & item),
                             -len(item - label), _kind_fit(when, table.columns[column].period
                                                           if column < len(table.columns) else None),
-                            -len(section - item - FILLERS)), choice))
+                            -len(section - item - FILLERS), not of_a_part(table, asked)),
+                           choice))
     if not scored:
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
@@ -273,7 +274,7 @@ def _same_label(best: Choice, tables: list[Table], when: When | None, columns_fo
                         named and not word_for_word(row.label, text)):
                     continue
                 if not heading and by_section(row, table) and not item_words(
-                        row.section or "") <= asked:
+                        row.section or "") <= asked or of_a_part(table, text):
                     continue  # a segment's row, which EXTRACT reads after the whole's
                 cell = row.cells[column] if column < len(row.cells) else None
                 if cell is None or cell.quantity is None:

@@ -76,18 +76,25 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     rows: list[Row] = []
     section: str | None = None
     pending: list[str] = []
+    ended = False  # the last pending line ends in a footnote mark: the label is whole
     for line in lines:
         label = _clean(line.label)
         marked = label != _clean(line.label, marks=False)
         if not any(line.cells):
-            if label and pending and wraps and _continues(pending[-1], label):
+            if label and pending and wraps and not ended and _continues(pending[-1], label):
                 pending[-1] = f"{pending[-1]} {label}"
             elif label:
                 pending.append(label)
+            ended = ended if not label else marked
             continue
-        if wraps:
+        # a label the table has stated on its own line before is a row of its own under
+        # the next heading ("Automotive segment": Revenues, Gross profit; "Energy
+        # generation and storage segment": Revenues, …), not the rest of it; nor does a
+        # label go on after a footnote mark ("… attributable to common stockholders (1)")
+        if wraps and not ended and not any(r.label == label for r in rows):
             while pending and _continues(pending[-1], label):
                 label = f"{pending.pop()} {label}".strip()
+        ended = False
         if pending:
             section = _heading(pending[-1])
             pending = []

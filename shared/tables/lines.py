@@ -31,6 +31,10 @@ SIGN = regex.compile(r"[$€£¥₹]|US\$")
 _LEADER = regex.compile(r"(.*?[.…_]{2,})(\S+)")
 _DIGIT = regex.compile(r"\d")
 _PIECE = regex.compile(r"\(?[\d,.]+\)?")
+_NOTE_MARK = regex.compile(r"\(\d{1,2}\)|\d{1,2}[.)]?|\([a-z]\)|\*{1,3}")
+NOTE_WORDS = 4
+"""How many words a footnote's text after its mark has at least ("(1) Prior period
+results have been adjusted …"), where a row's label comes before its figures."""
 
 
 @dataclass
@@ -101,9 +105,14 @@ def parse_line(line: list[Word], char: float) -> Parsed:
             phrases.append(Phrase(x0, x1, text))
     for p in phrases:
         p.figure = is_figure(p.text)
+    if phrases and all(SIGN.fullmatch(p.text) for p in phrases):
+        return Parsed([])  # currency signs set on a line of their own: a blank line
     phrases = _join_signs(phrases)
     parsed = Parsed(phrases)
     first = next((i for i, p in enumerate(phrases) if p.figure), None)
+    if first == 0 and len(phrases) > 1 and _NOTE_MARK.fullmatch(phrases[0].text) and (
+            not phrases[1].figure and len(phrases[1].text.split()) >= NOTE_WORDS):
+        first = None  # a footnote under a table: "(1) Prior period results have been …"
     if first is None:
         if phrases:
             parsed.label, parsed.label_x0 = " ".join(p.text for p in phrases), phrases[0].x0

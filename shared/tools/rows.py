@@ -316,6 +316,21 @@ def by_section(row: Row, table: Table) -> bool:
         other.section != row.section for other in same)
 
 
+_PART_ENTITY = regex.compile(r"\bVIEs?\b|\bvariable\s+interest\s+entit|\bnon-?guarantor|\bguarantor"
+                            r"|\bparent\s+company\b|\bunconsolidated\b|\bjoint\s+ventures?\b"
+                            r"|\bequity[\s-]method\s+investees?\b", regex.I)
+"""Words of a table's title that say its figures are a part of the company's: its
+variable interest entities', its guarantors', the parent company's alone."""
+
+
+def of_a_part(table: Table, asked: str) -> bool:
+    """Whether `table` states the figures of a part of the company ("The aggregate
+    carrying values of the VIEs' assets and liabilities …") that `asked` (a question's
+    item or a step's row) does not name."""
+    found = _PART_ENTITY.search(table.title or "")
+    return found is not None and not regex.search(regex.escape(found.group()), asked, regex.I)
+
+
 def name_key(text: str) -> tuple[str, ...]:
     """`text`'s words as a key, order aside: names that are the same row share one."""
     return tuple(sorted(label_words(text).words))

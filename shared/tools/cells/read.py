@@ -21,7 +21,7 @@ from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, by_section, fit,
-                    footnoted,
+                    footnoted, of_a_part,
                     in_context, label_words, other_term_cells, other_than_asked,
                     word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
@@ -210,7 +210,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     # and so a row with several columns of the period ("2023 Launch Services", "2023
     # Space Systems") none of whose headers the step names
     segment = bool(section) and not set(section.words) <= request.words and by_section(
-        row, table) or bool(request.period) and len(columns) > 1
+        row, table) or bool(request.period) and len(columns) > 1 or of_a_part(
+        table, request.row)
     key = (how.rank, not own, -len(request.context & heading), unasked, segment,
            how.extra + aside, beyond, not row.total)
     if not columns:

@@ -453,3 +453,31 @@ def test_a_row_with_a_column_for_each_segment_of_the_year_is_read_after_one_figu
     chosen = choose_cell(item_words("revenues"), year, tables, columns_for, text="revenues")
     assert chosen.cell.text == "$244,592"
     assert _read(tables, "launch services revenues", "2023").value == "$71,894"
+
+
+def test_a_footnote_under_a_table_and_a_line_of_currency_signs_are_no_rows(filing_words):
+    # Tesla's 10-K for 2022 (wkhtmltopdf): page 48's balance sheet ends in "(1) Prior
+    # period results have been adjusted …", which was read as a row with a figure and
+    # lost the table; page 49 sets "$ $ $" on a line of its own under the diluted figures
+    # per share, whose heading "Net income per share of common stock attributable to
+    # common stockholders (1)" ends in its footnote mark and is no part of "Basic"
+    sheet = titled(tables_in_words(filing_words["tsla-20221231-10k.pdf#48"], page=48),
+                   "balance sheets")
+    assert row(sheet, "Total current assets").cells[0].quantity.absolute() == 40_917_000_000
+    operations = titled(tables_in_words(filing_words["tsla-20221231-10k.pdf#49"], page=49),
+                        "statements of operations")
+    diluted = [r for r in operations.rows if r.label == "Diluted"]
+    assert [r.cells[0].text for r in diluted] == ["3.62", "3,475"]
+    assert diluted[0].section == ("Net income per share of common stock attributable to "
+                                  "common stockholders")
+
+
+def test_a_label_the_table_states_before_is_a_row_under_the_next_heading(filing_words):
+    # Tesla's segment note, page 88: "Automotive segment" over Revenues and Gross profit,
+    # then "Energy generation and storage segment" over Revenues and Gross profit
+    table = tables_in_words(filing_words["tsla-20221231-10k.pdf#88"], page=88)[0]
+    assert [(r.section, r.label, r.cells[0].text) for r in table.rows] == [
+        ("Automotive segment", "Revenues", "$77,553"),
+        ("Automotive segment", "Gross profit", "$20,565"),
+        ("Energy generation and storage segment", "Revenues", "$3,909"),
+        ("Energy generation and storage segment", "Gross profit", "$288")]

@@ -642,3 +642,26 @@ def test_a_segments_row_under_its_heading_is_read_after_the_row_of_the_whole():
     day = When("2023", (date(2023, 1, 1), date(2023, 12, 31)))
     chosen = choose_cell(item_words("net sales"), day, tables, columns_for, text="net sales")
     assert chosen.cell.text == "127,358"
+
+
+def test_a_table_of_a_part_of_the_company_is_read_after_the_companys_own():
+    # Tesla's 10-K notes state its VIEs' balance sheet lines with the balance sheet's
+    # labels ("Total current assets" 364 beside the balance sheet's 40,917)
+    sheet = table_from_rows([["", "December 31, 2022", "December 31, 2021"],
+                             ["Current assets", "", ""],
+                             ["Total current assets", "40,917", "27,100"]],
+                            title="Consolidated Balance Sheets (in millions)")
+    vies = table_from_rows([["", "December 31, 2022", "December 31, 2021"],
+                            ["Current assets", "", ""],
+                            ["Total current assets", "364", "263"]],
+                           title="The aggregate carrying values of the VIEs' assets and "
+                                 "liabilities were as follows (in millions):")
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="total current assets",
+                       period="2022-12-31")
+    assert read_cell(step, [doc("tsla")], lambda _: [vies, sheet]).value == "40,917"
+    of_vies = step.model_copy(update={"row": "VIEs total current assets"})
+    assert read_cell(of_vies, [doc("tsla")], lambda _: [vies, sheet]).value == "364"
+    day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
+    chosen = choose_cell(item_words("total current assets"), day, [vies, sheet], columns_for,
+                         text="total current assets")
+    assert chosen.cell.text == "40,917"
