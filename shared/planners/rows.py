@@ -28,9 +28,9 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, by_section, footnoted,
-                               of_a_part, other_term_cells,
-                               other_than_asked, word_for_word)
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, of_a_part,
+                               other_term_cells, other_than_asked, read_after_whole,
+                               word_for_word)
 
 from .metric import When
 
@@ -273,8 +273,8 @@ def _same_label(best: Choice, tables: list[Table], when: When | None, columns_fo
                         heading and item_words(row.section or "") != item_words(heading)) or (
                         named and not word_for_word(row.label, text)):
                     continue
-                if not heading and by_section(row, table) and not item_words(
-                        row.section or "") <= asked or of_a_part(table, text):
+                if read_after_whole(row, table, text, bool(heading) or item_words(
+                        row.section or "") <= asked):
                     continue  # a segment's row, which EXTRACT reads after the whole's
                 cell = row.cells[column] if column < len(row.cells) else None
                 if cell is None or cell.quantity is None:

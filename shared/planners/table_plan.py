@@ -114,7 +114,9 @@ def _formula_of(item: str) -> tuple[str, str] | None:
     return formulas.pop() if len(formulas) == 1 else None
 
 
-_POSSESSOR = regex.compile(r"^.*(?:['’]s|(?<=s)['’])\s+")
+_POSSESSIVE = r"(?:['’]s|(?<=s)['’])\s+"
+"""A company's possessive: "Holding's ", "Holdings' "."""
+_POSSESSOR = regex.compile(rf"^.*{_POSSESSIVE}")
 """Whose the item is ("Patriot Transportation Holding's ", "Ondas Holdings' "): no word
 of its name."""
 
@@ -127,7 +129,7 @@ def _unpossessed(item: str, title: str) -> str:
     return m["rest"] if m and all_words(m["who"]) <= all_words(title) else item
 
 
-_WHOSE = regex.compile(r"^(?P<who>[^'’]+?)(?:['’]s|(?<=s)['’])\s+(?P<rest>\S.*)$")
+_WHOSE = regex.compile(rf"^(?P<who>[^'’]+?){_POSSESSIVE}(?P<rest>\S.*)$")
 
 
 _AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
@@ -307,21 +309,21 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead
     by_header = isinstance(chosen, Choice) and chosen.by_header
-    names = [picked] if picked and has_words(picked) and not by_header else []
-    owns = [_without_title(term.item, title)]
-    bare = _unpossessed(term.item, doc.title)
-    bare_own = _without_title(bare, title) if bare != term.item else None
-    if isinstance(chosen, Miss) and bare_own:
+    # each name EXTRACT is given, with the item's words the row read must say
+    names = [(picked, item)] if picked and has_words(picked) and not by_header else []
+    owns = [(_without_title(term.item, title), item)]
+    if isinstance(chosen, Miss) and (bare := _unpossessed(term.item, doc.title)) != term.item:
         # the company's name, which a column header says too ("Ondas Networks"): without
         # it too, when no row is labelled with the words asked
-        owns.append(bare_own)
+        if (own := _without_title(bare, title)) != owns[0][0]:
+            owns.append((own, item_words(bare) - title))
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way; a column a header's own words
     # chose is named by the question's words (EXTRACT reads the header too)
-    names += [own for own in owns if own and own not in names and (
-        term.when is not None or by_header) and has_words(own)]
+    names += [(own, said) for own, said in owns if own and all(own != n for n, _ in names)
+              and (term.when is not None or by_header) and has_words(own)]
     reads, why = [], []
-    for row in names:
+    for row, said in names:
         step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
                            period=term.when.text if term.when else None, quantity=kind,
                            output_var=f"$T{n}")
@@ -334,8 +336,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue
-        if out.confidence == "table_row" and (left := _unsaid(
-                item if row != bare_own else item_words(bare) - title, cells)):
+        if out.confidence == "table_row" and (left := _unsaid(said, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
             continue

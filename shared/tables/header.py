@@ -53,6 +53,8 @@ class Area:
     margin: float
     labels_end: float
     left: float
+    labels: float
+    """Where the rows' labels, or the headings among them, start."""
 
 
 OUTDENT = 8
@@ -68,8 +70,9 @@ def area_of(body: list[Parsed], columns: Columns, char: float) -> Area:
     ends = [p.x1 for line in body if line.cells for p in line.phrases
             if p.x1 < line.cells[0].x0 and p.x0 >= first]
     headings = [line.phrases[0].x0 for line in body if heading(line, first, left, char)]
-    margin = min([first, *headings]) - 4 * char
-    return Area(margin=margin, labels_end=min(left, max(ends, default=left)), left=left)
+    labels = min([first, *headings])
+    return Area(margin=labels - 4 * char, labels_end=min(left, max(ends, default=left)),
+                left=left, labels=labels)
 
 
 def heading(line: Parsed, labels: float, left: float, char: float) -> bool:

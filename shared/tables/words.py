@@ -23,16 +23,11 @@ from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
 from shared.models.table import Table
 from .units import scale_in
 
-__all__ = ["Heads", "page_tables", "tables_in_lines"]
+__all__ = ["Heads", "page_tables"]
 
 _DIGIT = regex.compile(r"\d")
 MAX_GAP_LINES = 8
 """Label lines with no figures a table's body may hold in a row (headings, wrapped labels)."""
-
-
-def tables_in_lines(lines: list[list[Word]], page: int | None = None) -> list[Table]:
-    """Every table the lines lay out, top to bottom."""
-    return page_tables(lines, page)[0]
 
 
 @dataclass(frozen=True)
@@ -155,9 +150,8 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float, page: int | 
     if not columns:
         return None
     area = area_of(parsed[start:end], columns, char)
-    labels = area.margin + 4 * char
     while start > 0 and (label_only(parsed[start - 1], area) or heading(
-            parsed[start - 1], labels, area.left, char)) and scale_in(
+            parsed[start - 1], area.labels, area.left, char)) and scale_in(
             " ".join(p.text for p in parsed[start - 1].phrases)) is None:
         start -= 1  # headings above the first figures belong to the body
     area = area_of(parsed[start:end], columns, char)

@@ -331,6 +331,14 @@ def of_a_part(table: Table, asked: str) -> bool:
     return found is not None and not regex.search(regex.escape(found.group()), asked, regex.I)
 
 
+def read_after_whole(row: Row, table: Table, asked: str, section_named: bool) -> bool:
+    """Whether `row` states a part that a request (`asked`, its words; `section_named`:
+    they say the row's heading) does not name, to be read only after a row of the whole:
+    a segment's row under its heading (`by_section`), a row of a table about a part of the
+    company (`of_a_part`)."""
+    return by_section(row, table) and not section_named or of_a_part(table, asked)
+
+
 def name_key(text: str) -> tuple[str, ...]:
     """`text`'s words as a key, order aside: names that are the same row share one."""
     return tuple(sorted(label_words(text).words))

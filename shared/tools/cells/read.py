@@ -20,10 +20,9 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, by_section, fit,
-                    footnoted, of_a_part,
+from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
                     in_context, label_words, other_term_cells, other_than_asked,
-                    word_for_word)
+                    read_after_whole, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -209,9 +208,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     # segment's heading) after the row of the whole, unless the step names the segment;
     # and so a row with several columns of the period ("2023 Launch Services", "2023
     # Space Systems") none of whose headers the step names
-    segment = bool(section) and not set(section.words) <= request.words and by_section(
-        row, table) or bool(request.period) and len(columns) > 1 or of_a_part(
-        table, request.row)
+    segment = read_after_whole(row, table, request.row, bool(section) and set(
+        section.words) <= request.words) or bool(request.period) and len(columns) > 1
     key = (how.rank, not own, -len(request.context & heading), unasked, segment,
            how.extra + aside, beyond, not row.total)
     if not columns:
