@@ -28,8 +28,8 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, footnoted, of_a_part,
-                               other_term_cells, other_than_asked, read_after_whole,
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, footnoted,
+                               of_a_part, other_term_cells, other_than_asked, read_after_whole,
                                word_for_word)
 
 from .metric import When
@@ -97,9 +97,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             if other_than_asked(asked, row):
                 continue  # "inventories": not the year's change of them, nor a part
             label = item_words(row.label)
+            # what a label says in parentheses may go unsaid ("net income" of "Net income
+            # (loss)", as EXTRACT reads it); a label that says no more there ranks first
+            aside = aside_words(row.label) - item
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
             # fillers are what the question's period says
-            if not label - FILLERS or not label - FILLERS <= item:
+            if not label - FILLERS or not label - aside - FILLERS <= item:
                 continue
             extra = item - label - FILLERS
             if extra - context_words(table, row, columns):
@@ -125,7 +128,7 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # "depreciation and amortization in 2022" is the year's (a cash flow
             # statement's), not a deferred tax liability's at December 31, 2022
             scored.append(((len((label | section) & item), len(label & item),
-                            -len(item - label), _kind_fit(when, table.columns[column].period
+                            -len(item - label), -len(aside), _kind_fit(when, table.columns[column].period
                                                           if column < len(table.columns) else None),
                             -len(section - item - FILLERS), not of_a_part(table, asked)),
                            choice))

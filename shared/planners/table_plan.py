@@ -312,11 +312,14 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     # each name EXTRACT is given, with the item's words the row read must say
     names = [(picked, item)] if picked and has_words(picked) and not by_header else []
     owns = [(_without_title(term.item, title), item)]
-    if isinstance(chosen, Miss) and (bare := _unpossessed(term.item, doc.title)) != term.item:
-        # the company's name, which a column header says too ("Ondas Networks"): without
-        # it too, when no row is labelled with the words asked
-        if (own := _without_title(bare, title)) != owns[0][0]:
-            owns.append((own, item_words(bare) - title))
+    if (bare := _unpossessed(term.item, doc.title)) != term.item \
+            and (own := _without_title(bare, title)) != owns[0][0]:
+        # the company's name, which a column header says too ("Ondas Networks", "Total
+        # Palantir's Stockholders' Equity"), is whose the item is: the line item is named
+        # without it beside the row the question's words pick, and also without it when
+        # no row is labelled with the words asked
+        bare_own = (own, item_words(bare) - title)
+        owns = [*owns, bare_own] if isinstance(chosen, Miss) else [bare_own]
     # without a period EXTRACT reads a row's newest column: only a row with one figure,
     # which the question's words pick, is read that way; a column a header's own words
     # chose is named by the question's words (EXTRACT reads the header too)
@@ -336,6 +339,12 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
             continue
+        if isinstance(chosen, Choice) and row != picked and not _same_figure(out, chosen.cell):
+            # the line item named otherwise reads another cell than the one the question's
+            # words pick, though the row's own label may not be read (a statement of
+            # equity's "Net income" in a component's column)
+            return (f"the row the question's words pick ({chosen.cell.text}) and the line "
+                    f"item {row!r} ({out.value}) are different cells")
         if out.confidence == "table_row" and (left := _unsaid(said, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
@@ -354,6 +363,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         return ("the row the question's words pick and the line item they name read "
                 f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, *_ in reads)}")
     return _Found(doc, *reads[0])
+
+
+def _same_figure(out: ToolOutput, cell) -> bool:
+    """Whether EXTRACT read the figure of `cell`, whatever its sign and scale say (a
+    deduction "(29,915)" of a reconciliation is the statement's "$29,915")."""
+    a, b = out.quantity, cell.quantity
+    if a is None or b is None or a.amount is None or b.amount is None:
+        return out.value == cell.text
+    return abs(a.amount) == abs(b.amount)
 
 
 _PERCENT_ITEM = regex.compile(r"\bper\s?cent(?:age)?s?\b|%")

@@ -128,6 +128,7 @@ def _options(request: Request, evidence: Evidence,
         options = [o for o in options if o.key == best]
         if unsigned := _unsigned_elsewhere(options, fits):
             options = unsigned
+        options += _scale_elsewhere(options, fits)
         named = [o for o in options if word_for_word(o.row.label, request.row)]
         if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
                 {o.row.cells[o.column].text for o in named}) == 1:
@@ -170,6 +171,20 @@ def _unsigned_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
         return []
     key = min(o.key for o in plain)
     return [o for o in plain if o.key == key]
+
+
+def _scale_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
+    """When no best-fitting cell's table states its scale (a summary whose "in thousands"
+    stands in a paragraph above it: "Total revenue $ 2,865,507"), the cells of rows still
+    to fit that state the same figure in a table that states one ("Revenue" of the
+    statement of operations, in thousands): the figure is theirs, in their scale. Empty
+    otherwise."""
+    if not best or any(o.quantity.scale for o in best) \
+            or any(o.quantity.kind not in ("money", "number") for o in best):
+        return []
+    return [o for o in fits if o not in best and o.quantity.scale
+            and o.quantity.kind == best[0].quantity.kind
+            and all(o.quantity.amount == b.quantity.amount for b in best)]
 
 
 def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, dated: bool,
@@ -344,7 +359,10 @@ def _figures_asked(request: Request, table: Table, row: Row) -> list[int]:
     # component the line does not touch
     figures = [i for i in figures if not is_dash(row.cells[i].text)] or figures
     per_share = bool(PER_SHARE.search(request.row))
-    named = [i for i in figures if request.words & set(label_words(table.columns[i].header).words)
+    # by the step's own words: a name the library knows the item by ("net income
+    # attributable to common stockholders") names no component's column ("Total
+    # Palantir's Stockholders' Equity" of a statement of equity)
+    named = [i for i in figures if request.own & set(label_words(table.columns[i].header).words)
              and per_share == bool(PER_SHARE.search(table.columns[i].header))]
     if not named and len(figures) > 1 and not any(table.columns[i].header.strip()
                                                   for i in figures):
