@@ -133,6 +133,10 @@ def _options(request: Request, evidence: Evidence,
         if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
                 {o.row.cells[o.column].text for o in named}) == 1:
             options = named  # "owed by members": not the row "owed to members"
+        if all(o.key[_SEGMENT] for o in options):
+            # read from segments only: a row of the whole that fits less well must state
+            # the same figure, or which one is meant is not said
+            options += [f for f in fits if not f.key[_SEGMENT]]
         if all(footnoted(o.row) for o in options):
             # "Research and development expenses (1)" ("(1) Excludes stock-based
             # compensation"): a row that names the item exactly or under its heading is its
@@ -171,6 +175,10 @@ def _unsigned_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
         return []
     key = min(o.key for o in plain)
     return [o for o in plain if o.key == key]
+
+
+_SEGMENT = 4
+"""Where an option's key says it is a segment's (read after a row of the whole)."""
 
 
 def _scale_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
@@ -225,6 +233,10 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
     # Space Systems") none of whose headers the step names
     segment = read_after_whole(row, table, request.row, bool(section) and set(
         section.words) <= request.words) or bool(request.period) and len(columns) > 1
+    if segment and (total := _total_of_parts(request, table, row, columns)):
+        # the segments' total, still read after a row stating the company's figure: a
+        # segment note's "Interest expense" total leaves out the corporate interest
+        columns = total
     key = (how.rank, not own, -len(request.context & heading), unasked, segment,
            how.extra + aside, beyond, not row.total)
     if not columns:
@@ -265,6 +277,23 @@ def _named_by_header(request: Request, table: Table, row: Row, label: Label,
     most = max(said_by.values())
     named = [i for i in columns if said_by[i] == most]
     return named if most and len(named) < len(columns) else columns
+
+
+def _total_of_parts(request: Request, table: Table, row: Row, columns: list[int]) -> list[int]:
+    """Of the period's columns none of whose headers the step names, the one whose header
+    says "total" when the row's figure there is the sum of its figures in the others (a
+    segment note's "2024 Ondas Networks", "2024 Ondas OAS", "2024 Ondas Total"): the
+    company's figure, as one row would state it. Empty otherwise (expected, incurred and
+    remaining charges are no parts of a total)."""
+    totals = [i for i in columns if _SAYS_TOTAL.search(table.columns[i].header or "")]
+    if not request.period or len(totals) != 1:
+        return []
+    amounts = [q.amount if (c := row.cells[i]) is not None and (q := c.quantity) is not None
+               else None for i in columns]
+    if any(a is None for a in amounts):
+        return []
+    total = amounts[columns.index(totals[0])]
+    return totals if sum(amounts) - total == total else []
 
 
 _SAYS_TOTAL = regex.compile(r"\btotal\b", regex.IGNORECASE)

@@ -665,3 +665,78 @@ def test_a_table_of_a_part_of_the_company_is_read_after_the_companys_own():
     chosen = choose_cell(item_words("total current assets"), day, [vies, sheet], columns_for,
                          text="total current assets")
     assert chosen.cell.text == "40,917"
+
+
+# Ondas Holdings Inc.'s 10-K for 2024, page 59: a segment note, each year's columns the two
+# segments' and their total
+ONDAS_SEGMENTS = [["", "2024 Ondas Networks", "2024 Ondas OAS", "2024 Ondas Total",
+                   "2023 Ondas Networks", "2023 Ondas OAS", "2023 Ondas Total"],
+                  ["Total assets", "$24,297,317", "$85,324,971", "$109,622,288",
+                   "$19,272,162", "$72,892,520", "$92,164,682"],
+                  ["Capital expenditures", "$1,042,699", "$593,696", "$1,636,395", "$79,208",
+                   "$131,827", "$211,035"],
+                  ["Interest expense", "(632,132)", "(676,704)", "(1,308,836)", "(15,000)",
+                   "(427,412)", "(442,412)"]]
+ONDAS_STATEMENTS = [["", "2024", "2023"],
+                    ["Interest expense", "(3,620,258)", "(4,154,759)"],
+                    ["CASH FLOWS FROM INVESTING ACTIVITIES", "", ""],
+                    ["Purchase of equipment", "(1,636,395)", "(211,035)"]]
+
+
+def test_a_segments_row_names_no_segment_reads_the_total_of_its_columns():
+    tables = {"o": [table_from_rows(ONDAS_SEGMENTS, title="Additional segment information")],
+              "s": [table_from_rows(ONDAS_STATEMENTS, title="Consolidated statements"),
+                    table_from_rows(ONDAS_SEGMENTS, title="Additional segment information")]}
+    assert cell("capital expenditures", "2024", [doc("o")], tables=tables).value == \
+        "$1,636,395"
+    assert cell("Ondas Networks capital expenditures", "2024", [doc("o")],
+                tables=tables).value == "$1,042,699"
+    # the segments' total after the company's own row: their interest expense leaves out
+    # the corporate interest
+    assert cell("interest expense", "2024", [doc("s")], tables=tables).value == "(3,620,258)"
+    # a figure read from segments only must be what a row of the whole states
+    assert cell("capital expenditure", "2024", [doc("s")], tables=tables).value == \
+        "$1,636,395"
+    assert refused("capital expenditure", "2023", [doc("s")], tables={"s": [
+        table_from_rows([*ONDAS_STATEMENTS[:3], ["Purchase of equipment", "(1,636,395)",
+                                                 "(200,000)"]]),
+        table_from_rows(ONDAS_SEGMENTS)]}).code == "AMBIGUOUS"
+
+
+# Palantir Technologies Inc.'s 10-K for 2024: MD&A's revenue table (page 74), its "in
+# thousands" in the text above it; the statement of operations (page 85); the statement
+# of equity (page 87), its columns the equity's components
+PLTR_REVENUE = [["", "2024", "2023", "Change Amount", "Change %"],
+                ["Government", "$ 1,569,605", "$ 1,222,215", "$ 347,390", "28 %"],
+                ["Commercial", "1,295,902", "1,002,797", "293,105", "29 %"],
+                ["Total revenue", "$ 2,865,507", "$ 2,225,012", "$ 640,495", "29 %"]]
+PLTR_OPERATIONS = [["(in thousands)", "2024", "2023", "2022"],
+                   ["Revenue", "$ 2,865,507", "$ 2,225,012", "$ 1,905,871"],
+                   ["Net income (loss)", "467,918", "217,375", "(371,094)"],
+                   ["Net income (loss) attributable to common stockholders", "$ 462,190",
+                    "$ 209,825", "$ (373,705)"]]
+PLTR_EQUITY = [["", "Accumulated Deficit", "Total Palantir's Stockholders' Equity",
+                "Noncontrolling Interests", "Total Equity"],
+               ["Balance as of December 31, 2022", "$(5,859,438)", "$2,565,326", "$77,111",
+                "$2,642,437"],
+               ["Net income", "209,825", "209,825", "7,550", "217,375"],
+               ["Balance as of December 31, 2023", "$(5,649,613)", "$3,475,561", "$85,404",
+                "$3,560,965"]]
+
+
+def test_a_figure_stated_without_its_scale_takes_the_scale_of_a_table_stating_it():
+    tables = {"p": [table_from_rows(PLTR_REVENUE, page=74, title="Revenue"),
+                    table_from_rows(PLTR_OPERATIONS, page=85,
+                                    title="Consolidated Statements of Operations")]}
+    out = cell("revenue", "2024", [doc("p")], tables=tables)
+    assert (out.value, out.quantity.scale) == ("$ 2,865,507", 3)
+
+
+def test_a_statement_of_equitys_row_is_read_in_no_column_a_library_synonym_names():
+    # the library knows net income as "net income attributable to common stockholders":
+    # those words name no component ("Total Palantir's Stockholders' Equity", 209,825)
+    tables = {"p": [table_from_rows(PLTR_OPERATIONS, page=85,
+                                    title="Consolidated Statements of Operations"),
+                    table_from_rows(PLTR_EQUITY, page=87,
+                                    title="Consolidated Statements of Equity (in thousands)")]}
+    assert cell("net income (loss)", "2023", [doc("p")], tables=tables).value == "217,375"
