@@ -127,9 +127,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # then of labels that fit alike, the column whose period is of the kind asked:
             # "depreciation and amortization in 2022" is the year's (a cash flow
             # statement's), not a deferred tax liability's at December 31, 2022
+            period = table.columns[column].period if column < len(table.columns) else None
             scored.append(((len((label | section) & item), len(label & item),
-                            -len(item - label), -len(aside), _kind_fit(when, table.columns[column].period
-                                                          if column < len(table.columns) else None),
+                            -len(item - label), -len(aside), _kind_fit(when, period),
                             -len(section - item - FILLERS), not of_a_part(table, asked)),
                            choice))
     if not scored:

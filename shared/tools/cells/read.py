@@ -237,7 +237,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         # the segments' total, still read after a row stating the company's figure: a
         # segment note's "Interest expense" total leaves out the corporate interest
         columns = total
-    key = (how.rank, not own, -len(request.context & heading), unasked, segment,
+    key = (how.rank, not own, -len(request.context & heading), unasked, segment,  # _SEGMENT
            how.extra + aside, beyond, not row.total)
     if not columns:
         why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
