@@ -75,7 +75,9 @@ def lines_of(words: list[Placed], width: float) -> list[Line]:
             group = []
         group.append(word)
     lines.append(_line(group, width))
-    return lines
+    # a line that was only a dot leader has no word left (page 431 of Tesla's 10-K for
+    # 2020 sets one alone over a signature's name)
+    return [line for line in lines if line.words]
 
 
 def _line(words: list[Placed], width: float) -> Line:

@@ -69,6 +69,18 @@ def test_words_set_apart_from_their_figure_and_dot_leaders_are_laid_out_as_a_rea
     assert text[1:] == ["Net loss", "Net sales", "", "Notes"]  # a wide gap: a blank line
 
 
+def test_a_line_that_is_only_a_dot_leader_is_no_line():
+    # page 431 of Tesla's 10-K for 2020, an exhibit's signature block: a leader alone on
+    # its line over "for and on behalf of [Name of Chargor]" (indexing the filing failed)
+    words = [Placed(14.1, 214.1, 273.9, 283.9, "." * 60),
+             Placed(14.1, 26.0, 284.3, 294.3, "for"), Placed(28.7, 44.0, 284.3, 294.3, "and")]
+    width = char_width(words)
+    lines = lines_of(words, width)
+    assert [[w.text for w in line.words] for line in lines] == [["for", "and"]]
+    assert laid_out(lines, width) == "for and"
+    assert laid_out(lines_of(words[:1], width), width) == ""
+
+
 def test_a_file_that_is_not_a_pdf_is_refused_naming_it(tmp_path):
     bad = tmp_path / "report.pdf"
     bad.write_text("<html>not a PDF</html>")
