@@ -79,6 +79,8 @@ class Choice:
 class Miss:
     why: str
     nearest: tuple[str, ...] = ()
+    figures: tuple[Cell, ...] = ()
+    """The cells of the rows that name the item alike, when they make it ambiguous."""
 
 
 def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
@@ -148,7 +150,8 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         best, rivals = named[0], []
     if rivals:
         return Miss("several rows name it: " + ", ".join(_shown(c, tables)
-                                                         for c in [best, *rivals][:NEAREST]))
+                                                         for c in [best, *rivals][:NEAREST]),
+                    figures=tuple(c.cell for c in [best, *rivals]))
     if not TERM_SAID.search(asked) and (other := _other_term(best, tables)):
         return Miss(f"several rows name it: {_shown(best, tables)}, and {other!r} beside it: "
                     "the question says neither the current nor the non-current part")

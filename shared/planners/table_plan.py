@@ -33,6 +33,7 @@ from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
 from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
+from shared.models.quantity import Quantity
 from shared.models.table import Table
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
@@ -65,6 +66,17 @@ class _Found:
     """The row states figures of both signs: a negative is the figure's sign."""
     instant: bool = False
     """The cell's column is of a day (a balance "as of"), not of a span ending on it."""
+
+
+@dataclass(frozen=True)
+class _Missed:
+    """Why a document answers nothing for a term."""
+
+    why: str
+    figures: tuple[Quantity, ...] = ()
+    """What it states for the term where it names it in cells that disagree (several
+    rows alike, or the row picked and the line item named): the figures a later filing
+    may choose among, not add to."""
 
 
 def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
@@ -234,13 +246,13 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
     for doc in docs:
         found = _read(n, _in_filing_quarter(term, doc, tables[doc.id]), doc, tables[doc.id],
                       columns_for)
-        if isinstance(found, str):
+        if isinstance(found, _Missed):
             misses.append((doc, found))
         else:
             hits.append(found)
     asked = f"{term.item!r}" + (f" for {term.when.text}" if term.when else "")
     if not hits:
-        nearest = [f"{d.title!r} ({period_and_date(d)}): {why}" for d, why in misses[:NEAREST]]
+        nearest = [f"{d.title!r} ({period_and_date(d)}): {m.why}" for d, m in misses[:NEAREST]]
         raise NoAnswer(f"not found: no table row of the documents named states {asked}; "
                        "nothing is answered rather than a figure the tables do not support",
                        nearest)
@@ -261,7 +273,28 @@ def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table
                 f"{best.read.value} and {other.doc.title!r} states {other.read.value}",
                 [f"{f.doc.title!r} ({period_and_date(f.doc)}): row {f.step.row!r}, "
                  f"{f.read.value}" for f in (best, other)])
+    for doc, missed in misses:
+        # the filing about the period states the item in cells that disagree: a later
+        # one may tell which, never answer a figure none of them is (Tesla's 10-K for
+        # 2020: its balance sheet's and its VIEs' "Total liabilities"; the 2022 10-K's
+        # row read for it, 495, was another item)
+        if missed.figures and _doc_rank(doc, term)[:2] < _doc_rank(best.doc, term)[:2] \
+                and not any(_same_amount(best.read.quantity, q) for q in missed.figures):
+            raise NoAnswer(
+                f"not answered: {doc.title!r}, about the period asked, names {asked} in "
+                f"cells that disagree, and {best.doc.title!r} states {best.read.value}, "
+                "none of them",
+                [f"{doc.title!r} ({period_and_date(doc)}): {missed.why}",
+                 f"{best.doc.title!r} ({period_and_date(best.doc)}): row {best.step.row!r}, "
+                 f"{best.read.value}"])
     return best
+
+
+def _same_amount(a: Quantity | None, b: Quantity | None) -> bool:
+    """Whether two figures are one amount, sign aside, each in its own scale."""
+    if a is None or b is None or a.amount is None or b.amount is None:
+        return False
+    return abs(a.absolute()) == abs(b.absolute())
 
 
 _FISCAL_QUARTER = regex.compile(r"Q(?P<q>[1-4]) FY(?P<y>\d{4})")
@@ -295,7 +328,8 @@ def _quarter_ending(period: str, last: date) -> bool:
     return end == last and 55 <= (end - first).days <= 100
 
 
-def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -> _Found | str:
+def _read(n: int, term: Term, doc: Document, tables: list[Table],
+          columns_for) -> _Found | _Missed:
     """The EXTRACT of `term` from `doc`, read as the plan will run it; else why not."""
     # the document's title words name the document, not the item ("Rokilor annual
     # report"), unless a column header says them ("As reported")
@@ -325,7 +359,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
     # chose is named by the question's words (EXTRACT reads the header too)
     names += [(own, said) for own, said in owns if own and all(own != n for n, _ in names)
               and (term.when is not None or by_header) and has_words(own)]
-    reads, why = [], []
+    reads, why, figures = [], [], []
     for row, said in names:
         step = ExtractStep(id="E1", operation="EXTRACT", source="$DOC", row=row,
                            period=term.when.text if term.when else None, quantity=kind,
@@ -338,13 +372,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         if isinstance(chosen, Choice) and row == picked and _value(out) != _value_of(chosen):
             why.append(f"row {row!r} reads {out.value}, not the cell {chosen.cell.text} the "
                        "question's words pick")
+            figures += [chosen.cell.quantity, out.quantity]
             continue
         if isinstance(chosen, Choice) and row != picked and not _same_figure(out, chosen.cell):
             # the line item named otherwise reads another cell than the one the question's
             # words pick, though the row's own label may not be read (a statement of
             # equity's "Net income" in a component's column)
-            return (f"the row the question's words pick ({chosen.cell.text}) and the line "
-                    f"item {row!r} ({out.value}) are different cells")
+            return _Missed(f"the row the question's words pick ({chosen.cell.text}) and the "
+                           f"line item {row!r} ({out.value}) are different cells",
+                           (chosen.cell.quantity, out.quantity))
         if out.confidence == "table_row" and (left := _unsaid(said, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
@@ -358,10 +394,14 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table], columns_for) -
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"
                    if isinstance(chosen, Miss) and chosen.nearest else "")
-        return "; ".join(found + why) + nearest
+        if isinstance(chosen, Miss):
+            figures += [c.quantity for c in chosen.figures]
+        return _Missed("; ".join(found + why) + nearest, tuple(q for q in figures if q))
     if any(_value(out) != _value(reads[0][1]) for _, out, *_ in reads[1:]):
-        return ("the row the question's words pick and the line item they name read "
-                f"different cells: {', '.join(f'{s.row!r} {o.value}' for s, o, *_ in reads)}")
+        read = ", ".join(f"{s.row!r} {o.value}" for s, o, *_ in reads)
+        return _Missed("the row the question's words pick and the line item they name read "
+                       f"different cells: {read}", tuple(o.quantity for _, o, *_ in reads
+                                                          if o.quantity))
     return _Found(doc, *reads[0])
 
 

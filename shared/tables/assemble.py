@@ -45,6 +45,10 @@ _CONNECTOR = regex.compile(r"(?:\b(?:and|or|of|for|in|to|on|from|by|the|with|at|
                            r"an|under|into|other|ended|ending|during|through|than|less|"
                            r"including|excluding|before|after|between|over)|[,;(&/–-])$", _F)
 
+_MINOR = regex.compile(r"from|with|into|onto|over|than|upon|under|after|before|during|"
+                       r"through|between|within|without|against|about", _F)
+"""Words of four letters or more a title writes in lower case."""
+
 
 @dataclass
 class Line:
@@ -94,6 +98,10 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         if wraps and not ended and not any(r.label == label for r in rows):
             while pending and _continues(pending[-1], label):
                 label = f"{pending.pop()} {label}".strip()
+        if wraps and not label and pending and not pending[-1].endswith(":"):
+            # figures set on the line under their label ("Other long-term liabilities" /
+            # "1,904  476  495"): the label's row, not a total under it as a heading
+            label = pending.pop()
         ended = False
         if pending:
             section = _heading(pending[-1])
@@ -287,9 +295,11 @@ def _continues(first: str, label: str) -> bool:
     if label[0].islower() or label[0] in "(&-–" or _CONNECTOR.search(first):
         return True
     words = first.split()
-    capitals = sum(w[0].isupper() for w in words if len(w) > 3 and w[0].isalpha())
-    long_words = sum(1 for w in words if len(w) > 3 and w[0].isalpha())
-    return len(words) >= 5 and capitals < long_words
+    # a heading in title case writes its small words in lower case ("Cash Flows from
+    # Investing Activities")
+    named = [w for w in words if len(w) > 3 and w[0].isalpha() and not _MINOR.fullmatch(w)]
+    capitals = sum(w[0].isupper() for w in named)
+    return len(words) >= 5 and capitals < len(named)
 
 
 def _cell(text: str, unit: str | None, scale: int, percent: bool) -> Cell | None:

@@ -770,3 +770,38 @@ def test_a_part_the_tables_caption_completes_is_not_read_where_the_item_names_a_
         assert run(plan, backend).value == "50,466"
     finally:
         backend.close()
+
+
+@pytest.mark.parametrize("later, answer", [("28,418", "28,418"), ("495", None)])
+def test_a_later_filing_settles_an_item_the_periods_filing_states_twice_only_with_one_of_them(
+        tmp_path, later, answer):
+    # as Tesla's 10-K for 2020: "Total liabilities" 28,418 on its balance sheet and $2,418
+    # in a table of its VIEs whose title was not read; the 2022 10-K's cash flow statement
+    # had a row misread as it, 495 for 2020
+    def table(title: str, figure: str, *years: int) -> dict:
+        rest = ["1"] * (len(years) - 1)
+        return {"title": title, "rows": [["", *(f"December 31, {y}" for y in years)],
+                                         ["Total liabilities", figure, *rest]]}
+    filings = [
+        {"id": "10k-2020", "title": "Halvorsen Marine Form 10-K for 2020", "period": "2020",
+         "content": "Balance sheets", "tables": [table("(in millions)", "28,418", 2020, 2019),
+                                                 table("(in millions)", "$2,418", 2020, 2019)]},
+        {"id": "10k-2022", "title": "Halvorsen Marine Form 10-K for 2022", "period": "2022",
+         "content": "Cash flows", "tables": [
+             {"title": "(in millions)", "rows": [["", "2022", "2021", "2020"],
+                                                ["Total liabilities", "7", "6", later]]}]}]
+    path = tmp_path / "filings.jsonl"
+    path.write_text("".join(json.dumps(f) + "\n" for f in filings))
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(path))
+    question = "What were Halvorsen Marine's total liabilities as of December 31, 2020?"
+    try:
+        if answer is None:
+            with pytest.raises(NoAnswer) as refused:
+                heuristic_plan(question, backend)
+            assert "cells that disagree" in str(refused.value)
+            assert any("28,418" in n and "$2,418" in n for n in refused.value.nearest)
+        else:
+            assert run(heuristic_plan(question, backend), backend).value == answer
+    finally:
+        backend.close()

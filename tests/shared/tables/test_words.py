@@ -481,3 +481,41 @@ def test_a_label_the_table_states_before_is_a_row_under_the_next_heading(filing_
         ("Automotive segment", "Gross profit", "$20,565"),
         ("Energy generation and storage segment", "Revenues", "$3,909"),
         ("Energy generation and storage segment", "Gross profit", "$288")]
+
+
+def test_figures_set_on_the_line_under_their_label_are_that_labels_row(filing_words):
+    # Tesla's cash flow statement for 2022, page 52: "Other long-term liabilities" on a
+    # line of its own, its figures on the next; read as a heading over a total with no
+    # label, it answered "total liabilities" for 2020 with 495
+    flows = titled(tables_in_words(filing_words["tsla-20221231-10k.pdf#52"], page=52),
+                   "cash flows")
+    other = row(flows, "Other long-term liabilities")
+    assert [c.text for c in other.cells] == ["1,904", "476", "495"] and not other.total
+    assert all(r.label for r in flows.rows)
+    assert row(flows, "Net cash provided by operating activities").total
+    # a heading in title case is no label's first part: "Cash Flows from Investing
+    # Activities" over "Purchases of property and equipment excluding finance leases, …"
+    capex = row(flows, "Purchases of property and equipment excluding finance leases, net of "
+                       "sales")
+    assert capex.section == "Cash Flows from Investing Activities"
+    assert row(flows, "Net income").section == "Cash Flows from Operating Activities"
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="total liabilities",
+                       period="2020")
+    doc = Evidence(doc_id="tsla", title="Tesla, Inc. Form 10-K for 2022")
+    with pytest.raises(ToolError) as missing:
+        read_cell(step, [doc], lambda _: [flows])
+    assert missing.value.code == "NOT_FOUND"
+
+
+def test_a_line_item_two_tables_of_a_filing_state_apart_is_ambiguous_naming_both(
+        filing_words):
+    # Tesla's 10-K for 2020: the balance sheet, page 54, states "Total liabilities"
+    # 28,418; page 103 the VIEs' $2,418, under a lead-in whose first line (151
+    # characters) is no title the reader takes, so nothing says the table is a part's
+    sheet = tables_in_words(filing_words["tsla-20201231-10k.pdf#54"], page=54)[0]
+    vies = tables_in_words(filing_words["tsla-20201231-10k.pdf#103"], page=103)[0]
+    day = When("December 31, 2020", (date(2020, 12, 31), date(2020, 12, 31)))
+    chosen = choose_cell(item_words("total liabilities"), day, [sheet, vies], columns_for,
+                         text="Tesla's total liabilities")
+    assert isinstance(chosen, Miss) and "several rows" in chosen.why
+    assert sorted(c.text for c in chosen.figures) == ["$2,418", "28,418"]
