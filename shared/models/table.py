@@ -67,6 +67,10 @@ class Table(_Model):
     """The page the table is on (1-based), when the document has pages."""
     title: Text | None = None
     """The heading or caption above the table (`CONSOLIDATED STATEMENTS OF CASH FLOWS`)."""
+    lead_in: Text | None = None
+    """The sentence above the table that leads in to it, however long ("The aggregate
+    carrying values of the VIEs' assets and liabilities … were as follows (in
+    millions):"): whose figures they are, never words of its labels."""
     unit: str | None = None
     """The currency the table states its money in (`USD`), when it says one."""
     scale: int = 0

@@ -143,7 +143,7 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         # a footnote qualifies the row it marks ("… expenses (1)": "excludes stock-based
         # compensation"): a row whose label and heading name the item too is its rival
         or s[0] == best_score[0] and footnoted(_row(best, tables))
-        and not footnoted(_row(c, tables)))
+        and not footnoted(_row(c, tables)) and s[-1])
         and _value(c) != _value(best)]
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]
     if rivals and named and len({_value(c) for c in named}) == 1:

@@ -210,6 +210,36 @@ def _nearest(p: Phrase, columns: Columns) -> int:
                key=lambda j: abs((columns[j][0] + columns[j][1]) / 2 - middle))
 
 
+def lead_in_of(parsed: list[Parsed], top: int, area: Area) -> str | None:
+    """The sentence ending in a colon just above a table's heads, however long its lines
+    (up to five), from where it starts: a line that begins it in capitals, or the first
+    line under a blank line or the end of another sentence."""
+    lines: list[str] = []
+    for i in range(top - 1, -1, -1):
+        inside = [p for p in parsed[i].phrases if p.x1 > area.margin]
+        if inside and _MARK_ONLY.fullmatch(inside[0].text):
+            inside = inside[1:]  # "(1) Includes stock-based compensation expense as follows"
+        text = " ".join(p.text for p in inside)
+        if not text:
+            if lines:
+                break
+            continue
+        if any(p.figure for p in inside) or _SENTENCE.search(text) or len(lines) == 5:
+            break
+        if not lines and not text.endswith(":"):
+            return None
+        ends = list(_SENTENCE_END.finditer(text))
+        if ends:  # another sentence ends on this line: the lead-in starts after it
+            lines.insert(0, text[ends[-1].end():])
+            break
+        lines.insert(0, text)
+    return " ".join(lines) or None
+
+
+_MARK_ONLY = regex.compile(r"\(?\d{1,2}\)|\(?[a-z]\)|[*†‡]")
+_SENTENCE_END = regex.compile(r"[.;]\s+(?=\p{Lu})")
+
+
 def notes_of(parsed: list[Parsed], top: int, area: Area) -> tuple[list[str], str | None]:
     """The unit lines and the title above a table's header (its words that reach into
     the table's area: a lead-in set at the page's margin, left of labels indented under

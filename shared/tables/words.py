@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import regex
 
 from .assemble import Line, assemble
-from .header import area_of, column_of, header_of, heading, label_only, notes_of, text_in
+from .header import (area_of, column_of, header_of, heading, label_only, lead_in_of, notes_of,
+                     text_in)
 from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
 from shared.models.table import Table
 from .units import scale_in
@@ -178,6 +179,8 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float, page: int | 
         heads = Heads(columns, before.headers, before.notes, title or before.title)
     table = assemble(heads.headers, lines, notes=heads.notes, title=heads.title, page=page,
                      wraps=True)
+    if table is not None and (lead := lead_in_of(parsed, top, area)):
+        table = table.model_copy(update={"lead_in": lead})
     return None if table is None else (table, heads)
 
 

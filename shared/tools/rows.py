@@ -323,12 +323,21 @@ _PART_ENTITY = regex.compile(r"\bVIEs?\b|\bvariable\s+interest\s+entit|\bnon-?gu
 variable interest entities', its guarantors', the parent company's alone."""
 
 
+_COMPONENT = regex.compile(r"\binclud(?:es|ed|ing)\b[^:]{0,120}?\bas\s+follows\b", regex.I)
+"""A lead-in that says its rows are a component of line items stated elsewhere ("(1)
+Includes stock-based compensation expense as follows (in thousands):")."""
+
+
 def of_a_part(table: Table, asked: str) -> bool:
     """Whether `table` states the figures of a part of the company ("The aggregate
     carrying values of the VIEs' assets and liabilities …") that `asked` (a question's
-    item or a step's row) does not name."""
-    found = _PART_ENTITY.search(table.title or "")
-    return found is not None and not regex.search(regex.escape(found.group()), asked, regex.I)
+    item or a step's row) does not name, or a component of line items ("Includes
+    stock-based compensation expense as follows:")."""
+    said = " ".join(filter(None, (table.title, table.lead_in)))
+    found = _PART_ENTITY.search(said)
+    if found is not None and not regex.search(regex.escape(found.group()), asked, regex.I):
+        return True
+    return bool(table.lead_in and _COMPONENT.search(table.lead_in))
 
 
 def read_after_whole(row: Row, table: Table, asked: str, section_named: bool) -> bool:

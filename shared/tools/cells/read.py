@@ -142,7 +142,7 @@ def _options(request: Request, evidence: Evidence,
             # compensation"): a row that names the item exactly or under its heading is its
             # rival
             options += [f for f in fits if f not in options and f.key[0] <= RANKS["under"]
-                        and not footnoted(f.row)]
+                        and not footnoted(f.row) and not f.key[_SEGMENT]]
         if not TERM_SAID.search(request.row):  # "deferred revenue": current or noncurrent?
             options += _other_terms(options, tables)
     return options, why

@@ -507,15 +507,39 @@ def test_figures_set_on_the_line_under_their_label_are_that_labels_row(filing_wo
     assert missing.value.code == "NOT_FOUND"
 
 
-def test_a_line_item_two_tables_of_a_filing_state_apart_is_ambiguous_naming_both(
-        filing_words):
+def test_a_lead_in_says_whose_figures_a_table_states_never_its_labels_words(filing_words):
     # Tesla's 10-K for 2020: the balance sheet, page 54, states "Total liabilities"
-    # 28,418; page 103 the VIEs' $2,418, under a lead-in whose first line (151
-    # characters) is no title the reader takes, so nothing says the table is a part's
+    # 28,418; page 103 the VIEs' $2,418 under a lead-in whose first line has 151
+    # characters ("The aggregate carrying values of the VIEs' assets and liabilities, …
+    # in the consolidated" / "balance sheets were as follows (in millions):"), no title
     sheet = tables_in_words(filing_words["tsla-20201231-10k.pdf#54"], page=54)[0]
     vies = tables_in_words(filing_words["tsla-20201231-10k.pdf#103"], page=103)[0]
+    assert vies.title is None and vies.lead_in.startswith("The aggregate carrying values")
+    assert vies.lead_in.endswith("were as follows (in millions):")
     day = When("December 31, 2020", (date(2020, 12, 31), date(2020, 12, 31)))
     chosen = choose_cell(item_words("total liabilities"), day, [sheet, vies], columns_for,
                          text="Tesla's total liabilities")
+    assert chosen.cell.text == "28,418" and chosen.page == 54
+    # without the lead-in nothing tells the two apart, and the ambiguity names both
+    bare = vies.model_copy(update={"lead_in": None})
+    chosen = choose_cell(item_words("total liabilities"), day, [sheet, bare], columns_for,
+                         text="Tesla's total liabilities")
     assert isinstance(chosen, Miss) and "several rows" in chosen.why
     assert sorted(c.text for c in chosen.figures) == ["$2,418", "28,418"]
+
+
+def test_a_table_a_lead_in_says_a_component_of_line_items_is_read_after_them(filing_words):
+    # Palantir's 10-K for 2021, page 86: MD&A's statement of operations, "Cost of revenue
+    # (1)" 352,547 for 2020, and under it "(1) Includes stock-based compensation expense
+    # as follows (in thousands):" over "Cost of revenue $139,627"
+    tables = tables_in_words(filing_words["pltr-20211231-10k.pdf#86"], page=86)
+    assert tables[1].lead_in == ("Includes stock-based compensation expense as follows (in "
+                                 "thousands):")
+    year = When("2020", (date(2020, 1, 1), date(2020, 12, 31)))
+    chosen = choose_cell(item_words("cost of revenue"), year, tables, columns_for,
+                         text="Palantir's cost of revenue")
+    assert chosen.cell.text == "352,547"
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="cost of revenue",
+                       period="2020")
+    doc = Evidence(doc_id="pltr", title="Palantir Technologies Inc. Form 10-K for 2021")
+    assert read_cell(step, [doc], lambda _: tables).value == "352,547"
