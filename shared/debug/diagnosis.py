@@ -74,6 +74,9 @@ FIXES: dict[str, tuple[str, str]] = {
                            "its figures: ",
                            "say which is asked: abs($X) for the amount of a figure written in "
                            "parentheses, $NEW - $OLD in points for a change of percentages"),
+    "SAME_CELL": ("two variables of the expression hold one table cell: ",
+                  "name each row as its table writes it, or give each step the period of "
+                  "its column"),
     "NOT_A_DOCUMENT": ("EXTRACT read a value that is not document text: ",
                        "point its source at the output variable of a GET step"),
     "SEARCH_FAILED": ("the search store could not be read: ",

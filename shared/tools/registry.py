@@ -13,6 +13,9 @@ backend keeps (cells/), and refuses with DOCUMENT_CHANGED when the store holds a
 version of a document than the one its source read; with `pattern`, their text
 (extract.py).
 
+COMPUTE refuses with SAME_CELL when two of its variables hold one table cell (two steps
+naming two rows that EXTRACT read as one): a figure computed with itself is no answer.
+
 Each operation's check (CHECKS) finds what is wrong with a step's own fields before
 anything runs, as `(code, message)` Findings: the plan checker asks `check_step`, so a
 tool's parsers stay its own.
@@ -81,7 +84,35 @@ def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> Too
     return out
 
 
+CELL_READS = ("table_row", "line_item")
+"""The confidences of an EXTRACT that read a table's cell (cells/read.py)."""
+
+
+def _one_cell_twice(step, inputs: dict[str, StepResult]) -> None:
+    """SAME_CELL when two variables of a COMPUTE's expression hold one table cell: a plan
+    whose steps name two rows ("non-vested shares vested", "total non-vested shares")
+    that EXTRACT read as one ("Non-vested at December 31, 2019") would compute a figure
+    with itself (100%, a change of 0), an answer the question did not ask. A cell is its
+    document, page and row as quoted (the row's label and every figure, the column read)."""
+    seen: dict[tuple, str] = {}
+    for name in dict.fromkeys(step.references()):
+        result = inputs.get(name)
+        if result is None or result.operation != "EXTRACT" or result.document is None \
+                or result.confidence not in CELL_READS or not result.quote:
+            continue
+        cell = (result.document.doc_id, result.document.page, result.quote)
+        first = seen.setdefault(cell, name)
+        if first != name:
+            where = (result.note or "").split("; also stated as")[0]
+            raise ToolError("SAME_CELL", f"expression {step.expression!r}: ${first} and "
+                            f"${name} hold one cell ({where}: {result.value}), so the "
+                            "expression computes a figure with itself; name each row as "
+                            "its table writes it, or give each step the period that tells "
+                            "its column apart")
+
+
 def _compute(step, inputs: dict[str, StepResult], backend: SearchBackend) -> ToolOutput:
+    _one_cell_twice(step, inputs)
     out = run_compute(step, values(inputs), quantities(inputs))
     used = [inputs[name] for name in dict.fromkeys(step.references()) if name in inputs]
     out.inputs = [r.action_id for r in used]

@@ -146,3 +146,66 @@ def registry_result(step, out: ToolOutput):
     return StepResult(action_id=f"q:{step.id}", step_id=step.id, operation=step.operation,
                       status="ok", value=out.value, confidence=out.confidence,
                       document=out.document, documents=out.documents)
+
+
+# A real report table (TAT-QA): a plan written from the question "the non-vested shares
+# vested in 2019 as a percentage of the total non-vested shares at December 31, 2019"
+# names two rows; the first reads as "Non-vested at December 31, 2019" too
+AWARDS = {"title": "Rufepis annual report 2019", "content": "Stock awards.", "tables": [{
+    "title": "A summary of the Company’s non-vested restricted stock awards as of December "
+             "31, 2019 and the changes during the year ended December 31, 2019 are as follows:",
+    "rows": [["Non-vested awards", "Shares", "Weighted-Average Grant Date Fair Value"],
+             ["Non-vested at December 31, 2018", "1,187,586", "$41.12"],
+             ["Granted", "473,550", "$53.53"], ["Vested", "(365,223)", "$41.83"],
+             ["Forfeited", "(12,632)", "$50.49"],
+             ["Non-vested at December 31, 2019", "1,283,281", "$45.40"]]}]}
+
+
+def _cells(tmp_path, rows: dict[str, tuple[str, str]], quantity: str | None = None) -> dict:
+    """Each `name: (row, period)` read by EXTRACT from AWARDS, as the executor stores it."""
+    import json
+
+    from shared.ingest import load_jsonl
+    from shared.journey.steps import tool_result
+    from shared.search import SqliteSearch
+
+    (tmp_path / "awards.jsonl").write_text(json.dumps(AWARDS) + "\n")
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(tmp_path / "awards.jsonl"))
+    get = GetStep(id="E1", operation="GET", source="Rufepis annual report 2019")
+    inputs = {"DOC": tool_result(_base(get), run_tool(get, {}, backend), 0.0)}
+    for n, (name, (row, period)) in enumerate(rows.items(), start=2):
+        step = ExtractStep(id=f"E{n}", operation="EXTRACT", source="$DOC", row=row,
+                           period=period, quantity=quantity)
+        inputs[name] = tool_result(_base(step), run_tool(step, inputs, backend), 0.0)
+    backend.close()
+    return inputs
+
+
+def _base(step) -> dict:
+    return {"action_id": f"q:{step.id}", "step_id": step.id, "operation": step.operation}
+
+
+def test_compute_refuses_two_variables_that_hold_one_cell(tmp_path):
+    inputs = _cells(tmp_path, {"T1": ("non-vested shares vested", "2019"),
+                               "T2": ("total non-vested shares", "2019-12-31")})
+    assert inputs["T1"].value == inputs["T2"].value == "1,283,281"
+    step = ComputeStep(id="E4", operation="COMPUTE", expression="round($T1 / $T2 * 100, 2)")
+    with pytest.raises(ToolError) as e:
+        run_tool(step, inputs, None)
+    assert e.value.code == "SAME_CELL"
+    assert "$T1 and $T2" in e.value.message and "Non-vested at December 31, 2019" in e.value.message
+
+
+def test_compute_over_two_cells_runs_and_over_one_variable_twice_too(tmp_path):
+    inputs = _cells(tmp_path, {"T1": ("shares granted", "2019"),
+                               "T2": ("total non-vested shares", "2019-12-31"),
+                               "T3": ("total non-vested shares", "2019-12-31")})
+    step = ComputeStep(id="E5", operation="COMPUTE", expression="round($T1 / $T2 * 100, 2)")
+    assert run_tool(step, inputs, None).value == "36.90"
+    step = ComputeStep(id="E5", operation="COMPUTE", expression="$T2 - $T2")  # one variable
+    assert run_tool(step, inputs, None).value == "0"
+    with pytest.raises(ToolError) as e:  # two steps that ask for the very same cell
+        run_tool(step.model_copy(update={"expression": "$T3 - $T2"}), inputs, None)
+    assert e.value.code == "SAME_CELL"
+
