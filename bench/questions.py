@@ -65,7 +65,7 @@ def index_filings(settings: Settings) -> list[dict]:
             read = read_file(path)
             backend.add(read.documents)
             took.append({"file": path.name, "pages": read.pages, "tables": read.tables,
-                         "seconds": round(read.seconds, 1)})
+                         "seconds": round(read.seconds, 1), "read_in_part": read.unread})
     finally:
         backend.close()
     return took
@@ -151,6 +151,8 @@ def table(results: dict) -> list[str]:
                       f"{result['index_s']:.0f} s (" + ", ".join(
                           f"{f['file']}: {f['pages']} pages, {f['tables']} tables, "
                           f"{f['seconds']:.0f} s" for f in result["indexed"]) + ")."]
+            lines += [f"- {f['file']} read in part: {'; '.join(f['read_in_part'])}"
+                      for f in result["indexed"] if f.get("read_in_part")]
     for name, result in results.items():
         for planner, verdicts in result["verdicts"].items():
             wrong = [v for v in verdicts if v["outcome"] == "wrong"]

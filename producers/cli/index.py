@@ -8,7 +8,8 @@ with any bad file writes nothing: the SQLite store writes the documents as the f
 read, in one transaction that a bad file rolls back (memory holds one file, not the
 run); for Elasticsearch, which has no transaction, every file is read before any
 document is sent (it then names the documents it rejected). stdout says what was
-indexed.
+indexed. A page the reader failed on (shared/ingest/pdf.py) is named in a warning line,
+and the rest of its file is indexed.
 """
 
 from __future__ import annotations
@@ -139,6 +140,11 @@ class Reader:
                     err.print(f"{counter}{escape(str(path))}: [red]not indexed[/]")
                 return None
         err.print(f"{counter}{escape(str(path))}: {_summary(read)}")
+        if read.unread:
+            shown = "; ".join(read.unread[:3]) + (f"; and {len(read.unread) - 3} more"
+                                                   if len(read.unread) > 3 else "")
+            err.print(f"{counter}[yellow]{escape(str(path))}: read in part, the rest is "
+                      f"indexed: {escape(shown)}; please report this with the file[/]")
         return read
 
 

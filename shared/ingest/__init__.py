@@ -11,7 +11,7 @@ laid out by layout.py) or an HTML page (html.py) is one document, a JSON Lines f
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -41,6 +41,9 @@ class Read:
     seconds: float
     title_from: str | None = None
     """Where the title came from when it was not given: "<title>" for an HTML page."""
+    unread: list[str] = field(default_factory=list)
+    """What of the file the reader failed on and left out, naming the page and the error
+    (the rest is indexed): `page 431: its tables were not read (IndexError: …)`."""
 
     @property
     def tables(self) -> int:
@@ -105,4 +108,5 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
         doc = Document.model_validate({**fields, "content": text.content, "tables": text.tables})
     except ValidationError as e:
         raise InputError(f"{path}: {'; '.join(describe(e))}") from None
-    return Read(path, [doc], text.pages, time.perf_counter() - started, title_from)
+    return Read(path, [doc], text.pages, time.perf_counter() - started, title_from,
+                text.unread)

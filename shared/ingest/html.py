@@ -55,6 +55,8 @@ class HtmlText:
     title: str | None
     """The page's <title>, if it has one."""
     pages: int
+    unread: list[str] = field(default_factory=list)
+    """The tables the table reader failed on (their text is kept), each with the error."""
 
 
 @dataclass
@@ -76,6 +78,7 @@ class _Reader(HTMLParser):
         self.pages: list[list[str]] = [[]]
         self.line: list[str] = []
         self.tables: list[Table] = []
+        self.unread: list[str] = []
         self.title: str | None = None
         self._title: list[str] | None = None
         self._open: list[tuple[str, bool]] = []  # (tag, hides) of the elements open
@@ -184,7 +187,12 @@ class _Reader(HTMLParser):
             return
         caption = _SPACES.sub(" ", "".join(grid.caption)).strip()
         title = caption or (grid.above if len(grid.above) <= TITLE_LINE else None) or None
-        self.tables += tables_from_rows(rows, page=len(self.pages), title=title)
+        try:
+            self.tables += tables_from_rows(rows, page=len(self.pages), title=title)
+        except Exception as e:  # noqa: BLE001 - the reader's fault costs this table only
+            why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            self.unread.append(f"page {len(self.pages)}: the table {title or rows[0][0]!r} "
+                               f"was not read ({why}); its text is indexed")
         text = _columns(rows)
         if self._grids:  # a table inside a cell: its text is the cell's
             outer = self._grids[-1]
@@ -262,7 +270,7 @@ def read_html(path: Path) -> HtmlText:
                          "document itself and not a frame or a script that loads it")
     tables = reader.tables if len(pages) > 1 else [t.model_copy(update={"page": None})
                                                      for t in reader.tables]
-    return HtmlText(PAGE_BREAK.join(pages), tables, reader.title, len(pages))
+    return HtmlText(PAGE_BREAK.join(pages), tables, reader.title, len(pages), reader.unread)
 
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.I)

@@ -95,3 +95,34 @@ def test_a_scan_without_text_is_refused_saying_to_run_ocr_first(tmp_path):
     pdf.save(scan)
     with pytest.raises(InputError, match=r"scan\.pdf: the PDF holds no text .*OCR"):
         read_pdf(scan)
+
+
+def test_a_page_the_reader_fails_on_keeps_its_text_and_is_named(monkeypatch, filing):
+    # a fault of the table reader or of the layout on one page (page 431 of Tesla's 10-K
+    # for 2020 once stopped the whole filing): that page's tables are left out, or its
+    # words kept in reading order, and the page is named; every other page reads as before
+    from shared.ingest import pdf
+
+    tables, layout = pdf.Pages.tables, pdf.laid_out
+
+    def failing_tables(self, lines, page=None):
+        if page == 6:
+            raise IndexError("list index out of range")
+        return tables(self, lines, page)
+
+    def failing_layout(lines, width):
+        if any(w.text == "Revolving" for line in lines for w in line.words):
+            raise ValueError("max() arg is an empty sequence")
+        return layout(lines, width)
+
+    monkeypatch.setattr(pdf.Pages, "tables", failing_tables)
+    monkeypatch.setattr(pdf, "laid_out", failing_layout)
+    read = read_pdf(FILING)
+    assert read.pages == 30 and read.unread == [
+        "page 6: its tables were not read (IndexError: list index out of range)",
+        "page 8: its words were not laid out in columns (ValueError: max() arg is an empty "
+        "sequence); its text is in reading order"]
+    assert "CASH FLOWS" in page(read.content, 6) and not [t for t in read.tables if t.page == 6]
+    assert "Revolving credit (uncollateralized) $ 6,551 7,282" in page(read.content, 8)
+    assert [t for t in read.tables if t.page != 6] == [t for t in filing.tables if t.page != 6]
+    assert filing.unread == []

@@ -88,3 +88,47 @@ def test_files_of_a_directory_are_the_readable_ones_under_it_without_sidecars(tm
         files_of([tmp_path / "missing.pdf"])
     with pytest.raises(InputError, match=r"cannot index a \.txt file; Chordal reads \.pdf"):
         read_file(tmp_path / "notes.txt")
+
+
+def test_a_page_the_reader_fails_on_is_named_in_what_the_file_gave(monkeypatch, filing):
+    from shared.ingest import pdf
+
+    def failing(self, lines, page=None):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(pdf.Pages, "tables", failing)
+    read = read_file(filing, {"title": "Patriot Transportation 10-Q Q4 2014"})
+    assert len(read.unread) == 30 and read.tables == 0 and read.pages == 30
+    assert read.unread[0] == ("page 1: its tables were not read (RecursionError: maximum "
+                              "recursion depth exceeded)")
+    assert "Revolving credit" in read.documents[0].content
+
+
+def test_a_table_the_reader_fails_on_in_a_page_leaves_its_text(monkeypatch, page):
+    from shared.ingest import html
+
+    monkeypatch.setattr(html, "tables_from_rows", lambda *a, **k: 1 / 0)
+    read = read_file(page, {"title": "Apple 10-Q Q2 2025"})
+    assert read.tables == 0 and read.unread
+    assert all(u.endswith("was not read (ZeroDivisionError: division by zero); its text is "
+                          "indexed") for u in read.unread)
+    assert "Depreciation and amortization" in read.documents[0].content
+
+
+def test_chordal_index_warns_of_a_file_read_in_part_and_indexes_it(monkeypatch, filing, capsys):
+    from producers.cli.index import Reader
+    from shared.ingest import pdf
+
+    tables = pdf.Pages.tables
+
+    def failing(self, lines, page=None):
+        if page in (3, 5, 6, 9):
+            raise IndexError("list index out of range")
+        return tables(self, lines, page)
+
+    monkeypatch.setattr(pdf.Pages, "tables", failing)
+    (doc,) = Reader([filing], {"title": TITLE}).documents()
+    err = " ".join(capsys.readouterr().err.split())
+    assert doc.tables and "read in part, the rest is indexed: page 3: its tables were not " \
+        "read (IndexError: list index out of range); page 5:" in err
+    assert "; and 1 more; please report this with the file" in err
