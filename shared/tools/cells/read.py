@@ -6,6 +6,7 @@ and a way to read a document's tables, produces the one cell the row and period 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
@@ -54,6 +55,30 @@ def backend_tables(backend, step: ExtractStep) -> TablesOf:
     return tables_of
 
 
+class Key(NamedTuple):
+    """How well a row fits a step, compared field by field: smaller is a better fit."""
+
+    rank: int
+    """How the row's words name the item (`RANKS`: its own label, under a heading, …)."""
+    foreign: bool
+    """Named by another name than the step's own words (the domain library's)."""
+    context: int
+    """Minus the step's context words the table's title and headings say."""
+    unasked: int
+    """Words of the row's heading that the step's context does not say."""
+    segment: bool
+    """A segment's or a part's row, read after a row of the whole."""
+    extra: int
+    """Words the label says beyond the step's, and words set aside in its label."""
+    beyond: int
+    """Words of the heading that completes the label beyond the step's own."""
+    not_total: bool
+
+    def placement(self) -> tuple:
+        """The fit before the segment flag: where a row stands among its table's rows."""
+        return self[:4]
+
+
 @dataclass(frozen=True)
 class Option:
     """One cell a row and column name."""
@@ -63,7 +88,7 @@ class Option:
     row: Row
     column: int
     quantity: Quantity
-    key: tuple
+    key: Key
     """Smaller is a better fit."""
     own: bool
 
@@ -133,16 +158,16 @@ def _options(request: Request, evidence: Evidence,
         if len({o.row.cells[o.column].text for o in options}) > 1 and named and len(
                 {o.row.cells[o.column].text for o in named}) == 1:
             options = named  # "owed by members": not the row "owed to members"
-        if all(o.key[_SEGMENT] for o in options):
+        if all(o.key.segment for o in options):
             # read from segments only: a row of the whole that fits less well must state
             # the same figure, or which one is meant is not said
-            options += [f for f in fits if not f.key[_SEGMENT]]
+            options += [f for f in fits if not f.key.segment]
         if all(footnoted(o.row) for o in options):
             # "Research and development expenses (1)" ("(1) Excludes stock-based
             # compensation"): a row that names the item exactly or under its heading is its
             # rival
-            options += [f for f in fits if f not in options and f.key[0] <= RANKS["under"]
-                        and not footnoted(f.row) and not f.key[_SEGMENT]]
+            options += [f for f in fits if f not in options and f.key.rank <= RANKS["under"]
+                        and not footnoted(f.row) and not f.key.segment]
         if not TERM_SAID.search(request.row):  # "deferred revenue": current or noncurrent?
             options += _other_terms(options, tables)
     return options, why
@@ -176,9 +201,6 @@ def _unsigned_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
     key = min(o.key for o in plain)
     return [o for o in plain if o.key == key]
 
-
-_SEGMENT = 4
-"""Where an option's key says it is a segment's (read after a row of the whole)."""
 
 
 def _scale_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
@@ -237,8 +259,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         # the segments' total, still read after a row stating the company's figure: a
         # segment note's "Interest expense" total leaves out the corporate interest
         columns = total
-    key = (how.rank, not own, -len(request.context & heading), unasked, segment,  # _SEGMENT
-           how.extra + aside, beyond, not row.total)
+    key = Key(how.rank, not own, -len(request.context & heading), unasked, segment,
+              how.extra + aside, beyond, not row.total)
     if not columns:
         why.append(("column", f"{where(row, table)} has no column for {request.period} (its "
                     f"columns: {columns_named(table)})" if request.period else
@@ -428,9 +450,10 @@ def _parts_over_their_totals(options: list[Option]) -> list[Option]:
     for o in options:
         if not o.row.total:
             key = parts.get(id(o.table))
-            parts[id(o.table)] = o.key[:4] if key is None else min(key, o.key[:4])
+            place = o.key.placement()
+            parts[id(o.table)] = place if key is None else min(key, place)
     return [o for o in options if not (o.row.total and id(o.table) in parts
-                                       and parts[id(o.table)] <= o.key[:4])]
+                                       and parts[id(o.table)] <= o.key.placement())]
 
 
 def _label(row: Row) -> tuple[Label, Label | None]:
