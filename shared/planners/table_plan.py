@@ -546,7 +546,10 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
         steps.append(f.step.model_copy(update={"id": f"E{len(steps) + 1}",
                                                "source": gets[f.doc.id].output_var}))
     expression = metric.expression
-    if expression is None and _outflow(found[0]):
+    if expression is None and _used(metric, found[0]):
+        raise NoAnswer(f"not answered: it asks for the {metric.name}, and the row read, "
+                       f"{found[0].label!r}, states cash it provided ({found[0].read.value})")
+    if expression is None and (_outflow(found[0]) or _USED.match(metric.name)):
         expression = "abs($T1)"
     if metric.kind == "defined" and expression is not None:
         expression = _outflows_subtracted(expression, found)
@@ -590,6 +593,19 @@ def _outflow(found: _Found) -> bool:
     q = found.read.quantity
     return q is not None and q.amount is not None and q.amount < 0 \
         and bool(OUTFLOW.search(found.label))
+
+
+_USED = regex.compile(r"^cash\s+used\b", regex.I)
+"""What a question asks the cash used in or for ("How much cash did Rocket Lab use in
+operating activities …"): its amount, which a statement writes as an outflow."""
+
+
+def _used(metric: Metric, found: _Found) -> bool:
+    """Whether the question asks the cash used and the cell read states cash provided
+    (a positive figure of "Net cash provided by (used in) …"): no amount was used."""
+    q = found.read.quantity
+    return bool(_USED.match(metric.name)) and q is not None and q.amount is not None \
+        and q.amount > 0
 
 
 def _outflows_subtracted(expression: str, found: list[_Found]) -> str:

@@ -340,12 +340,25 @@ def of_a_part(table: Table, asked: str) -> bool:
     return bool(table.lead_in and _COMPONENT.search(table.lead_in))
 
 
+def of_deferred_taxes(row: Row, table: Table, asked: str) -> bool:
+    """Whether `row` states the deferred tax on an item ("Depreciation" under "Deferred
+    Tax Liabilities", "Stock based compensation" in a table of "the components of
+    deferred tax assets"), which `asked` (a question's item or a step's row) does not
+    name: not the item itself (the cash flow statement's "Depreciation")."""
+    said = " ".join(filter(None, (row.section, table.title, table.lead_in)))
+    return bool(_DEFERRED_TAX.search(said)) and not _DEFERRED_TAX.search(asked)
+
+
+_DEFERRED_TAX = regex.compile(r"\bdeferred\s+(?:income\s+)?tax(?:es)?\b", regex.I)
+
+
 def read_after_whole(row: Row, table: Table, asked: str, section_named: bool) -> bool:
     """Whether `row` states a part that a request (`asked`, its words; `section_named`:
     they say the row's heading) does not name, to be read only after a row of the whole:
     a segment's row under its heading (`by_section`), a row of a table about a part of the
-    company (`of_a_part`)."""
-    return by_section(row, table) and not section_named or of_a_part(table, asked)
+    company (`of_a_part`), the deferred tax on an item (`of_deferred_taxes`)."""
+    return by_section(row, table) and not section_named or of_a_part(table, asked) \
+        or of_deferred_taxes(row, table, asked)
 
 
 def name_key(text: str) -> tuple[str, ...]:

@@ -805,3 +805,28 @@ def test_a_later_filing_settles_an_item_the_periods_filing_states_twice_only_wit
             assert run(heuristic_plan(question, backend), backend).value == answer
     finally:
         backend.close()
+
+
+def test_the_cash_a_question_asks_was_used_is_its_amount_and_none_when_it_was_provided(tmp_path):
+    # Rocket Lab's 10-K for 2021: "Net cash used in operating activities (27,757)" for
+    # 2020; Palantir's for 2021: "Net cash provided by (used in): Investing activities"
+    backend = _filing(
+        tmp_path, "Halvorsen Launch Form 10-K for the fiscal year ended December 31, 2021",
+        "2021-01-01..2021-12-31",
+        [{"title": "CONSOLIDATED STATEMENTS OF CASH FLOWS (in thousands)",
+          "rows": [["Year Ended December 31,", "2021", "2020"],
+                   ["Net cash used in operating activities", "(55,484)", "(27,757)"],
+                   ["Net cash provided by (used in):", "", ""],
+                   ["Investing activities", "(397,912)", "1,200"]]}])
+    try:
+        plan = heuristic_plan("How much cash did Halvorsen Launch use in operating activities "
+                              "in 2020?", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("27757")
+        plan = heuristic_plan("How much cash did Halvorsen Launch use in investing activities "
+                              "in 2021?", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("397912")
+        with pytest.raises(NoAnswer, match="states cash it provided"):
+            heuristic_plan("How much cash did Halvorsen Launch use in investing activities in "
+                           "2020?", backend)
+    finally:
+        backend.close()

@@ -543,3 +543,25 @@ def test_a_table_a_lead_in_says_a_component_of_line_items_is_read_after_them(fil
                        period="2020")
     doc = Evidence(doc_id="pltr", title="Palantir Technologies Inc. Form 10-K for 2021")
     assert read_cell(step, [doc], lambda _: tables).value == "352,547"
+
+
+def test_a_row_under_deferred_tax_liabilities_is_the_tax_on_an_item_read_after_it(filing_words):
+    # Ondas' 10-K for 2021: the cash flow statement's "Depreciation" 97,759 for 2020 (page
+    # 54) and the income tax note's "Deferred Tax Liabilities: Depreciation" (36,897)
+    # (page 82), the deferred tax on it, which made "depreciation expense" ambiguous
+    tables = [t for n in (54, 82)
+              for t in tables_in_words(filing_words[f"onds-20211231-10k.pdf#{n}"], page=n)]
+    assert any(r.section == "Deferred Tax Liabilities" and r.label == "Depreciation"
+               and r.cells[1].text == "(36,897)" for t in tables for r in t.rows)
+    year = When("2020", (date(2020, 1, 1), date(2020, 12, 31)))
+    chosen = choose_cell(item_words("depreciation"), year, tables, columns_for,
+                         text="Ondas' depreciation")
+    assert chosen.cell.text == "97,759"
+    doc = Evidence(doc_id="onds", title="Ondas Holdings Inc. Form 10-K for 2021")
+    for name in ("depreciation expense", "depreciation"):
+        step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=name, period="2020")
+        assert read_cell(step, [doc], lambda _: tables).value == "97,759"
+    # asked as the deferred tax, the row under that heading is read
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
+                       row="deferred tax liabilities: depreciation", period="2020")
+    assert read_cell(step, [doc], lambda _: tables).value == "(36,897)"
