@@ -549,7 +549,8 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
     if expression is None and _used(metric, found[0]):
         raise NoAnswer(f"not answered: it asks for the {metric.name}, and the row read, "
                        f"{found[0].label!r}, states cash it provided ({found[0].read.value})")
-    if expression is None and (_outflow(found[0]) or _USED.match(metric.name)):
+    if expression is None and (_outflow(found[0]) or _USED.match(metric.name) and _negative(
+            found[0])):
         expression = "abs($T1)"
     if metric.kind == "defined" and expression is not None:
         expression = _outflows_subtracted(expression, found)
@@ -590,9 +591,12 @@ statement writes the amount as an outflow, "(9,576)"."""
 def _outflow(found: _Found) -> bool:
     """Whether the one cell asked for is a payment the table writes as an outflow: the
     question asks its amount ("capital expenditure" is 9,576, not -9,576)."""
+    return _negative(found) and bool(OUTFLOW.search(found.label))
+
+
+def _negative(found: _Found) -> bool:
     q = found.read.quantity
-    return q is not None and q.amount is not None and q.amount < 0 \
-        and bool(OUTFLOW.search(found.label))
+    return q is not None and q.amount is not None and q.amount < 0
 
 
 _USED = regex.compile(r"^cash\s+used\b", regex.I)
@@ -601,11 +605,16 @@ operating activities …"): its amount, which a statement writes as an outflow."
 
 
 def _used(metric: Metric, found: _Found) -> bool:
-    """Whether the question asks the cash used and the cell read states cash provided
-    (a positive figure of "Net cash provided by (used in) …"): no amount was used."""
+    """Whether the question asks the cash used and the cell read states cash provided: a
+    positive figure of a row that says so ("Net cash provided by (used in): Investing
+    activities"), so no amount was used. A row of payments states them positive ("Cash
+    used to settle the obligation $1,134")."""
     q = found.read.quantity
     return bool(_USED.match(metric.name)) and q is not None and q.amount is not None \
-        and q.amount > 0
+        and q.amount > 0 and bool(_PROVIDED.search(f"{found.step.row} {found.label}"))
+
+
+_PROVIDED = regex.compile(r"\bprovided\b", regex.I)
 
 
 def _outflows_subtracted(expression: str, found: list[_Found]) -> str:

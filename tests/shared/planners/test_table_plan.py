@@ -817,7 +817,10 @@ def test_the_cash_a_question_asks_was_used_is_its_amount_and_none_when_it_was_pr
           "rows": [["Year Ended December 31,", "2021", "2020"],
                    ["Net cash used in operating activities", "(55,484)", "(27,757)"],
                    ["Net cash provided by (used in):", "", ""],
-                   ["Investing activities", "(397,912)", "1,200"]]}])
+                   ["Investing activities", "(397,912)", "1,200"]]},
+         {"title": "Settlement of the obligation (in thousands)",
+          "rows": [["Year Ended December 31,", "2021", "2020"],
+                   ["Cash used to settle the obligation", "$1,134", "$980"]]}])
     try:
         plan = heuristic_plan("How much cash did Halvorsen Launch use in operating activities "
                               "in 2020?", backend)
@@ -828,5 +831,9 @@ def test_the_cash_a_question_asks_was_used_is_its_amount_and_none_when_it_was_pr
         with pytest.raises(NoAnswer, match="states cash it provided"):
             heuristic_plan("How much cash did Halvorsen Launch use in investing activities in "
                            "2020?", backend)
+        # a row of payments states them positive: the amount used
+        plan = heuristic_plan("What was the cash used to settle the obligation in 2021, "
+                              "according to Halvorsen Launch's Form 10-K?", backend)
+        assert run(plan, backend).value == "$1,134"
     finally:
         backend.close()
