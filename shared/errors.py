@@ -164,3 +164,9 @@ class LLMReplyStopped(LLMError):
         super().__init__(message, call)
         self.args = (message, call, partial)
         self.partial = partial
+
+
+def fault(error: BaseException) -> str:
+    """An unexpected error as a reader reports it: `IndexError: list index out of range`
+    (the class alone when it says nothing more)."""
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from shared.errors import InputError
+from shared.errors import InputError, fault
 from shared.search.document import PAGE_BREAK
 from shared.models.table import Table
 from shared.tables.read import tables_from_rows
@@ -190,9 +190,8 @@ class _Reader(HTMLParser):
         try:
             self.tables += tables_from_rows(rows, page=len(self.pages), title=title)
         except Exception as e:  # noqa: BLE001 - the reader's fault costs this table only
-            why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             self.unread.append(f"page {len(self.pages)}: the table {title or rows[0][0]!r} "
-                               f"was not read ({why}); its text is indexed")
+                               f"was not read ({fault(e)}); its text is indexed")
         text = _columns(rows)
         if self._grids:  # a table inside a cell: its text is the cell's
             outer = self._grids[-1]

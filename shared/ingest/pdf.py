@@ -24,7 +24,7 @@ from typing import Callable
 import pdfplumber
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
-from shared.errors import InputError
+from shared.errors import InputError, fault
 from shared.search.document import PAGE_BREAK
 from shared.models.table import Table
 from shared.tables.read import Pages
@@ -90,25 +90,21 @@ def _page(page, number: int, reader: Pages) -> tuple[str, list[Table] | None, li
         width = char_width(words)
         lines = lines_of(words, width)
     except Exception as e:  # noqa: BLE001 - Chordal's own reading, on words nobody foresaw
-        failed.append(f"page {number}: its words were not read into lines ({_error(e)}); its "
+        failed.append(f"page {number}: its words were not read into lines ({fault(e)}); its "
                       "text is in reading order and its tables were not read")
         return " ".join(w.text for w in words), None, failed
     try:
         text = laid_out(lines, width)
     except Exception as e:  # noqa: BLE001
-        failed.append(f"page {number}: its words were not laid out in columns ({_error(e)}); "
+        failed.append(f"page {number}: its words were not laid out in columns ({fault(e)}); "
                       "its text is in reading order")
         text = "\n".join(" ".join(w.text for w in line.words) for line in lines)
     try:
         found = reader.tables([line.cells() for line in lines], number)
     except Exception as e:  # noqa: BLE001
-        failed.append(f"page {number}: its tables were not read ({_error(e)})")
+        failed.append(f"page {number}: its tables were not read ({fault(e)})")
         found = None
     return text, found, failed
-
-
-def _error(e: Exception) -> str:
-    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
 def _reason(error: Exception) -> str:

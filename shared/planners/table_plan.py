@@ -595,8 +595,13 @@ def _outflow(found: _Found) -> bool:
 
 
 def _negative(found: _Found) -> bool:
+    return (amount := _amount(found)) is not None and amount < 0
+
+
+def _amount(found: _Found):
+    """The figure the planner read for `found`, None when it read none."""
     q = found.read.quantity
-    return q is not None and q.amount is not None and q.amount < 0
+    return None if q is None else q.amount
 
 
 _USED = regex.compile(r"^cash\s+used\b", regex.I)
@@ -609,9 +614,8 @@ def _used(metric: Metric, found: _Found) -> bool:
     positive figure of a row that says so ("Net cash provided by (used in): Investing
     activities"), so no amount was used. A row of payments states them positive ("Cash
     used to settle the obligation $1,134")."""
-    q = found.read.quantity
-    return bool(_USED.match(metric.name)) and q is not None and q.amount is not None \
-        and q.amount > 0 and bool(_PROVIDED.search(f"{found.step.row} {found.label}"))
+    return bool(_USED.match(metric.name)) and (amount := _amount(found)) is not None \
+        and amount > 0 and bool(_PROVIDED.search(f"{found.step.row} {found.label}"))
 
 
 _PROVIDED = regex.compile(r"\bprovided\b", regex.I)

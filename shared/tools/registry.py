@@ -103,9 +103,9 @@ def _one_cell_twice(step, inputs: dict[str, StepResult]) -> None:
         cell = (result.document.doc_id, result.document.page, result.quote)
         first = seen.setdefault(cell, name)
         if first != name:
-            where = (result.note or "").split("; also stated as")[0]
             raise ToolError("SAME_CELL", f"expression {step.expression!r}: ${first} and "
-                            f"${name} hold one cell ({where}: {result.value}), so the "
+                            f"${name} hold one cell (page {result.document.page}: "
+                            f"{result.quote}), so the "
                             "expression computes a figure with itself; name each row as "
                             "its table writes it, or give each step the period that tells "
                             "its column apart")
