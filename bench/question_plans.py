@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import regex
 
-from shared.planners.metric import Refusal, read_metric
+from shared.planners.metric import Metric, Refusal, average_over_periods, read_metric
 
 _NAMED = regex.compile(r"according to (?P<name>[\w&.\- ]+?)'s annual report", regex.I)
 
@@ -22,10 +22,22 @@ def derived_plan(question: str) -> dict | None:
     """The plan an LLM would write for `question`; None when there is none to write."""
     named = _NAMED.search(question)
     metric = read_metric(question)
-    if named is None or isinstance(metric, Refusal) or metric.open:
-        return None  # open: the periods are the table's, which the plan does not see
+    if named is None or isinstance(metric, Refusal):
+        return None
     steps = [{"id": "E1", "operation": "GET", "source": f"{named['name']} annual report",
               "output_var": "$DOC"}]
+    if over := _over_every_period(metric):
+        # "the average X", "the total X across all years": the periods are the table's,
+        # which the plan does not see: the row in every period, and their mean or sum
+        item, function = over
+        steps += [{"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
+                   "period": "all", "output_var": "$T1"},
+                  {"id": "E3", "operation": "COMPUTE", "expression": f"{function}($T1)",
+                   "output_var": "$VALUE"}]
+        return {"domain": "finance", "steps": steps,
+                "answer": f"{{{{ VALUE }}}}: the {metric.name}.", "planner": "user"}
+    if metric.open:
+        return None  # a percentage change of one period or none: which two, the table says
     for n, term in enumerate(metric.terms, 1):
         step = {"id": f"E{len(steps) + 1}", "operation": "EXTRACT", "source": "$DOC",
                 "row": term.item, "output_var": f"$T{n}"}
@@ -39,3 +51,18 @@ def derived_plan(question: str) -> dict | None:
         answer = "{{ VALUE }}" + ("%" if metric.percent else "")
     return {"domain": "finance", "steps": steps,
             "answer": f"{answer}: the {metric.name}.", "planner": "user"}
+
+
+def _over_every_period(metric: Metric) -> tuple[str, str] | None:
+    """The line item and COMPUTE function of a mean or total over every period a table
+    shows, asked of no period ("the average Cost of sales", "the total X across all
+    years"); None for any other metric, and for one that counts its periods ("across the
+    3 year period"), which the plan could not check against the table's."""
+    term = metric.terms[0]
+    if term.when is not None or metric.periods is not None:
+        return None
+    if metric.open and metric.kind in ("average", "sum"):
+        return term.item, "mean" if metric.kind == "average" else "sum"
+    if (m := average_over_periods(metric)) is not None:
+        return m["item"], "mean"
+    return None

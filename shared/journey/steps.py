@@ -86,7 +86,7 @@ def tool_result(base: dict, out: ToolOutput, started: float) -> StepResult:
                       document=out.document, documents=out.documents, note=out.note,
                       inputs=out.inputs, candidates=out.candidates[:KEPT_CANDIDATES],
                       quote=out.quote,
-                      quantity=out.quantity,
+                      quantity=out.quantity, quantities=out.quantities,
                       duration_ms=(time.perf_counter() - started) * 1000,
                       result_length=len(text), finished_at=time.time())
 

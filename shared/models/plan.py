@@ -104,7 +104,9 @@ class ExtractStep(_Step):
     the cell of that row in the column of `period`."""
     period: Text | None = Field(None, min_length=1)
     """With `row`: the column's period (`FY2018`, `2018`, `2019-Q3`, `December 31,
-    2018`); without it, the table's one column of figures or the newest."""
+    2018`); without it, the table's one column of figures or the newest; `all`: the row
+    in every period of its table, a list of figures (earliest first) for COMPUTE's
+    `mean()` or `sum()`."""
     fallback: Text | None = None
     """Value used when no layer finds anything (confidence `fallback`)."""
     quantity: Literal["percent", "money", "date", "number", "article"] | None = None

@@ -118,6 +118,9 @@ class StepResult(BaseModel):
     (EXTRACT; cut to about 300 characters around the value), or the table row."""
     quantity: Quantity | None = None
     """The value typed (EXTRACT, COMPUTE): kind, amount, unit and scale; None for text."""
+    quantities: list[Quantity] = []
+    """A list value's figures typed, one per item: a row read in every period (EXTRACT
+    with `period: "all"`), earliest first."""
     texts: list[TextRef] = []
     """The document texts of `value`, by reference (GET, FILTER and MERGE over GETs): the
     stored `value` holds each text's quote in its place, never the text."""

@@ -102,6 +102,20 @@ class Refusal:
     why: str
 
 
+AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
+                           regex.I)
+"""A line item asked as its average ("the average of Other revenues")."""
+
+
+def average_over_periods(metric: Metric) -> regex.Match | None:
+    """"The average X", read as a line item: the match of AVERAGE_OF (`item`: X), as X
+    may be averaged over periods (TAT-QA's "What is the average Cost of sales" of a
+    three-year table is the three years' mean; "the 2019 average X" of 2019 and 2018)."""
+    if metric.kind != "value" or len(metric.terms) != 1:
+        return None
+    return AVERAGE_OF.match(metric.terms[0].item)
+
+
 _YEAR_RANGE = regex.compile(r"\b((?:19|20)\d{2})\s*[-–]\s*((?:19|20)\d{2})\b")
 _UNIT = regex.compile(
     r"\(?\s*\b(?:in|expressed\s+in|stated\s+in|in\s+terms\s+of)\s+"

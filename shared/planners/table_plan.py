@@ -40,7 +40,7 @@ from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
-from .metric import Metric, Term, When, by_formula
+from .metric import Metric, Term, When, average_over_periods, by_formula
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -144,8 +144,6 @@ def _unpossessed(item: str, title: str) -> str:
 _WHOSE = regex.compile(rf"^(?P<who>[^'’]+?){_POSSESSIVE}(?P<rest>\S.*)$")
 
 
-_AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
-                            regex.I)
 
 
 def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
@@ -168,7 +166,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
         return None
     if metric.open:
         op, item = metric.kind, term.item
-    elif metric.kind == "value" and (m := _AVERAGE_OF.match(term.item)):
+    elif (m := average_over_periods(metric)):
         # not "the change in X" read as a line item: on unseen questions it answered
         # questions whose answers are words
         op, item = "average", m["item"]

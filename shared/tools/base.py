@@ -35,3 +35,5 @@ class ToolOutput:
     """The sentence of `document` the value was read from (EXTRACT), or the table row."""
     quantity: Quantity | None = None
     """The value typed (EXTRACT, COMPUTE)."""
+    quantities: list[Quantity] = field(default_factory=list)
+    """A list value's figures typed, one per item (EXTRACT in every period)."""

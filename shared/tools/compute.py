@@ -5,7 +5,9 @@ The expression is parsed with `ast.parse(mode="eval")` and walked against a whit
 nothing ever reaches eval/exec. Allowed: numbers (read as Decimal from their source text,
 never via float), `$NAME`/`${NAME}`, `+ - * / // % **` (|exponent| <= 100), unary `- +`,
 comparisons (`< <= > >= == !=`, chained), `and or not`, parentheses, and calls to
-`abs`, `min`, `max`, `round(x[, places])` (rounds half away from zero). Arithmetic runs
+`abs`, `min`, `max`, `mean`, `sum` and `round(x[, places])` (rounds half away from zero);
+`min`, `max`, `mean` and `sum` take a list variable (an EXTRACT of a row in every period,
+`period: "all"`) as its figures, which no other operation takes. Arithmetic runs
 at 28 significant digits; `//` and `%` truncate toward zero, as Decimal does.
 
 A variable whose value is typed (its `quantity`: money in USD in thousands, a percent)
@@ -27,7 +29,7 @@ with typed inputs it is the amount in the result's scale, and `quantity` says wh
 
 Arithmetic whose meaning the figures leave open is refused (UNCLEAR_ARITHMETIC) rather
 than answered one way: adding or subtracting a figure a table writes in accountants'
-parentheses (an expense "(21,387)", an allowance "(135)": a change or an average of it
+parentheses, or taking a mean or sum over it (an expense "(21,387)", an allowance "(135)": a change or an average of it
 may be of the amounts or of the signed figures), or dividing or multiplying it by a
 positive figure (shares forfeited "(12,632)" as a percentage of the shares outstanding);
 EXTRACT writes a negative with a minus
@@ -69,7 +71,10 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Mod: operator.mod, ast.Pow: operator.pow}
 _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
-_ARITY = {"abs": (1, 1), "min": (1, 50), "max": (1, 50), "round": (1, 2)}
+_ARITY = {"abs": (1, 1), "min": (1, 50), "max": (1, 50), "round": (1, 2), "mean": (1, 50),
+          "sum": (1, 50)}
+_OVER_SERIES = ("min", "max", "mean", "sum")
+"""Functions that take a series (a row read in every period) as its figures."""
 _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call,
             ast.Name, ast.Constant, ast.Load, ast.USub, ast.UAdd, ast.Not, ast.And,
             ast.Or, *_BINARY, *_COMPARE)
@@ -79,7 +84,7 @@ warnings.filterwarnings("ignore", category=SyntaxWarning, module=_FILENAME)
 _BRACKETED = regex.compile(r"^\s*[$€£¥₹]?\s*\(")
 """An accountants' negative: "(135)", "$(17,334)"."""
 _GRAMMAR = ("use numbers, $NAME variables, + - * / // % **, < <= > >= == !=, "
-            "and/or/not, parentheses and abs/min/max/round")
+            "and/or/not, parentheses and abs/min/max/round/mean/sum")
 
 
 @dataclass(frozen=True)
@@ -257,18 +262,11 @@ class _Evaluator:
         different readers of the figures (the module docstring says which)."""
         if isinstance(node.op, (ast.Add, ast.Sub)) and id(node) not in self.relative:
             for side in (node.left, node.right):
-                q = self.quantity_of(side)
-                if q is not None and q.amount is not None and q.amount < 0 and \
-                        _BRACKETED.match(q.text or ""):
-                    raise ToolError(
-                        "UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: "
-                        f"{self.parsed.text(side)} is written {q.text} (a negative in "
-                        "parentheses): whether the arithmetic is of the amounts or of the "
-                        "signed figures is unclear; use abs() or the sign the question asks")
+                if _in_parentheses(q := self.quantity_of(side)):
+                    self.unclear_sign(self.parsed.text(side), q, "arithmetic")
         if isinstance(node.op, (ast.Mult, ast.Div)):
             sides = [self.quantity_of(side) for side in (node.left, node.right)]
-            bracketed = [q is not None and q.amount is not None and q.amount < 0
-                         and bool(_BRACKETED.match(q.text or "")) for q in sides]
+            bracketed = [_in_parentheses(q) for q in sides]
             if all(q is not None and q.amount is not None for q in sides) and \
                     bracketed.count(True) == 1 and not any(q.amount < 0 for q, b in
                                                           zip(sides, bracketed) if not b):
@@ -288,6 +286,12 @@ class _Evaluator:
                             "relative change; compute the difference in points, or say "
                             "which is asked")
 
+    def unclear_sign(self, says: str, q: Quantity, what: str) -> None:
+        raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: {says} is "
+                        f"written {q.text} (a negative in parentheses): whether the {what} is "
+                        "of the amounts or of the signed figures is unclear; use abs() or the "
+                        "sign the question asks")
+
     def relative_change_of_negatives(self, node: ast.BinOp) -> bool:
         """Whether `node` is `(a - b) / b` of two figures both negative: the same relative
         change of the amounts and of the signed figures ((21,387) from (28,237) is
@@ -306,7 +310,8 @@ class _Evaluator:
         if not isinstance(node, ast.Name) or node.id not in self.parsed.names:
             return None
         name = self.parsed.names[node.id]
-        return self.quantities.get(name) or self.quantities.get(f"${name}")
+        q = self.quantities.get(name) or self.quantities.get(f"${name}")
+        return q if isinstance(q, Quantity) else None
 
     def restated(self, node: ast.BinOp, lu: Unit | None, ru: Unit | None,
                  right: Decimal) -> Unit | None:
@@ -324,14 +329,9 @@ class _Evaluator:
 
     def call(self, node: ast.Call) -> tuple[Decimal, Unit | None]:
         name = node.func.id
+        if name in _OVER_SERIES:
+            return self.over(name, node)
         args = [self.number(a) for a in node.args]
-        if name in ("min", "max"):
-            best = args[0]
-            for arg, arg_node in zip(args[1:], node.args[1:]):
-                a, b, unit = common(best, arg, f"taking the {name} of",
-                                    self.says(node.args[0], arg_node))
-                best = (b if (b < a if name == "min" else b > a) else a), unit
-            return best
         (value, unit) = args[0]
         if name == "abs":
             return abs(value), unit
@@ -340,6 +340,60 @@ class _Evaluator:
             raise ToolError("BAD_EXPRESSION", f"expression {self.parsed.source!r}: round() "
                             f"places must be a whole number from -28 to 28, not {places}")
         return value.quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP), unit
+
+    def over(self, name: str, node: ast.Call) -> tuple[Decimal, Unit | None]:
+        """min, max, mean or sum of the arguments, a series argument's figures each."""
+        items = [(item, says) for arg in node.args for item, says in self.items(arg)]
+        if name in ("mean", "sum") and len(items) > 1:
+            for _, (says, q) in items:
+                if _in_parentheses(q):
+                    self.unclear_sign(says, q, name)
+        best, (first, _) = items[0][0], items[0][1]
+        for item, (says, _) in items[1:]:
+            what = {"mean": "averaging", "sum": "adding"}.get(name, f"taking the {name} of")
+            a, b, unit = common(best, item, what, (first, says))
+            if name in ("mean", "sum"):
+                best = a + b, unit
+            else:
+                best = (b if (b < a if name == "min" else b > a) else a), unit
+        if name == "mean":
+            return best[0] / len(items), best[1]
+        return best
+
+    def items(self, node: ast.expr) -> list[tuple[tuple[Decimal, Unit | None],
+                                                  tuple[str, Quantity | None]]]:
+        """The figures `node` stands for, each with what it says and its quantity: a
+        series variable's every figure, else `node`'s one value."""
+        series = self.series(node)
+        if series is None:
+            return [(self.number(node), (self.parsed.text(node), self.quantity_of(node)))]
+        values, quantities = series
+        name = self.parsed.text(node)
+        if not values:
+            raise ToolError("NOT_A_NUMBER", f"expression {self.parsed.source!r}: {name} holds "
+                            "no figures")
+        found = []
+        for i, value in enumerate(values):
+            q = quantities[i] if i < len(quantities) else None
+            if q is not None and q.kind != "date":
+                found.append(((+q.amount, unit_of(q)), (f"{name}[{i}]", q)))
+            else:
+                number = _as_number(f"{name.lstrip('$')}[{i}]", value)
+                if isinstance(number, bool):
+                    raise ToolError("NOT_A_NUMBER", f"{name}[{i}] is true/false, not a number")
+                found.append(((+number, None), (f"{name}[{i}]", None)))
+        return found
+
+    def series(self, node: ast.expr) -> tuple[list, list] | None:
+        """A variable's list value and its figures' quantities; None for anything else."""
+        if not isinstance(node, ast.Name) or node.id not in self.parsed.names:
+            return None
+        name = self.parsed.names[node.id]
+        for key in (name, f"${name}"):
+            if isinstance(self.variables.get(key), list):
+                q = self.quantities.get(name) or self.quantities.get(f"${name}")
+                return self.variables[key], (q if isinstance(q, list) else [])
+        return None
 
     def number(self, node: ast.expr) -> tuple[Decimal, Unit | None]:
         value, unit = self.value_of(node)
@@ -351,6 +405,11 @@ class _Evaluator:
 
     def variable(self, name: str) -> tuple[Decimal | bool, Unit | None]:
         for key in (name, f"${name}"):
+            if isinstance(self.variables.get(key), list):
+                raise ToolError("NOT_A_NUMBER", f"${name} is a list of "
+                                f"{len(self.variables[key])} values (a row in every period), "
+                                f"not one number; take mean(${name}), sum(${name}), "
+                                f"min(${name}) or max(${name})")
             if key in self.variables:
                 q = self.quantities.get(name) or self.quantities.get(f"${name}")
                 if q is not None and q.kind != "date":
@@ -360,6 +419,12 @@ class _Evaluator:
         known = ", ".join(f"${k.lstrip('$')}" for k in self.variables) or "none"
         raise ToolError("MISSING_INPUT", f"${name} has no value (variables available: "
                         f"{known}); the step that binds ${name} failed or is missing")
+
+
+def _in_parentheses(q: Quantity | None) -> bool:
+    """Whether `q` is a negative figure written in accountants' parentheses."""
+    return q is not None and q.amount is not None and q.amount < 0 and \
+        bool(_BRACKETED.match(q.text or ""))
 
 
 def _as_number(name: str, value: object) -> Decimal | bool:

@@ -37,6 +37,8 @@ from shared.stores.texts import DocumentText, changed
 from .arbitrate import check_arbitrate, run_arbitrate
 from .base import Finding, ToolOutput
 from .cells import backend_tables, read_cell
+from .cells.request import every_period
+from .cells.series import read_series
 from .compute import check_compute, run_compute
 from .condition import check_if, run_if
 from .extract import check_extract, run_extract
@@ -72,7 +74,8 @@ def _extract(step, inputs: dict[str, StepResult], backend: SearchBackend) -> Too
         for text in texts:  # the store's tables are those of its current version only
             if isinstance(text, DocumentText) and not text.current:
                 raise changed(text.ref, step.id, "was re-indexed with other tables")
-        out = read_cell(step, [source.document, *source.documents], backend_tables(backend, step))
+        read = read_series if every_period(step.period) else read_cell
+        out = read(step, [source.document, *source.documents], backend_tables(backend, step))
         out.inputs = [source.action_id]
         return out
     documents: Any = source.document

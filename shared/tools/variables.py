@@ -41,9 +41,11 @@ def values(inputs: dict[str, StepResult]) -> dict[str, object]:
     return {name: result.value for name, result in inputs.items()}
 
 
-def quantities(inputs: dict[str, StepResult]) -> dict[str, Quantity | None]:
-    """Bare name -> the value typed (None when it is not), for COMPUTE expressions."""
-    return {name: result.quantity for name, result in inputs.items()}
+def quantities(inputs: dict[str, StepResult]) -> dict[str, Quantity | list[Quantity] | None]:
+    """Bare name -> the value typed (None when it is not; a list value's figures each),
+    for COMPUTE expressions."""
+    return {name: result.quantities if isinstance(result.value, list) and result.quantities
+            else result.quantity for name, result in inputs.items()}
 
 
 def as_text(value: object) -> str:

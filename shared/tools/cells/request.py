@@ -107,7 +107,10 @@ def item_names(request: Request) -> str:
 _REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
 """What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
 _FISCAL_QUARTER = re.compile(r"^FY\s*'?(?:\d{4}|\d{2})\s*-\s*Q[1-4]$", re.IGNORECASE)
-PERIOD_FORMS = "FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018, Q3 (the newest year's)"
+ALL_PERIODS = "all"
+"""The `period` of an EXTRACT that reads its row in every period of its table (series.py)."""
+PERIOD_FORMS = ("FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018, Q3 (the newest "
+                "year's), all (every period of the table)")
 
 
 def check_row(step: ExtractStep) -> list[Finding]:
@@ -127,7 +130,12 @@ def check_row(step: ExtractStep) -> list[Finding]:
     elif step.period is None and named_period(item) is not None:
         found.append(("bad_field", f"step {step.id}'s row names a period; put the period in "
                       f"`period` ({PERIOD_FORMS}) and keep the line item's words in `row`"))
-    if step.period is not None and not _readable(step.period):
+    if every_period(step.period) and step.fallback is not None:
+        found.append(("bad_field", f"step {step.id} reads its row in every period, a list of "
+                      "figures, which one fallback cannot stand in for; drop `fallback`, or "
+                      "name one period"))
+    if step.period is not None and not every_period(step.period) and \
+            not _readable(step.period):
         found.append(("bad_period", f"step {step.id}'s period is not one a table column can "
                       f"be of; write it as one of: {PERIOD_FORMS} (or a scope: "
                       "2018-10-01..2019-09-30)"))
@@ -135,6 +143,11 @@ def check_row(step: ExtractStep) -> list[Finding]:
         found.append(("bad_field", f"step {step.id} reads a table cell, a figure: give "
                       "quantity money, number, percent or date, or leave it out"))
     return found
+
+
+def every_period(period: str | None) -> bool:
+    """Whether `period` asks for the row in every period of its table."""
+    return period is not None and period.strip().lower() == ALL_PERIODS
 
 
 def has_words(row: str) -> bool:
