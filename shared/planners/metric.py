@@ -102,8 +102,8 @@ class Refusal:
     why: str
 
 
-AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:of\s+)?(?:the\s+)?(?P<item>\S.*)$",
-                           regex.I)
+AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:(?:annual|yearly)\s+)?(?:of\s+)?"
+                           r"(?:the\s+)?(?P<item>\S.*)$", regex.I)
 """A line item asked as its average ("the average of Other revenues")."""
 
 
@@ -176,7 +176,9 @@ _PCT_CHANGE = regex.compile(
 _INCREASE_DECREASE = regex.compile(r"\bincrease\s*/\s*\(?\s*decrease\s*\)?|\bincrease\s+or\s+"
                                    r"\(?decrease\)?", regex.I)
 _VARIANCE = regex.compile(r"\bvariance\b", regex.I)
-_AVERAGE = regex.compile(r"(?<!weighted[\s-])\b(?:average|mean)\b", regex.I)
+_AVERAGE = regex.compile(r"(?<!weighted[\s-])\b(?:average|mean)\b(?:\s+(?:annual|yearly)\b)?",
+                         regex.I)
+"""An average; "the average annual X" over years is of X itself."""
 _OPS = [
     ("percent_change", _PCT_CHANGE),
     ("change", regex.compile(r"\b(?:change|movement|variation|variance\s+in\s+(?:dollars|"
@@ -370,6 +372,10 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
                           asked)
     op = next((name for name, pattern in _OPS if pattern.search(core)), None)
+    if op == "percent_change" and (avg := _AVERAGE.search(core)) and \
+            avg.start() < _PCT_CHANGE.search(core).start():  # not "… in average price"
+        return Refusal("it asks for an average rate of change over several periods, which "
+                       "may be compounded or the mean of each period's: it does not say which")
     if op == "sum" and len(set(used)) < 2 and (m := _SUM_OF.match(core)):
         if regex.search(r"\band\b", m["y"], regex.I) or regex.search(r"\band\b", m["x"], regex.I):
             return Refusal("it adds up things joined by more than one 'and': which of them "

@@ -501,13 +501,20 @@ def _fit_in_context(request: Request, label: Label, row: Row, table: Table, head
 
     if not columns:
         return best(frozenset(heading)), columns
-    found = {i: best(frozenset(heading | set(label_words(table.columns[i].header or "").words)))
+    found = {i: best(frozenset(heading | _said_by_header(table.columns[i].header)))
              for i in columns}
     fits = [f for f in found.values() if f is not None]
     if not fits:
         return None, columns
     chosen = min(fits, key=lambda f: (not f[1], f[0].extra))
     return chosen, [i for i in columns if found[i] == chosen]
+
+
+def _said_by_header(header: str | None) -> set[str]:
+    """The words a column's header says of its figures, in parentheses too (`Year Ended
+    December 31, 2019 (As percentage of net revenues)`: its rows' percentages of net
+    revenues)."""
+    return set(label_words(header or "").words) | aside_words(header or "")
 
 
 def _fit_by_header(request: Request, table: Table,

@@ -124,6 +124,9 @@ def test_an_acronym_no_title_uses_is_no_company():
      "quarter?", ["high price"] * 2, ["2019-Q3", "2019-Q4"], "$T2 - $T1"),
     ("What is the change in revenues between the second and first quarter in the fiscal "
      "year 2019?", ["revenues"] * 2, ["Q1 FY2019", "Q2 FY2019"], "$T2 - $T1"),
+    # "annual" in an average over years is the averaging's word, not the item's
+    ("What is the average annual amount of current accounts receivable in 2018 and 2019?",
+     ["current accounts receivable"] * 2, ["2018", "2019"], "($T1 + $T2) / 2"),
     ("What is the average quarterly low price in 2018?", ["low price"] * 4,
      ["2018-Q1", "2018-Q2", "2018-Q3", "2018-Q4"], "($T1 + $T2 + $T3 + $T4) / 4"),
     # a range's two ends: the high less the low, whichever the question names first
@@ -456,3 +459,13 @@ def test_a_company_written_as_a_mark_names_the_document_and_the_other_names_its_
     assert q.names_in(title, "Revenue by market: Data Center, Gaming.", titled)
     assert not q.names_in(title, "Revenue by market: Gaming.", titled)
     assert not q.names_in("Apple Inc. Form 10-Q", "Data Center", titled)
+
+
+def test_an_average_rate_of_change_over_years_is_refused_not_a_change_in_an_average():
+    for question in ("What is the average annual growth rate of revenue from 2017 to 2019?",
+                     "What was the average percentage change in revenue from 2017 to 2019?"):
+        refused = read_metric(question)
+        assert isinstance(refused, Refusal) and "compounded" in refused.why, question
+    price = read_metric("What is the percentage change in average selling price from 2018 "
+                        "to 2019?")
+    assert price.kind == "percent_change" and price.terms[0].item == "average selling price"

@@ -402,6 +402,20 @@ def test_a_row_asked_as_a_percentage_reads_the_percent_column():
     assert (read.value, read.quantity.kind) == ("40.0%", "percent")
 
 
+def test_a_column_header_says_in_parentheses_what_its_figures_are():
+    # TAT-QA dev: revenue by channel, each year's column "(As percentage of net revenues)"
+    years = ["Year Ended December 31,"] * 3
+    tables = {"t": [table_from_rows([
+        ["", *years], ["", "2019", "2018", "2017"],
+        ["", *["(As percentage of net revenues)"] * 3],
+        ["OEM", "70%", "65%", "66%"], ["Distribution", "30", "35", "34"],
+        ["Total", "100%", "100%", "100%"]])]}
+    read = cell("percentage of net revenues of OEM", "2018", documents=[doc("t")], tables=tables)
+    assert (read.value, read.quantity.kind) == ("65%", "percent")
+    assert refused("percentage of net income of OEM", "2018", documents=[doc("t")],
+                   tables=tables).code == "NOT_FOUND"
+
+
 def test_a_rollforward_row_is_of_the_period_between_the_balances_around_it():
     # TAT-QA dev: non-vested shares, each year's grants between two dated balances
     tables = {"t": [table_from_rows([
