@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import regex
 
-from shared.planners.metric import Metric, Refusal, average_over_periods, read_metric
+from shared.planners.metric import (Metric, Refusal, Term, average_over_periods, read_metric,
+                                    year_before)
 
+_YEAR_AVERAGE = regex.compile(r"\b(?:FY\s?)?\d{4}\s+(?:average|mean)\b", regex.I)
+"""A year before its average: "the 2019 average free cash flow"."""
 _NAMED = regex.compile(r"according to (?P<name>[\w&.\- ]+?)'s annual report", regex.I)
 
 
@@ -36,8 +39,9 @@ def derived_plan(question: str) -> dict | None:
                    "output_var": "$VALUE"}]
         return {"domain": "finance", "steps": steps,
                 "answer": f"{{{{ VALUE }}}}: the {metric.name}.", "planner": "user"}
+    metric = _over_the_year_before(metric, question)
     if metric.open:
-        return None  # a percentage change of one period or none: which two, the table says
+        return None  # a percentage change of no period: which two, the table says
     for n, term in enumerate(metric.terms, 1):
         step = {"id": f"E{len(steps) + 1}", "operation": "EXTRACT", "source": "$DOC",
                 "row": term.item, "output_var": f"$T{n}"}
@@ -66,3 +70,22 @@ def _over_every_period(metric: Metric) -> tuple[str, str] | None:
     if (m := average_over_periods(metric)) is not None:
         return m["item"], "mean"
     return None
+
+
+def _over_the_year_before(metric: Metric, question: str) -> Metric:
+    """A metric of one whole year that is over that year and the one before: "the
+    percentage change in X in 2019" is from 2018 to 2019; "the 2019 average X" the mean of
+    X in 2019 and 2018 (a year's average balance, of its opening and closing ones), where
+    "the average X in 2019" may be a row of averages. Any other metric as it is."""
+    term = metric.terms[0]
+    if len(metric.terms) != 1 or term.when is None or (before := year_before(term.when)) is None:
+        return metric
+    if metric.open and metric.kind == "percent_change":
+        return Metric((Term(term.item, before), term), f"round(($T2 - $T1) / $T1 * 100, "
+                      f"{metric.places})", "percent_change", percent=True, places=metric.places,
+                      name=f"{metric.name} from {before.text} to {term.when.text}")
+    if _YEAR_AVERAGE.search(question) and (m := average_over_periods(metric)) is not None:
+        return Metric((Term(m["item"], before), Term(m["item"], term.when)), "($T1 + $T2) / 2",
+                      "average", scale=metric.scale, places=metric.places,
+                      name=f"average {m['item']} of {before.text} and {term.when.text}")
+    return metric

@@ -36,7 +36,7 @@ from datetime import date
 
 import regex
 
-from shared.search.dates import DateRange, format_scope
+from shared.search.dates import DateRange, format_scope, parse_scope
 from shared.search.periods import find_dates, find_periods, part_of
 
 from shared.tables.periods import MONTH
@@ -100,6 +100,18 @@ class Metric:
 @dataclass(frozen=True)
 class Refusal:
     why: str
+
+
+def year_before(when: When) -> When | None:
+    """The year before `when` when it is a whole year ("2019", "FY2019"): "the 2019
+    average X" is the mean of X at the 2019 and 2018 columns, as a year's average balance
+    is of its opening and closing ones. None for any other period."""
+    first, last = when.span
+    if not regex.fullmatch(r"(?:FY\s?)?\d{4}", when.text, regex.I) or (first.month, first.day,
+            last.month, last.day) != (1, 1, 12, 31) or first.year != last.year:
+        return None
+    before = str(first.year - 1)
+    return When(regex.sub(r"\d{4}", before, when.text), parse_scope(before), when.fiscal)
 
 
 AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:(?:annual|yearly)\s+)?(?:of\s+)?"

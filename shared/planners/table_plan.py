@@ -40,7 +40,7 @@ from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
-from .metric import Metric, Term, When, average_over_periods, by_formula
+from .metric import Metric, Term, When, average_over_periods, by_formula, year_before
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -175,7 +175,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     if _WITHIN_YEAR.search(item):
         return None
     year = None
-    if term.when is not None and (year := _year_before(term.when)) is None:
+    if term.when is not None and (year := year_before(term.when)) is None:
         return None
     held = set()
     for doc in docs:
@@ -211,18 +211,6 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",
                              regex.I)
 """An average within a year ("the average quarterly low price"), not over two."""
-
-
-def _year_before(when: When) -> When | None:
-    """The year before `when` when it is a whole year ("2019", "FY2019"): "the 2019
-    average X" is the mean of X at the 2019 and 2018 columns, as a year's average balance
-    is of its opening and closing ones. None for any other period."""
-    first, last = when.span
-    if not regex.fullmatch(r"(?:FY\s?)?\d{4}", when.text, regex.I) or (first.month, first.day,
-            last.month, last.day) != (1, 1, 12, 31) or first.year != last.year:
-        return None
-    before = str(first.year - 1)
-    return When(regex.sub(r"\d{4}", before, when.text), parse_scope(before), when.fiscal)
 
 
 def _periods_of(table: Table) -> list[When]:

@@ -27,3 +27,18 @@ def test_named_or_counted_periods_get_no_series():
     assert derived_plan("What was the average losses recognized in other income (expense), "
                         "net, across the 3 year period, according to Mofaduz's annual "
                         "report?") is None
+
+
+def test_a_metric_of_one_year_over_it_and_the_year_before():
+    change = _steps("What is the percentage change in audit-related fees in 2019, according to "
+                    "Dezesur's annual report?")
+    assert [(s["row"], s["period"]) for s in change[1:3]] == [("audit-related fees", "2018"),
+                                                             ("audit-related fees", "2019")]
+    assert change[3]["expression"] == "round(($T2 - $T1) / $T1 * 100, 2)"
+    balance = _steps("What is the 2019 average free cash flow, according to Fidizub's annual "
+                     "report?")
+    assert [s.get("period") for s in balance[1:3]] == ["2018", "2019"]
+    assert balance[3]["expression"] == "($T1 + $T2) / 2"
+    row = _steps("What was the average invested capital in 2018, according to Sagevar's annual "
+                 "report?")  # a row of averages, as its table may state it
+    assert [(s["row"], s["period"]) for s in row[1:]] == [("average invested capital", "2018")]
