@@ -23,6 +23,7 @@ so a module that calls `register_tool` at import makes its tools available every
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
@@ -35,6 +36,7 @@ from shared.models.plan import VAR_RE
 from shared.search.periods import find_periods
 from shared.tools import registry
 from shared.tools.base import ToolOutput
+from shared.tools.cells.request import ALL_PERIODS
 
 FINISH = "finish"
 DOCUMENT_OPERATIONS = ("GET", "SEARCH")
@@ -105,11 +107,17 @@ def _extract(value, step_id, results):
     return _extract_step(f, step_id, results)
 
 
+_EVERY_PERIOD = re.compile(r"[\s,;:-]+(?:all|(?:in\s+)?(?:all|every)\s+periods?)\s*$", re.I)
+"""A cell asked in every period: "gross profit, all periods", "gross profit all"."""
+
+
 def _cell(value, step_id, results):
     if isinstance(value, str):  # "capital expenditure FY2018": the period, then the row
         mention = next(iter(find_periods(value)), None)
         f = {"row": value}
-        if mention is not None:
+        if every := _EVERY_PERIOD.search(value):  # "gross profit, all periods"
+            f = {"row": value[:every.start()].strip(" ,;:-"), "period": ALL_PERIODS}
+        elif mention is not None:
             f = {"row": f"{value[:mention.start]} {value[mention.end:]}".strip(" ,;:-"),
                  "period": mention.text}
     else:
@@ -152,10 +160,12 @@ TOOLS: dict[str, ReactTool] = {
                          r"revenue of \$(\d+(?:\.\d+)?) million"}, _extract),
     "cell": ReactTool("cell", "read one figure from a table of an earlier document: its "
                       "row (the line item, as the table or an analyst names it) and period "
-                      "(the column: FY2018, 2019-Q3, December 31, 2018)", {"source": "$R1",
+                      "(the column: FY2018, 2019-Q3, December 31, 2018; all: its figure in every "
+                      "period, a list for mean() or sum())", {"source": "$R1",
                       "row": "capital expenditure", "period": "FY2018"}, _cell),
     "calculate": ReactTool("calculate", "arithmetic or comparison over numbers and earlier "
-                           "results ($R2)", "$R2 - $R4", _calculate),
+                           "results ($R2); mean($R3) or sum($R3) of a list", "$R2 - $R4",
+                           _calculate),
 }
 """Tool name -> tool; `register_tool` adds to it."""
 

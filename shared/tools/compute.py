@@ -7,7 +7,8 @@ never via float), `$NAME`/`${NAME}`, `+ - * / // % **` (|exponent| <= 100), unar
 comparisons (`< <= > >= == !=`, chained), `and or not`, parentheses, and calls to
 `abs`, `min`, `max`, `mean`, `sum` and `round(x[, places])` (rounds half away from zero);
 `min`, `max`, `mean` and `sum` take a list variable (an EXTRACT of a row in every period,
-`period: "all"`) as its figures, which no other operation takes. Arithmetic runs
+`period: "all"`) as its figures, which no other operation takes (`mean(abs($X))`: the
+figures' amounts). Arithmetic runs
 at 28 significant digits; `//` and `%` truncate toward zero, as Decimal does.
 
 A variable whose value is typed (its `quantity`: money in USD in thousands, a percent)
@@ -286,10 +287,10 @@ class _Evaluator:
                             "relative change; compute the difference in points, or say "
                             "which is asked")
 
-    def unclear_sign(self, says: str, q: Quantity, what: str) -> None:
+    def unclear_sign(self, says: str, q: Quantity, what: str, fix: str = "use abs()") -> None:
         raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: {says} is "
                         f"written {q.text} (a negative in parentheses): whether the {what} is "
-                        "of the amounts or of the signed figures is unclear; use abs() or the "
+                        f"of the amounts or of the signed figures is unclear; {fix} or the "
                         "sign the question asks")
 
     def relative_change_of_negatives(self, node: ast.BinOp) -> bool:
@@ -345,9 +346,11 @@ class _Evaluator:
         """min, max, mean or sum of the arguments, a series argument's figures each."""
         items = [(item, says) for arg in node.args for item, says in self.items(arg)]
         if name in ("mean", "sum") and len(items) > 1:
-            for _, (says, q) in items:
-                if _in_parentheses(q):
-                    self.unclear_sign(says, q, name)
+            for arg in node.args:
+                for _, (says, q) in self.items(arg):
+                    if _in_parentheses(q):
+                        self.unclear_sign(says, q, name, f"take {name}(abs({self.parsed.text(arg)}))"
+                                          if self.series(arg) is not None else "use abs()")
         best, (first, _) = items[0][0], items[0][1]
         for item, (says, _) in items[1:]:
             what = {"mean": "averaging", "sum": "adding"}.get(name, f"taking the {name} of")
@@ -364,6 +367,10 @@ class _Evaluator:
                                                   tuple[str, Quantity | None]]]:
         """The figures `node` stands for, each with what it says and its quantity: a
         series variable's every figure, else `node`'s one value."""
+        if isinstance(node, ast.Call) and node.func.id == "abs" and len(node.args) == 1 and \
+                self.series(node.args[0]) is not None:  # mean(abs($X)): the amounts
+            return [((abs(value), unit), (says, None))
+                    for (value, unit), (says, _) in self.items(node.args[0])]
         series = self.series(node)
         if series is None:
             return [(self.number(node), (self.parsed.text(node), self.quantity_of(node)))]

@@ -174,6 +174,14 @@ def test_the_cell_tool_reads_a_figure_from_a_table_of_the_fetched_document(tmp_p
                                "(11,503)"]], page=46)])])
     fetched = act("get", "Patriot Transportation Holding 2018 Form 10-K", backend=backend)
     r = act("cell", "capital expenditure FY2017", {"R1": fetched}, backend=backend, n=2)
-    backend.close()
     assert (r.status, r.value, r.document.page) == ("ok", "(6,332)", 46)
     assert observe(r).startswith("(6,332)")
+    spending = act("cell", "capital expenditure, all periods", {"R1": fetched},
+                   backend=backend, n=3)
+    assert (spending.status, spending.value) == ("ok", ["(11,503)", "(6,332)", "(4,656)"])
+    signed = act("calculate", "mean($R3)", {"R3": spending}, backend=backend, n=4)
+    assert (signed.status, signed.error_code) == ("error", "UNCLEAR_ARITHMETIC")  # outflows
+    assert "mean(abs($R3))" in signed.error_message
+    amounts = act("calculate", "round(mean(abs($R3)), 1)", {"R3": spending}, backend=backend, n=5)
+    assert (amounts.status, amounts.value) == ("ok", "7497.0")  # (11,503 + 6,332 + 4,656) / 3
+    backend.close()

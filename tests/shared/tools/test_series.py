@@ -72,6 +72,10 @@ def test_a_series_is_no_number_and_one_written_in_parentheses_is_unclear_to_aver
         run_compute(ComputeStep(id="C", operation="COMPUTE", expression="mean($T1)"),
                     {"T1": investing.value}, {"T1": investing.quantities})
     assert e.value.code == "UNCLEAR_ARITHMETIC" and "(74,599)" in e.value.message
+    assert "mean(abs($T1))" in e.value.message
+    amounts = run_compute(ComputeStep(id="C", operation="COMPUTE", expression="mean(abs($T1))"),
+                          {"T1": investing.value}, {"T1": investing.quantities})
+    assert (amounts.value, amounts.quantity.scale) == ("383799", 3)  # (74,599 + 692,999) / 2
     largest = run_compute(ComputeStep(id="C", operation="COMPUTE", expression="max($T1)"),
                           {"T1": investing.value}, {"T1": investing.quantities})
     assert largest.value == "-74599"  # comparing signed figures is not unclear
