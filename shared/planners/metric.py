@@ -40,6 +40,7 @@ from shared.search.dates import DateRange, format_scope, parse_scope
 from shared.search.periods import find_dates, find_periods, part_of
 
 from shared.tables.periods import MONTH
+from shared.tools.line_items import items_named
 
 from .quarters import quarter_span, quarters_named
 from .question import asked_part
@@ -167,10 +168,15 @@ _HOW_MUCH_HAD = regex.compile(r"^\s*how\s+much\s+(?P<x>\w[^?]*?)\s+(?:did|does|d
 have outstanding as of …", "How much cash and cash equivalents did Rocket Lab have …",
 "How much revenue did Ondas generate in 2021"): the item, whoever had it."""
 _HOW_MUCH_PAID = regex.compile(r"^\s*how\s+much(?P<cash>\s+cash)?\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
-                            r"(?:pay|paid|spend|spent)\s+(?:in|on|for|as)\s+", regex.I)
+                            r"(?:pay|paid|(?P<spend>spend|spent))\s+(?:in|on|for|as)\s+", regex.I)
 """What a company paid ("How much did Apple pay in dividends and dividend equivalents …",
 "How much cash did Palantir pay for income taxes …"):
-the payments of it, whoever paid them ("Payments for dividends …", "… dividends paid")."""
+the payments of it, whoever paid them ("Payments for dividends …", "… dividends paid");
+but what a company spent on a line item the domain library knows is that item ("How
+much did Apple spend on research and development": its expenses; "on capital
+expenditure")."""
+_SPENT_ON = regex.compile(r"^(?P<thing>.+?)(?:\s+(?:in|during|for|of|over|at)\b.*|\s*@\d.*|\s*\?)?$")
+"""The thing spent on, before its period ("research and development in @0?")."""
 _HOW_MUCH_CASH = regex.compile(r"^\s*how\s+much\s+cash\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
                             r"(?:(?P<made>generate|generated|provide|provided|produce|produced)"
                             r"\s+(?:from|by|in|through)|(?:use|used)\s+(?:(?P<to>to)|in|for|on))\s+"
@@ -354,7 +360,11 @@ def read_metric(question: str) -> Metric | Refusal:
     elif m := _HOW_MUCH_HAD.match(body):
         body = f"what was the {m['x']} {body[m.end():]}"
     if m := _HOW_MUCH_PAID.match(body):
-        body = f"what was the{' cash' if m['cash'] else ''} payments of {body[m.end():]}"
+        rest = body[m.end():]
+        spent = m["spend"] and not m["cash"] and (thing := _SPENT_ON.match(rest)) and \
+            items_named(thing["thing"].strip(" ,"))
+        body = f"what was the {rest}" if spent else \
+            f"what was the{' cash' if m['cash'] else ''} payments of {rest}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):
