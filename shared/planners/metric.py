@@ -167,6 +167,11 @@ _HOW_MUCH_HAD = regex.compile(r"^\s*how\s+much\s+(?P<x>\w[^?]*?)\s+(?:did|does|d
 """An amount of something a company had or earned ("How much commercial paper did Apple
 have outstanding as of …", "How much cash and cash equivalents did Rocket Lab have …",
 "How much revenue did Ondas generate in 2021"): the item, whoever had it."""
+_HOW_MUCH_IN = regex.compile(r"^\s*how\s+much\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
+                          r"(?:earn|earned|generate|generated|make|made|report|reported|"
+                          r"record|recorded)\s+in\s+(?!@\d)", regex.I)
+"""An amount a company earned in a line item ("How much did Apple earn in net income for
+the fiscal year ended …"): that item, whoever earned it."""
 _HOW_MUCH_PAID = regex.compile(r"^\s*how\s+much(?P<cash>\s+cash)?\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
                             r"(?:pay|paid|(?P<spend>spend|spent))\s+(?:in|on|for|as)\s+", regex.I)
 """What a company paid ("How much did Apple pay in dividends and dividend equivalents …",
@@ -359,6 +364,8 @@ def read_metric(question: str) -> Metric | Refusal:
         body = f"what was the cash {how} {body[m.end():]}"
     elif m := _HOW_MUCH_HAD.match(body):
         body = f"what was the {m['x']} {body[m.end():]}"
+    elif m := _HOW_MUCH_IN.match(body):
+        body = f"what was the {body[m.end():]}"
     if m := _HOW_MUCH_PAID.match(body):
         rest = body[m.end():]
         spent = m["spend"] and not m["cash"] and (thing := _SPENT_ON.match(rest)) and \

@@ -230,7 +230,7 @@ def test_what_a_company_paid_for_something_is_its_payments():
         assert metric.terms[0].when is not None
 
 
-def test_what_a_company_spent_on_an_item_the_library_knows_is_that_item():
+def test_what_a_company_spent_on_or_earned_in_an_item_the_library_knows_is_that_item():
     # Apple's and Rocket Lab's "Research and development" expense; Apple's "Payments for
     # acquisition of property, plant and equipment", the library's capital expenditure
     for question, item in [
@@ -240,6 +240,10 @@ def test_what_a_company_spent_on_an_item_the_library_knows_is_that_item():
              "research and development"),
             ("How much did Apple spend on capital expenditure (in USD millions) in FY2021?",
              "capital expenditure"),
+            # what a company earned or generated in an item is that item
+            ("How much did Apple earn in net income for the fiscal year ended September 25, "
+             "2021?", "net income"),
+            ("How much did Ondas generate in revenue in 2021?", "revenue"),
             # the library knows no "marketing": what was paid for it, as before
             ("How much did Apple spend on marketing in 2020?", "payments of marketing")]:
         metric = read_metric(question)
