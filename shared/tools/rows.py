@@ -323,19 +323,36 @@ _PART_ENTITY = regex.compile(r"\bVIEs?\b|\bvariable\s+interest\s+entit|\bnon-?gu
 variable interest entities', its guarantors', the parent company's alone."""
 
 
+_EXPENSES = r"(?:stock|share|equity)[\s-]based\s+compensation|depreciation|amortization"
+"""Expenses a filing allocates over its statement's line items."""
 _COMPONENT = regex.compile(r"\binclud(?:es|ed|ing)\b[^:]{0,120}?\bas\s+follows\b", regex.I)
 """A lead-in that says its rows are a component of line items stated elsewhere ("(1)
 Includes stock-based compensation expense as follows (in thousands):")."""
+
+
+_ALLOCATED = regex.compile(
+    rf"\b(?P<what>{_EXPENSES})\b[^:.]{{0,120}}?\b(?:recorded|included|recognized|allocated|"
+    r"classified|presented)\s+(?:in|within|to|as)\b"
+    rf"|\btotal\s+(?P<what>{_EXPENSES})(?:\s+expenses?)?\s+(?:was|were|is|are)\s+as\s+follows",
+    regex.I)
+"""A title or lead-in saying its rows are where an expense was recorded ("Amortization
+expense recorded in the condensed consolidated statements of operations …", "Total
+stock-based compensation expense was as follows"): its row "Research and development"
+is the amortization or compensation within research and development, not the item."""
 
 
 def of_a_part(table: Table, asked: str) -> bool:
     """Whether `table` states the figures of a part of the company ("The aggregate
     carrying values of the VIEs' assets and liabilities …") that `asked` (a question's
     item or a step's row) does not name, or a component of line items ("Includes
-    stock-based compensation expense as follows:")."""
+    stock-based compensation expense as follows:", an expense recorded in them) that it
+    does not name."""
     said = " ".join(filter(None, (table.title, table.lead_in)))
     found = _PART_ENTITY.search(said)
     if found is not None and not regex.search(regex.escape(found.group()), asked, regex.I):
+        return True
+    if (allocated := _ALLOCATED.search(said)) is not None and not regex.search(
+            rf"\b{allocated['what'].split()[-1]}", asked, regex.I):  # "… compensation"
         return True
     return bool(table.lead_in and _COMPONENT.search(table.lead_in))
 

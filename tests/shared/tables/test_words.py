@@ -545,6 +545,37 @@ def test_a_table_a_lead_in_says_a_component_of_line_items_is_read_after_them(fil
     assert read_cell(step, [doc], lambda _: tables).value == "352,547"
 
 
+def test_a_row_of_a_table_saying_where_an_expense_was_recorded_is_read_after_the_item(
+        filing_words):
+    # Palantir's 10-K for 2021: the statement of operations' "Cost of revenue" 352,547 for
+    # 2020 (page 102) and the note's "Total stock-based compensation expense was as
+    # follows" over "Cost of revenue" 139,627 (page 132), the compensation within it
+    tables = [t for n in (102, 132)
+              for t in tables_in_words(filing_words[f"pltr-20211231-10k.pdf#{n}"], page=n)]
+    assert any(r.label == "Cost of revenue" and "$139,627" in [c.text for c in r.cells if c]
+               for t in tables if t.page == 132 for r in t.rows)
+    doc = Evidence(doc_id="pltr", title="Palantir Technologies Inc. Form 10-K for 2021")
+
+    def read(row: str) -> str:
+        step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row, period="2020")
+        return read_cell(step, [doc], lambda _: tables).value
+
+    assert read("cost of revenue") == "352,547"
+    assert read("stock-based compensation: cost of revenue") == "$139,627"  # named: read
+    # Rocket Lab's 10-K for 2021: its statement's "Research and development, net" 41,765
+    # (page 64) and "Amortization expense recorded in the condensed consolidated
+    # statements of operations …" over "Research and development" 2,088 (page 87): the
+    # amortization row names the item more closely, so the two are named, not the 2,088
+    rocket = [t for n in (64, 87)
+              for t in tables_in_words(filing_words[f"rklb-20211231-10k.pdf#{n}"], page=n)]
+    doc = Evidence(doc_id="rklb", title="Rocket Lab USA, Inc. Form 10-K for 2021")
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
+                       row="research and development", period="2021")
+    with pytest.raises(ToolError) as e:
+        read_cell(step, [doc], lambda _: rocket)
+    assert e.value.code == "AMBIGUOUS" and "41,765" in e.value.message
+
+
 def test_a_row_under_deferred_tax_liabilities_is_the_tax_on_an_item_read_after_it(filing_words):
     # Ondas' 10-K for 2021: the cash flow statement's "Depreciation" 97,759 for 2020 (page
     # 54) and the income tax note's "Deferred Tax Liabilities: Depreciation" (36,897)
