@@ -27,8 +27,8 @@ from shared.models.table import Table
 from shared.search.dates import parse_scope
 from shared.tools.base import ToolOutput
 
-from .messages import TablesOf, column_name, table_name
-from .read import Option, _answer, _options, read_cells
+from .messages import QUOTE_CHARS, TablesOf, column_name, table_name
+from .read import Option, _answer, _options, _same, read_cells
 from .request import request_of
 
 _MONTH_DAYS = 27
@@ -56,23 +56,30 @@ def read_series(step: ExtractStep, documents: list[Evidence | None],
         _ambiguous(step, held, "tables of different periods")
     best = min(cells[0].key for _, _, cells in held)
     held = [h for h in held if h[2][0].key == best]
-    series = {tuple(c.row.cells[c.column].text for c in cells): h
-              for h in held for cells in [h[2]]}
+    series = [h for n, h in enumerate(held)  # one figure each, as _same judges one cell's
+              if not any(_one_series(h[2], other[2]) for other in held[:n])]
     if len(series) > 1:
-        _ambiguous(step, list(series.values()), "tables that state different figures")
-    evidence, table, cells = next(iter(series.values()))
+        _ambiguous(step, series, "tables that state different figures")
+    evidence, table, cells = series[0]
     row = cells[0].row
     figures = [c.row.cells[c.column].text for c in cells]
     periods = [table.columns[c.column].period for c in cells]
     label = f"{row.section}: {row.label}" if row.section else row.label
     quote = f"{label} — " + " · ".join(f"{column_name(table, c.column)}: {f}"
                                         for c, f in zip(cells, figures))
+    quote = quote if len(quote) <= QUOTE_CHARS else quote[:QUOTE_CHARS - 1] + "…"
     return ToolOutput(
         value=figures, confidence="table_row" if cells[0].own else "line_item",
         document=evidence.model_copy(update={"page": table.page}),
         note=f"{_where(table, cells)}, in each of its {len(cells)} periods: "
              + ", ".join(f"{p}: {f}" for p, f in zip(periods, figures)),
         quote=quote, quantities=[c.quantity for c in cells])
+
+
+def _one_series(a: list[Option], b: list[Option]) -> bool:
+    """Whether two tables state one figure in each period (a summary repeating the
+    statement, `5,119` in thousands beside `$5.1` million)."""
+    return all(_same(x.quantity, y.quantity, signed=False) for x, y in zip(a, b))
 
 
 def _ambiguous(step: ExtractStep, held: list[tuple[Evidence, Table, list[Option]]],

@@ -140,3 +140,17 @@ def test_extract_in_every_period_then_mean_through_the_executors_tools(tmp_path)
     assert len(inputs["OCF"].quantities) == 2 and inputs["OCF"].document.doc_id
     assert inputs["AVG"].value == "253670.0"
     assert inputs["AVG"].quantity.scale == 3
+
+
+def test_two_tables_stating_one_series_in_two_ways_are_one_answer():
+    # Patriot's revenues for fiscal 2017 and 2018, in a summary in millions beside the
+    # statement in thousands: the same figures, so no ambiguity
+    tables = {"p": [table_from_rows([["", "2018", "2017"], ["Revenues", "$114.1", "$112.2"]],
+                                    title="Summary (in millions)"),
+                    table_from_rows([["", "2018", "2017"], ["Revenues", "114,065", "112,165"]],
+                                    title="Statements of income (in thousands)")]}
+    both = series("revenues", [doc("p")], tables)
+    assert len(both.value) == 2
+    tables["p"][1] = table_from_rows([["", "2018", "2017"], ["Revenues", "114,065", "99,000"]],
+                                     title="Statements of income (in thousands)")
+    assert refused("revenues", [doc("p")], tables).code == "AMBIGUOUS"
