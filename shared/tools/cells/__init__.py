@@ -1,5 +1,5 @@
 """EXTRACT by row (read.py; request.py what a step asks for, messages.py what the
-reader says): consumes a step with `row` (and `period`), the Evidence of the
+reader says, series.py the row in every period, `period: "all"`): consumes a step with `row` (and `period`), the Evidence of the
 documents its source holds (a GET's document; a top_k GET's or a SEARCH's, best first)
 and a way to read a document's tables (`SearchBackend.tables`), produces the one cell
 the row and period name: its text as the value, its `quantity` (in the table's unit
