@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import regex
 
-from shared.planners.metric import (Metric, Refusal, Term, average_over_periods, read_metric,
-                                    year_before)
+from shared.planners.metric import (Metric, Refusal, Term, average_over_periods,
+                                    percent_change_of, read_metric, year_before)
 
 _YEAR_AVERAGE = regex.compile(r"\b(?:FY\s?)?\d{4}\s+(?:average|mean)\b", regex.I)
 """A year before its average: "the 2019 average free cash flow"."""
@@ -81,8 +81,8 @@ def _over_the_year_before(metric: Metric, question: str) -> Metric:
     if len(metric.terms) != 1 or term.when is None or (before := year_before(term.when)) is None:
         return metric
     if metric.open and metric.kind == "percent_change":
-        return Metric((Term(term.item, before), term), f"round(($T2 - $T1) / $T1 * 100, "
-                      f"{metric.places})", "percent_change", percent=True, places=metric.places,
+        return Metric((Term(term.item, before), term), percent_change_of(metric.places),
+                      "percent_change", percent=True, places=metric.places,
                       name=f"{metric.name} from {before.text} to {term.when.text}")
     if _YEAR_AVERAGE.search(question) and (m := average_over_periods(metric)) is not None:
         return Metric((Term(m["item"], before), Term(m["item"], term.when)), "($T1 + $T2) / 2",

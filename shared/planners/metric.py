@@ -103,6 +103,11 @@ class Refusal:
     why: str
 
 
+def percent_change_of(places: int) -> str:
+    """COMPUTE's percentage change from `$T1` to `$T2`, rounded to `places`."""
+    return f"round(($T2 - $T1) / $T1 * 100, {places})"
+
+
 def year_before(when: When) -> When | None:
     """The year before `when` when it is a whole year ("2019", "FY2019"): "the 2019
     average X" is the mean of X at the 2019 and 2018 columns, as a year's average balance
@@ -467,7 +472,7 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
     earlier, later = periods
     terms = (Term(item, earlier), Term(item, later))
     if op == "percent_change":
-        return Metric(terms, f"round(($T2 - $T1) / $T1 * 100, {_places(places)})", op,
+        return Metric(terms, percent_change_of(_places(places)), op,
                       percent=True, places=_places(places), name=f"percentage change in {item}")
     if op == "decrease":
         return Metric(terms, "$T1 - $T2", op, scale=scale, places=places,

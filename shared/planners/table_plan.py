@@ -35,12 +35,14 @@ from shared.search.dates import parse_scope
 from shared.search.terms import all_words, stem, words
 from shared.models.quantity import Quantity
 from shared.models.table import Table
+from shared.tables.periods import column_periods, one_length
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
-from .metric import Metric, Term, When, average_over_periods, by_formula, year_before
+from .metric import (Metric, Term, When, average_over_periods, by_formula, percent_change_of,
+                     year_before)
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -191,7 +193,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     whens = held.pop()
     if metric.periods is not None and metric.periods != len(whens):
         return None  # "across the 3 year period" of a table of two years
-    if len({(w.span[1] - w.span[0]).days // 27 for w in whens}) != 1 or (
+    if not one_length(w.span for w in whens) or (
             op not in ("average", "sum") and len(whens) != 2):
         return None
     terms = tuple(Term(item, w) for w in whens)
@@ -203,7 +205,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
                           name=f"total {item}{over}")
         return Metric(terms, f"({refs}) / {len(whens)}", "average", scale=metric.scale,
                       places=metric.places, name=f"average {item}{over}")
-    return Metric(terms, f"round(($T2 - $T1) / $T1 * 100, {metric.places})", "percent_change",
+    return Metric(terms, percent_change_of(metric.places), "percent_change",
                   percent=True, places=metric.places, name=f"percentage change in {item} from "
                   f"{whens[0].text} to {whens[1].text}")
 
@@ -215,14 +217,7 @@ _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quar
 
 def _periods_of(table: Table) -> list[When]:
     """The periods of `table`'s columns, earliest first."""
-    whens = {}
-    for column in table.columns:
-        if column.period and column.period not in whens:
-            try:
-                whens[column.period] = When(column.period, parse_scope(column.period))
-            except InputError:
-                continue
-    return sorted(whens.values(), key=lambda w: w.span)
+    return [When(period, span) for period, span in column_periods(table).items()]
 
 
 def _find(n: int, term: Term, docs: list[Document], tables: dict[str, list[Table]],

@@ -331,6 +331,21 @@ def _column_kind(table: Table, index: int) -> str | None:
     return counts[0][0]
 
 
+def column_periods(table: Table) -> dict[str, DateRange]:
+    """The periods `table`'s columns name, each once with its span, earliest first."""
+    spans = {}
+    for column in table.columns:
+        if column.period and column.period not in spans and (span := _scope(column.period)):
+            spans[column.period] = span
+    return dict(sorted(spans.items(), key=lambda p: p[1]))
+
+
+def one_length(spans) -> bool:
+    """Whether the spans (`DateRange`s) are all as many months long (27-day units: a
+    52/53-week year is a year), not a quarter beside a year."""
+    return len({(last - first).days // 27 for first, last in spans}) <= 1
+
+
 def _scope(period: str | None) -> DateRange | None:
     if not period:
         return None

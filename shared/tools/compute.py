@@ -344,10 +344,11 @@ class _Evaluator:
 
     def over(self, name: str, node: ast.Call) -> tuple[Decimal, Unit | None]:
         """min, max, mean or sum of the arguments, a series argument's figures each."""
-        items = [(item, says) for arg in node.args for item, says in self.items(arg)]
+        per_arg = [(arg, self.items(arg)) for arg in node.args]
+        items = [item for _, found in per_arg for item in found]
         if name in ("mean", "sum") and len(items) > 1:
-            for arg in node.args:
-                for _, (says, q) in self.items(arg):
+            for arg, found in per_arg:
+                for _, (says, q) in found:
                     if _in_parentheses(q):
                         self.unclear_sign(says, q, name, f"take {name}(abs({self.parsed.text(arg)}))"
                                           if self.series(arg) is not None else "use abs()")
@@ -382,13 +383,11 @@ class _Evaluator:
         found = []
         for i, value in enumerate(values):
             q = quantities[i] if i < len(quantities) else None
-            if q is not None and q.kind != "date":
-                found.append(((+q.amount, unit_of(q)), (f"{name}[{i}]", q)))
-            else:
-                number = _as_number(f"{name.lstrip('$')}[{i}]", value)
-                if isinstance(number, bool):
-                    raise ToolError("NOT_A_NUMBER", f"{name}[{i}] is true/false, not a number")
-                found.append(((+number, None), (f"{name}[{i}]", None)))
+            figure = _figure(f"{name.lstrip('$')}[{i}]", value, q)
+            if isinstance(figure[0], bool):
+                raise ToolError("NOT_A_NUMBER", f"{name}[{i}] is true/false, not a number")
+            typed = q if q is not None and q.kind != "date" else None
+            found.append((figure, (f"{name}[{i}]", typed)))
         return found
 
     def series(self, node: ast.expr) -> tuple[list, list] | None:
@@ -419,13 +418,19 @@ class _Evaluator:
                                 f"min(${name}) or max(${name})")
             if key in self.variables:
                 q = self.quantities.get(name) or self.quantities.get(f"${name}")
-                if q is not None and q.kind != "date":
-                    return +q.amount, unit_of(q)  # +: context bounds
-                value = _as_number(name, self.variables[key])
-                return (value if isinstance(value, bool) else +value), None
+                return _figure(name, self.variables[key], q)
         known = ", ".join(f"${k.lstrip('$')}" for k in self.variables) or "none"
         raise ToolError("MISSING_INPUT", f"${name} has no value (variables available: "
                         f"{known}); the step that binds ${name} failed or is missing")
+
+
+def _figure(name: str, value: object, q: Quantity | None) -> tuple[Decimal | bool, Unit | None]:
+    """A variable's (or a list item's) value as arithmetic reads it: its quantity's amount
+    and unit when typed (a date aside), else the number its text writes, plain."""
+    if q is not None and q.kind != "date":
+        return +q.amount, unit_of(q)  # +: context bounds
+    number = _as_number(name, value)
+    return (number if isinstance(number, bool) else +number), None
 
 
 def _in_parentheses(q: Quantity | None) -> bool:

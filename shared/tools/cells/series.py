@@ -21,19 +21,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from shared.errors import InputError, ToolError
+from shared.errors import ToolError
 from shared.models import Evidence, ExtractStep
 from shared.models.table import Table
-from shared.search.dates import parse_scope
+from shared.tables.periods import column_periods, one_length
 from shared.tools.base import ToolOutput
 
 from .messages import QUOTE_CHARS, TablesOf, column_name, table_name
 from .read import Option, _answer, _options, _same, read_cells
 from .request import request_of
-
-_MONTH_DAYS = 27
-"""Periods are of one length when their spans hold as many months (27-day units)."""
-
 
 def read_series(step: ExtractStep, documents: list[Evidence | None],
                 tables_of: TablesOf) -> ToolOutput:
@@ -116,16 +112,8 @@ def _in_every_period(step: ExtractStep, evidence: Evidence, table: Table) -> lis
 def _periods(table: Table) -> tuple[str, ...]:
     """The periods `table`'s columns name, earliest first; none when they are of two
     lengths (a quarter beside a year)."""
-    spans = {}
-    for column in table.columns:
-        if column.period and column.period not in spans:
-            try:
-                spans[column.period] = parse_scope(column.period)
-            except InputError:
-                continue
-    if len({(last - first).days // _MONTH_DAYS for first, last in spans.values()}) > 1:
-        return ()
-    return tuple(sorted(spans, key=lambda p: spans[p]))
+    spans = column_periods(table)
+    return tuple(spans) if one_length(spans.values()) else ()
 
 
 def _where(table: Table, cells: list[Option]) -> str:
