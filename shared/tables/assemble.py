@@ -210,6 +210,40 @@ def _adds_up(parts: list[Row], row: Row) -> bool:
     return checked > 0 and added > 0
 
 
+def whole_of(rows: list[Row], n: int) -> int | None:
+    """The index of the total row that `rows[n]` is a part of: the first total after it under the same
+    heading whose figures its parts add up to, in every column (`_adds_up`): the rows
+    back to the last total before them, or, for a total of totals, those totals and the
+    rows between them ("Total Electronic Components" and "Interconnect …" of "Total Net
+    Sales"). None when the total that closes the row does not add up, or none does."""
+    row = rows[n]
+    start = n
+    while start > 0 and rows[start - 1].section == row.section:
+        start -= 1
+    open_: list[int] = []  # rows no total has closed yet, in order
+    block = 0  # where the rows since the last total begin in `open_`
+    for i in range(start, len(rows)):
+        if rows[i].section != row.section:
+            return None
+        if not rows[i].total:
+            open_.append(i)
+            continue
+        parts = open_[block:]
+        if len(parts) < 2 or not _adds_up([rows[p] for p in parts], rows[i]):
+            parts = open_
+            if not _adds_up([rows[p] for p in parts], rows[i]):
+                if n in open_[block:]:  # a total that does not add up closes its block
+                    return None
+                open_ = open_[:block] + [i]
+                block = len(open_)
+                continue
+        if i > n and n in parts:
+            return i
+        open_ = [p for p in open_ if p not in parts] + [i]
+        block = len(open_)
+    return None
+
+
 def _percent_columns(rows: list[Row]) -> list[Row]:
     """Rows whose plain numbers are percents where their column is one: its first and
     last figures are written with "%" and none with a currency, as a rate reconciliation

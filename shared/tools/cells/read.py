@@ -16,6 +16,7 @@ from shared.errors import SearchUnavailable, StoreError, ToolError, TransientToo
 from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.models.table import Cell, Column, Row, Table
+from shared.tables.assemble import whole_of
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
 from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
@@ -144,7 +145,7 @@ def _options(request: Request, evidence: Evidence,
         dated = _rows_of_period(request, table)
         for n, row in enumerate(table.rows):
             if dated.get(n) is not False:  # False: its label or heading names another period
-                _row_options(request, evidence, table, row, bool(dated.get(n)), options, why)
+                _row_options(request, evidence, table, n, bool(dated.get(n)), options, why)
     if not _SAYS_TOTAL.search(request.row):
         options = _parts_over_their_totals(options)
     if options:
@@ -217,11 +218,12 @@ def _scale_elsewhere(best: list[Option], fits: list[Option]) -> list[Option]:
             and all(o.quantity.amount == b.quantity.amount for b in best)]
 
 
-def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, dated: bool,
+def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dated: bool,
                  options: list[Option], why: list[tuple[str, str]]) -> None:
-    """Add to `options` the cells of `row` in the columns asked, if the row fits the
-    request, and to `why` what each of its columns lacks; `dated`: the row names the
-    period asked in its label or heading (`_rows_of_period`)."""
+    """Add to `options` the cells of the table's row `n` in the columns asked, if the row
+    fits the request, and to `why` what each of its columns lacks; `dated`: the row names
+    the period asked in its label or heading (`_rows_of_period`)."""
+    row = table.rows[n]
     label, section = _label(_undated(row) if dated else row)
     title = set(label_words(table.title).words) if table.title else set()
     heading = title | set(section.words if section else ())
@@ -234,6 +236,11 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         found = _fit(request, label, section, row)
         if found is None:
             found, columns = _fit_in_context(request, label, row, table, heading, columns)
+        if found is None and request.names_sharing(label) and (wholes := _wholes(table, n)):
+            # the totals the row adds into say what its parts are ("UK" over "Total
+            # revenue from external customers by country": the UK's revenue)
+            found, columns = _fit_in_context(request, label, row, table, heading | wholes,
+                                             columns)
     if found is None:
         return
     if other := other_than_asked(request.row, row):
@@ -279,6 +286,15 @@ def _row_options(request: Request, evidence: Evidence, table: Table, row: Row, d
         else:
             options.append(Option(evidence, table, row, i, _signed(quantity, row, table.alike(i)),
                                   key, own))
+
+
+def _wholes(table: Table, n: int) -> set[str]:
+    """The words of the totals the table's row `n` adds into, and those they add into
+    ("Ceramic Components" into "Total Electronic Components", into "Total Net Sales")."""
+    words: set[str] = set()
+    while (n := whole_of(table.rows, n)) is not None:
+        words |= set(label_words(table.rows[n].label).words)
+    return words
 
 
 def _named_by_header(request: Request, table: Table, row: Row, label: Label,

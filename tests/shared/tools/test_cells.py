@@ -416,6 +416,42 @@ def test_a_column_header_says_in_parentheses_what_its_figures_are():
                    tables=tables).code == "NOT_FOUND"
 
 
+def test_the_total_a_row_adds_into_says_what_the_row_is():
+    # TAT-QA dev: revenue by country, no title, the total's label naming what its parts
+    # are; revenues by segment, the eliminations negative; a total of totals
+    assert cell("revenue from UK", "2019", [doc("tatqa-71")]).value == "83.2"
+    assert cell("revenue from external customers from UK", "2018",
+                [doc("tatqa-71")]).value == "73.5"
+    assert cell("operating revenues for Bell Wireless", "2019-Q4",
+                [doc("tatqa-31")]).value == "2,493"
+    assert cell("net sales from total electronic components", "2018",
+                [doc("tatqa-91")]).value == "1,235,173"  # a part of Total Net Sales
+    assert cell("net sales of ceramic components", "2019",
+                [doc("tatqa-91")]).value == "$421,849"
+    # words the total does not say are not supplied
+    assert refused("operating income from UK", "2019", [doc("tatqa-71")]).code == "NOT_FOUND"
+    # nor by a total that is not the sum of the rows above it
+    assert refused("operating revenues for Bell Wireless", "2019-Q4", [doc("tatqa-31")],
+                   tables={"tatqa-31": [_without_row(tatqa(31), 0)]}).code == "NOT_FOUND"
+    assert refused("revenue from UK", "2019", [doc("tatqa-71")],
+                   tables={"tatqa-71": [_without_row(tatqa(71), 1)]}).code == "NOT_FOUND"
+
+
+def _without_row(table, n):
+    return table.model_copy(update={"rows": table.rows[:n] + table.rows[n + 1:]})
+
+
+def test_a_rows_heading_or_column_may_be_named_after_within_or_under():
+    # TAT-QA dev: earnings appropriated beside dividends per share, both by year; results
+    # of continuing operations above those including discontinued ones
+    assert cell("Legal reserve within Appropriation of earnings", "2019",
+                [doc("tatqa-41")]).value == "$963,947"
+    assert cell("Cash dividends within Appropriation of earnings", "2018",
+                [doc("tatqa-41")]).value == "6,916,105"  # not the $0.58 a share beside it
+    assert cell("operating revenue under continuing operations", "2018",
+                [doc("tatqa-42")]).value == "176,931"  # not 178,139 of reported results
+
+
 def test_a_rollforward_row_is_of_the_period_between_the_balances_around_it():
     # TAT-QA dev: non-vested shares, each year's grants between two dated balances
     tables = {"t": [table_from_rows([
