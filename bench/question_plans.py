@@ -39,9 +39,20 @@ def derived_plan(question: str) -> dict | None:
                    "output_var": "$VALUE"}]
         return {"domain": "finance", "steps": steps,
                 "answer": f"{{{{ VALUE }}}}: the {metric.name}.", "planner": "user"}
+    if over := _over_both_periods(metric):
+        # "the change in closing cash", "the percentage change in total emissions": of no
+        # period, the change between the two the table shows (COMPUTE refuses more)
+        item, expression = over
+        steps += [{"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
+                   "period": "all", "output_var": "$T1"},
+                  {"id": "E3", "operation": "COMPUTE", "expression": expression,
+                   "output_var": "$VALUE"}]
+        percent = "%" if metric.kind == "percent_change" else ""
+        return {"domain": "finance", "steps": steps,
+                "answer": f"{{{{ VALUE }}}}{percent}: the {metric.name}.", "planner": "user"}
     metric = _over_the_year_before(metric, question)
     if metric.open:
-        return None  # a percentage change of no period: which two, the table says
+        return None  # a percentage change of one period: which other, the table says
     for n, term in enumerate(metric.terms, 1):
         step = {"id": f"E{len(steps) + 1}", "operation": "EXTRACT", "source": "$DOC",
                 "row": term.item, "output_var": f"$T{n}"}
@@ -69,6 +80,29 @@ def _over_every_period(metric: Metric) -> tuple[str, str] | None:
         return term.item, "mean" if metric.kind == "average" else "sum"
     if (m := average_over_periods(metric)) is not None:
         return m["item"], "mean"
+    return None
+
+
+_CHANGE_IN = regex.compile(r"^(?:the\s+)?(?:change|movement)\s+in\s+(?:the\s+)?(?P<item>.+?)"
+                          r"(?:\s+between\s+(?:both|the\s+two)\s+(?:fys|(?:fiscal\s+)?years|"
+                          r"periods))?$", regex.I)
+"""A change asked of no period, as the line item's words: "change in closing cash" (not
+a difference, whose sign TAT-QA's answers give both ways)."""
+
+
+def _over_both_periods(metric: Metric) -> tuple[str, str] | None:
+    """The line item and COMPUTE expression of a change or percentage change asked of no
+    period ("the change in closing cash", "the percentage change in total emissions"):
+    between the two periods its table shows, which the plan does not see; None for any
+    other metric."""
+    term = metric.terms[0]
+    if len(metric.terms) != 1 or term.when is not None or metric.periods is not None:
+        return None
+    if metric.open and metric.kind == "percent_change":
+        return term.item, f"round(percent_change($T1), {metric.places})"
+    if metric.kind == "value" and (m := _CHANGE_IN.match(term.item)) and \
+            " between " not in f" {m['item']} ":
+        return m["item"], "change($T1)"
     return None
 
 

@@ -161,10 +161,11 @@ TOOLS: dict[str, ReactTool] = {
     "cell": ReactTool("cell", "read one figure from a table of an earlier document: its "
                       "row (the line item, as the table or an analyst names it) and period "
                       "(the column: FY2018, 2019-Q3, December 31, 2018; all: its figure in every "
-                      "period, a list for mean() or sum())", {"source": "$R1",
+                      "period, a list for mean(), sum() or change())", {"source": "$R1",
                       "row": "capital expenditure", "period": "FY2018"}, _cell),
     "calculate": ReactTool("calculate", "arithmetic or comparison over numbers and earlier "
-                           "results ($R2); mean($R3) or sum($R3) of a list", "$R2 - $R4",
+                           "results ($R2); mean($R3) or sum($R3) of a list, change($R3) or "
+                           "percent_change($R3) of a list of two", "$R2 - $R4",
                            _calculate),
 }
 """Tool name -> tool; `register_tool` adds to it."""

@@ -8,7 +8,11 @@ comparisons (`< <= > >= == !=`, chained), `and or not`, parentheses, and calls t
 `abs`, `min`, `max`, `mean`, `sum` and `round(x[, places])` (rounds half away from zero);
 `min`, `max`, `mean` and `sum` take a list variable (an EXTRACT of a row in every period,
 `period: "all"`) as its figures, which no other operation takes (`mean(abs($X))`: the
-figures' amounts). Arithmetic runs
+figures' amounts); `change($X)` and `percent_change($X)` take a list of two figures (a
+row in the two periods of its table, earliest first): the later less the earlier, and
+that over the earlier times 100; a list of another length is UNCLEAR_ARITHMETIC (which
+two periods the plan must say), and the parentheses rule below holds as for `$B - $A`
+and `($B - $A) / $A`. Arithmetic runs
 at 28 significant digits; `//` and `%` truncate toward zero, as Decimal does.
 
 A variable whose value is typed (its `quantity`: money in USD in thousands, a percent)
@@ -73,9 +77,12 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _ARITY = {"abs": (1, 1), "min": (1, 50), "max": (1, 50), "round": (1, 2), "mean": (1, 50),
-          "sum": (1, 50)}
+          "sum": (1, 50), "change": (1, 1), "percent_change": (1, 1)}
 _OVER_SERIES = ("min", "max", "mean", "sum")
 """Functions that take a series (a row read in every period) as its figures."""
+_OF_TWO = ("change", "percent_change")
+"""Functions of a series of two figures: the later less the earlier, and that over the
+earlier in percent."""
 _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call,
             ast.Name, ast.Constant, ast.Load, ast.USub, ast.UAdd, ast.Not, ast.And,
             ast.Or, *_BINARY, *_COMPARE)
@@ -85,7 +92,7 @@ warnings.filterwarnings("ignore", category=SyntaxWarning, module=_FILENAME)
 _BRACKETED = regex.compile(r"^\s*[$€£¥₹]?\s*\(")
 """An accountants' negative: "(135)", "$(17,334)"."""
 _GRAMMAR = ("use numbers, $NAME variables, + - * / // % **, < <= > >= == !=, "
-            "and/or/not, parentheses and abs/min/max/round/mean/sum")
+            "and/or/not, parentheses and abs/min/max/round/mean/sum/change/percent_change")
 
 
 @dataclass(frozen=True)
@@ -332,6 +339,8 @@ class _Evaluator:
         name = node.func.id
         if name in _OVER_SERIES:
             return self.over(name, node)
+        if name in _OF_TWO:
+            return self.of_two(name, node)
         args = [self.number(a) for a in node.args]
         (value, unit) = args[0]
         if name == "abs":
@@ -363,6 +372,42 @@ class _Evaluator:
         if name == "mean":
             return best[0] / len(items), best[1]
         return best
+
+    def of_two(self, name: str, node: ast.Call) -> tuple[Decimal, Unit | None]:
+        """change or percent_change of a series of two figures (a row in each of the two
+        periods of its table, earliest first): the later less the earlier, and that over
+        the earlier in percent. A series of another length is refused: which two periods
+        a change is between, the plan must say."""
+        arg = node.args[0]
+        says = self.parsed.text(arg)
+        if self.series(arg) is None:
+            raise ToolError("BAD_EXPRESSION", f"expression {self.parsed.source!r}: {name}() "
+                            f"takes a list variable (a row read in every period, period "
+                            f"\"all\"), not {says}; of two figures, write ($B - $A)"
+                            + (" / $A * 100" if name == "percent_change" else ""))
+        items = self.items(arg)
+        if len(items) != 2:
+            raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: {says} "
+                            f"holds {len(items)} figures, a row in {len(items)} periods: "
+                            f"which two a change is between is unclear; EXTRACT the two "
+                            "periods the question names and subtract")
+        (earlier, (first, q0)), (later, (second, q1)) = items
+        negatives = [_in_parentheses(q) for q in (q0, q1)]
+        if any(negatives) and not (name == "percent_change" and all(
+                q is not None and q.amount is not None and q.amount < 0 for q in (q0, q1))):
+            q, text = (q0, first) if negatives[0] else (q1, second)
+            self.unclear_sign(text, q, "change")  # (21,387) from (28,237): -24.26% either way
+        b, a, unit = common(later, earlier, "subtracting", (second, first))
+        if name == "change":
+            return b - a, unit
+        if unit is not None and unit.kind == "percent":
+            raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: a "
+                            "change of percentages over a percentage may mean points or a "
+                            f"relative change; change({says}) is the difference in points")
+        if a == 0:
+            raise ToolError("DIVISION_BY_ZERO", f"expression {self.parsed.source!r}: {first} "
+                            "is 0: a relative change from zero has no value")
+        return (b - a) / a * 100, None
 
     def items(self, node: ast.expr) -> list[tuple[tuple[Decimal, Unit | None],
                                                   tuple[str, Quantity | None]]]:
@@ -415,7 +460,7 @@ class _Evaluator:
                 raise ToolError("NOT_A_NUMBER", f"${name} is a list of "
                                 f"{len(self.variables[key])} values (a row in every period), "
                                 f"not one number; take mean(${name}), sum(${name}), "
-                                f"min(${name}) or max(${name})")
+                                f"min(${name}) or max(${name}), or change(${name}) of two")
             if key in self.variables:
                 q = self.quantities.get(name) or self.quantities.get(f"${name}")
                 return _figure(name, self.variables[key], q)

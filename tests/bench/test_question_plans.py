@@ -1,6 +1,7 @@
 """Plans written from the question alone (bench/question_plans.py): an average or total
 over periods the question does not name reads the row in every period and takes its
-mean or sum; a question that counts its periods, or names them, gets no such plan."""
+mean or sum, a change of no period the change between the two it is stated in; a
+question that counts its periods, or names them, gets no such plan."""
 
 from __future__ import annotations
 
@@ -42,3 +43,21 @@ def test_a_metric_of_one_year_over_it_and_the_year_before():
     row = _steps("What was the average invested capital in 2018, according to Sagevar's annual "
                  "report?")  # a row of averages, as its table may state it
     assert [(s["row"], s["period"]) for s in row[1:]] == [("average invested capital", "2018")]
+
+
+def test_a_change_of_no_period_is_between_the_two_periods_its_row_is_stated_in():
+    change = _steps("What was the change in closing cash, according to Nasirud's annual "
+                    "report?")
+    assert (change[1]["row"], change[1]["period"]) == ("closing cash", "all")
+    assert change[2]["expression"] == "change($T1)"
+    relative = _steps("What was the percentage change in total emissions, according to "
+                      "Ledules's annual report?")
+    assert (relative[1]["row"], relative[1]["period"]) == ("total emissions", "all")
+    assert relative[2]["expression"] == "round(percent_change($T1), 2)"
+    # a difference's sign is not said; a change of one year is from the year before
+    assert all(s.get("period") != "all" for s in _steps(
+        "What was the difference in net profit between both FYs, according to Tiganav's "
+        "annual report?"))
+    assert all(s.get("period") != "all" for s in _steps(
+        "What is the percentage change in revenue in 2019, according to Dezesur's annual "
+        "report?"))

@@ -4,7 +4,8 @@ one table that states it in every one of its periods, earliest first: the figure
 texts as the value (a list), each typed in `quantities`, the row quoted and the
 table's page as evidence. A plan that averages or adds a line item over the periods a
 report shows ("the average cost of sales", "the total over all 3 years") cannot name
-them before it sees the table; `mean($X)` and `sum($X)` in COMPUTE take the series.
+them before it sees the table; `mean($X)` and `sum($X)` in COMPUTE take the series, and
+`change($X)`, `percent_change($X)` one of two periods.
 
 Each period is read as a step naming it would read it, in that table alone (the same
 rows fit, the same column is chosen). A table holds the row when it has two or more

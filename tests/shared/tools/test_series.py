@@ -81,6 +81,45 @@ def test_a_series_is_no_number_and_one_written_in_parentheses_is_unclear_to_aver
     assert largest.value == "-74599"  # comparing signed figures is not unclear
 
 
+def compute(expression, read, first=0):
+    """COMPUTE over the series `read` binds, from its figure `first` on."""
+    return run_compute(ComputeStep(id="C", operation="COMPUTE", expression=expression),
+                       {"T1": read.value[first:]}, {"T1": read.quantities[first:]})
+
+
+def compute_refused(expression, read, first=0) -> ToolError:
+    with pytest.raises(ToolError) as e:
+        compute(expression, read, first)
+    return e.value
+
+
+def test_change_and_percent_change_are_between_the_two_periods_of_a_series():
+    flows = series("operating cash flow", [doc("tatqa-185")])  # 223,630 then 283,710
+    change = compute("change($T1)", flows)
+    assert (change.value, change.quantity.scale) == ("60080", 3)  # the later less the earlier
+    assert compute("round(percent_change($T1), 2)", flows).value == "26.87"
+    newest_first = series("net cash provided by operating activities", [doc("tatqa-121")])
+    assert compute("change($T1)", newest_first).value == "-835"  # FY2019 14,551 - FY2018 15,386
+    # three periods: which two is unclear
+    sales = series("cost of sales", [doc("tatqa-237")])
+    assert len(sales.value) == 3
+    e = compute_refused("change($T1)", sales)
+    assert e.code == "UNCLEAR_ARITHMETIC" and "3 figures" in e.message
+    # a change of figures written in parentheses may be of amounts or signed figures; a
+    # relative change of two is the same either way
+    investing = series("net cash used in investing activities", [doc("tatqa-185")])
+    assert compute_refused("change($T1)", investing).code == "UNCLEAR_ARITHMETIC"
+    assert compute("round(percent_change($T1), 2)", investing).value == "828.97"
+    # one figure is no series; a relative change of percentages is unclear
+    with pytest.raises(ToolError) as e:
+        run_compute(ComputeStep(id="C", operation="COMPUTE", expression="change($T1)"),
+                    {"T1": "283,710"}, {})
+    assert e.value.code == "BAD_EXPRESSION" and "($B - $A)" in e.value.message
+    margin = series("gross margin", [doc("tatqa-237")])  # 2018 and 2019 of three
+    assert compute_refused("percent_change($T1)", margin, 1).code == "UNCLEAR_ARITHMETIC"
+    assert compute("change($T1)", margin, 1).quantity.kind == "percent"  # in points
+
+
 def test_a_five_year_summary_beside_a_three_year_statement_is_ambiguous():
     e = refused("net income", [TEN_K])
     assert e.code == "AMBIGUOUS" and "different periods" in e.message
