@@ -32,9 +32,9 @@ def derived_plan(question: str) -> dict | None:
     if over := _over_every_period(metric):
         # "the average X", "the total X across all years": the periods are the table's,
         # which the plan does not see: the row in every period, and their mean or sum
-        item, function = over
+        item, function, period = over
         steps += [{"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
-                   "period": "all", "output_var": "$T1"},
+                   "period": period, "output_var": "$T1"},
                   {"id": "E3", "operation": "COMPUTE", "expression": f"{function}($T1)",
                    "output_var": "$VALUE"}]
         return {"domain": "finance", "steps": steps,
@@ -68,18 +68,19 @@ def derived_plan(question: str) -> dict | None:
             "answer": f"{answer}: the {metric.name}.", "planner": "user"}
 
 
-def _over_every_period(metric: Metric) -> tuple[str, str] | None:
-    """The line item and COMPUTE function of a mean or total over every period a table
-    shows, asked of no period ("the average Cost of sales", "the total X across all
-    years"); None for any other metric, and for one that counts its periods ("across the
-    3 year period"), which the plan could not check against the table's."""
+def _over_every_period(metric: Metric) -> tuple[str, str, str] | None:
+    """The line item, COMPUTE function and EXTRACT period of a mean or total over every
+    period a table shows, asked of no period ("the average Cost of sales", "the total X
+    across all years": `all`; "across the 3 year period": `all 3`, which a table of
+    other periods does not answer); None for any other metric."""
     term = metric.terms[0]
-    if term.when is not None or metric.periods is not None:
+    if term.when is not None:
         return None
     if metric.open and metric.kind in ("average", "sum"):
-        return term.item, "mean" if metric.kind == "average" else "sum"
-    if (m := average_over_periods(metric)) is not None:
-        return m["item"], "mean"
+        period = f"all {metric.periods}" if metric.periods else "all"
+        return term.item, "mean" if metric.kind == "average" else "sum", period
+    if metric.periods is None and (m := average_over_periods(metric)) is not None:
+        return m["item"], "mean", "all"
     return None
 
 

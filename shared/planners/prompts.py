@@ -65,9 +65,10 @@ FIELDS = {
                "capture group: a figure in a sentence) or row (a table's line item, as the "
                "table or an analyst names it: \"purchases of property, plant and equipment\", "
                "\"capital expenditure\") with period (the column: FY2018, 2018, 2019-Q3, "
-               "December 31, 2018; or all: the row in every period of its table, a list for "
-               "mean(), sum(), change() or percent_change()); quantity (percent, money, date, number, article), "
-               "fallback -> the captured text or the cell",
+               "December 31, 2018; or all: the row in every period of its table, all 3: of a "
+               "table of three, a list for mean(), sum(), change() or percent_change()); "
+               "quantity (percent, money, date, number, article), fallback -> the captured "
+               "text or the cell",
     "COMPUTE": "expression over $VARs and numbers: + - * / // % **, comparisons, and/or/"
                "not, abs min max round, mean and sum (also of a list), change and "
                "percent_change (of a list of two: the later less the earlier) -> a number",

@@ -1,7 +1,8 @@
 """Plans written from the question alone (bench/question_plans.py): an average or total
 over periods the question does not name reads the row in every period and takes its
-mean or sum, a change of no period the change between the two it is stated in; a
-question that counts its periods, or names them, gets no such plan."""
+mean or sum (of a table of as many periods as the question counts, if it does), a change
+of no period the change between the two it is stated in; a question that names its
+periods gets no such plan."""
 
 from __future__ import annotations
 
@@ -21,13 +22,13 @@ def test_an_average_of_no_period_reads_the_row_in_every_period_and_takes_its_mea
     assert steps[2]["expression"] == "mean($T1)"
 
 
-def test_named_or_counted_periods_get_no_series():
+def test_named_periods_get_no_series_and_counted_ones_a_series_of_that_count():
     named = _steps("What is the average net income for 2018 and 2019, according to Tofevem's "
                    "annual report?")
     assert all(s.get("period") != "all" for s in named)
-    assert derived_plan("What was the average losses recognized in other income (expense), "
-                        "net, across the 3 year period, according to Mofaduz's annual "
-                        "report?") is None
+    counted = _steps("What was the average losses recognized in other income (expense), net, "
+                     "across the 3 year period, according to Mofaduz's annual report?")
+    assert counted[1]["period"] == "all 3" and counted[2]["expression"] == "mean($T1)"
 
 
 def test_a_metric_of_one_year_over_it_and_the_year_before():

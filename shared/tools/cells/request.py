@@ -108,9 +108,12 @@ _REGEX_SIGNS = re.compile(r"\\[dDsSwWb.()$]|\.[*+?]|\(\?|\[[^\]]*[\\-][^\]]*\]")
 """What marks a row as a regular expression: `\\d`, `.*`, `(?:`, `[0-9]`."""
 _FISCAL_QUARTER = re.compile(r"^FY\s*'?(?:\d{4}|\d{2})\s*-\s*Q[1-4]$", re.IGNORECASE)
 ALL_PERIODS = "all"
-"""The `period` of an EXTRACT that reads its row in every period of its table (series.py)."""
+"""The `period` of an EXTRACT that reads its row in every period of its table (series.py);
+`all 3`: of a table of three periods."""
+_ALL = re.compile(r"^all(?:\s+(?P<count>[2-9]|[1-9]\d))?$", re.IGNORECASE)
 PERIOD_FORMS = ("FY2018, 2018, fiscal 2018, 2019-Q3, Q3 FY2019, December 31, 2018, Q3 (the newest "
-                "year's), all (every period of the table)")
+                "year's), all (every period of the table), all 3 (every period of a table of "
+                "three)")
 
 
 def check_row(step: ExtractStep) -> list[Finding]:
@@ -146,8 +149,15 @@ def check_row(step: ExtractStep) -> list[Finding]:
 
 
 def every_period(period: str | None) -> bool:
-    """Whether `period` asks for the row in every period of its table."""
-    return period is not None and period.strip().lower() == ALL_PERIODS
+    """Whether `period` asks for the row in every period of its table (`all`, `all 3`)."""
+    return period is not None and _ALL.match(" ".join(period.split())) is not None
+
+
+def periods_counted(period: str | None) -> int | None:
+    """How many periods `all N` says the table has ("across the 3 year period": 3);
+    None for `all` and any other period."""
+    m = _ALL.match(" ".join(period.split())) if period is not None else None
+    return int(m["count"]) if m and m["count"] else None
 
 
 def has_words(row: str) -> bool:

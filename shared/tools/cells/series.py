@@ -30,7 +30,7 @@ from shared.tools.base import ToolOutput
 
 from .messages import QUOTE_CHARS, TablesOf, column_name, table_name
 from .read import Option, _answer, _options, _same, read_cells
-from .request import request_of
+from .request import periods_counted, request_of
 
 def read_series(step: ExtractStep, documents: list[Evidence | None],
                 tables_of: TablesOf) -> ToolOutput:
@@ -47,7 +47,7 @@ def read_series(step: ExtractStep, documents: list[Evidence | None],
         if held:
             break  # the first document whose tables hold the row answers, as for one cell
     if not held:
-        raise _not_found(step, documents, tables_of)
+        raise _not_found(step, documents, tables_of, periods_counted(step.period))
     spans = {_periods(table) for _, table, _ in held}
     if len(spans) > 1:  # a five-year summary beside a three-year statement: which mean?
         _ambiguous(step, held, "tables of different periods")
@@ -92,9 +92,10 @@ def _ambiguous(step: ExtractStep, held: list[tuple[Evidence, Table, list[Option]
 def _in_every_period(step: ExtractStep, evidence: Evidence, table: Table) -> list[Option] | None:
     """The cell the row names in each period of `table` (earliest first), each chosen as
     a step naming that period would choose it; None when a period gives none, or figures
-    that differ, or the table has fewer than two periods or periods of two lengths."""
+    that differ, or the table has fewer than two periods or periods of two lengths, or
+    not as many as the step counts (`all 3`)."""
     periods = _periods(table)
-    if len(periods) < 2:
+    if len(periods) < 2 or periods_counted(step.period) not in (None, len(periods)):
         return None
     request = request_of(step)
     cells = []
@@ -122,14 +123,16 @@ def _where(table: Table, cells: list[Option]) -> str:
 
 
 def _not_found(step: ExtractStep, documents: list[Evidence | None],
-               tables_of: TablesOf) -> ToolError:
-    """NOT_FOUND for a row no table states in every period: where a step without a period
-    reads it, or the error such a step gets (the nearest rows)."""
+               tables_of: TablesOf, count: int | None) -> ToolError:
+    """NOT_FOUND for a row no table states in every period (of `count` periods, when the
+    step counts them): where a step without a period reads it, or the error such a step
+    gets (the nearest rows)."""
     try:
         out, _ = read_cells(step.model_copy(update={"period": None, "fallback": None}),
                             documents, tables_of)
     except ToolError as e:
         return e
+    periods = f"{count} periods" if count else "two or more periods"
     return ToolError("NOT_FOUND", f"step {step.id}: row {step.row!r} is stated ({out.note}), "
-                     "but no one table states it in each of two or more periods of one "
-                     "length; name the periods one step each, or check the row's name")
+                     f"but no one table states it in each of {periods} of one length; name "
+                     "the periods one step each, or check the row's name")

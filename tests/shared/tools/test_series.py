@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_cells import DATA, TABLES, TEN_K, doc  # noqa: E402
 
 
-def series(row: str, documents, tables=TABLES):
-    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row, period="all")
+def series(row: str, documents, tables=TABLES, period="all"):
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row=row, period=period)
     return read_series(step, list(documents), lambda doc_id: tables.get(doc_id, []))
 
 
@@ -124,6 +124,22 @@ def test_a_five_year_summary_beside_a_three_year_statement_is_ambiguous():
     e = refused("net income", [TEN_K])
     assert e.code == "AMBIGUOUS" and "different periods" in e.message
     assert "Five Year Summary" in e.message and "CONSOLIDATED STATEMENTS OF INCOME" in e.message
+
+
+def test_a_counted_series_is_of_a_table_of_that_many_periods():
+    # Patriot's 10-K: net income in a five-year summary and a three-year statement
+    three = series("net income", [TEN_K], period="all 3")
+    five = series("net income", [TEN_K], period="all 5")
+    assert len(three.value) == 3 and len(five.value) == 5
+    # FY2016 to FY2018, earliest first, in both
+    assert [q.amount for q in three.quantities] == [q.amount for q in five.quantities[2:]]
+    assert "Five Year Summary" in five.note and "Five Year Summary" not in three.note
+    e = refused("cost of sales", [doc("tatqa-237")], TABLES, "all 2")  # of 2017-2019
+    assert e.code == "NOT_FOUND" and "in each of 2 periods" in e.message
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="revenue", period="all 3")
+    assert check_row(step) == []
+    assert [c for c, _ in check_row(step.model_copy(update={"period": "all 1"}))] == [
+        "bad_period"]
 
 
 def test_a_row_stated_in_one_period_only_is_not_found_saying_where_it_is():
