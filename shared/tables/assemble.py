@@ -211,11 +211,12 @@ def _adds_up(parts: list[Row], row: Row) -> bool:
 
 
 def whole_of(rows: list[Row], n: int) -> int | None:
-    """The index of the total row that `rows[n]` is a part of: the first total after it under the same
-    heading whose figures its parts add up to, in every column (`_adds_up`): the rows
-    back to the last total before them, or, for a total of totals, those totals and the
-    rows between them ("Total Electronic Components" and "Interconnect …" of "Total Net
-    Sales"). None when the total that closes the row does not add up, or none does."""
+    """The index of the total row that `rows[n]` is a part of: the first total after it
+    under the same heading whose figures its parts add up to, in every column
+    (`_adds_up`): the rows back to the last total before them, or, for a total of totals,
+    those totals and the rows between them ("Total Electronic Components" and
+    "Interconnect …" of "Total Net Sales"). None when the total that closes the row does
+    not add up, or none does."""
     row = rows[n]
     start = n
     while start > 0 and rows[start - 1].section == row.section:
