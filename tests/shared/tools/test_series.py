@@ -183,7 +183,9 @@ def test_extract_in_every_period_then_mean_through_the_executors_tools(tmp_path)
              ExtractStep(id="E2", operation="EXTRACT", source="$DOC", row="operating cash flow",
                          period="all", output_var="$OCF"),
              ComputeStep(id="E3", operation="COMPUTE", expression="round(mean($OCF), 1)",
-                         output_var="$AVG")]
+                         output_var="$AVG"),
+             ComputeStep(id="E4", operation="COMPUTE", expression="change($OCF)",
+                         output_var="$CHANGE")]
     inputs = {}
     for step in steps:
         base = {"action_id": f"q:{step.id}", "step_id": step.id, "operation": step.operation}
@@ -195,6 +197,7 @@ def test_extract_in_every_period_then_mean_through_the_executors_tools(tmp_path)
     assert len(inputs["OCF"].quantities) == 2 and inputs["OCF"].document.doc_id
     assert inputs["AVG"].value == "253670.0"
     assert inputs["AVG"].quantity.scale == 3
+    assert (inputs["CHANGE"].value, inputs["CHANGE"].quantity.scale) == ("60080", 3)
 
 
 def test_two_tables_stating_one_series_in_two_ways_are_one_answer():
