@@ -65,13 +65,12 @@ FIELDS = {
                "capture group: a figure in a sentence) or row (a table's line item, as the "
                "table or an analyst names it: \"purchases of property, plant and equipment\", "
                "\"capital expenditure\") with period (the column: FY2018, 2018, 2019-Q3, "
-               "December 31, 2018; or all: the row in every period of its table, all 3: of a "
-               "table of three, a list for mean(), sum(), change() or percent_change()); "
-               "quantity (percent, money, date, number, article), fallback -> the captured "
-               "text or the cell",
+               "December 31, 2018; or all: the row in every period of its table, a list for "
+               "mean() or sum()); quantity (percent, money, date, number, article), "
+               "fallback -> the captured text or the cell",
     "COMPUTE": "expression over $VARs and numbers: + - * / // % **, comparisons, and/or/"
                "not, abs min max round, mean and sum (also of a list), change and "
-               "percent_change (of a list of two: the later less the earlier) -> a number",
+               "percent_change (of a list of two) -> a number",
     "IF": "condition (a COMPUTE expression), then, else (text or one $VAR) -> the chosen value",
     "VALIDATE": "value ($VAR), min, max, type (number, percent, money, date, text), pattern, "
                 "source_type (list) -> true or false",
