@@ -155,6 +155,10 @@ _SHARED_YEAR = regex.compile(
     rf"\b(?P<a>{_MONTH_DAY})(?!\s*,?\s*\d)(?P<join>\s+(?:and|to|through|-|–)\s+)"
     rf"(?P<b>{_MONTH_DAY},?\s+(?P<y>(?:19|20)\d{{2}}))\b", regex.I)
 """Two days of one year, the year written once ("June 30 and December 31, 2019")."""
+_SHARED_QUARTER = regex.compile(
+    r"\b(?P<q>Q[1-4])\s+(?P<a>(?:19|20)\d{2})(?P<join>\s+(?:and|to|vs\.?|versus)\s+)"
+    r"(?P<b>(?:19|20)\d{2})\b(?!\s*[-–]?\s*Q[1-4])", regex.I)
+"""Two years of one quarter, the quarter written once ("in Q4 2019 and 2018")."""
 _FISCAL_FIRST = regex.compile(r"\bfiscal\s+((?:19|20)\d{2})\s+(first|second|third|fourth)\s+quarter\b",
                               regex.I)
 """`fiscal 2019 third quarter`: the third quarter of fiscal 2019."""
@@ -307,6 +311,7 @@ def mask(text: str) -> _Masked:
     `whens`; a year range (`2017-2019`) becomes its first and last year."""
     text = _YEAR_RANGE.sub(r"\1 to \2", text)
     text = _SHARED_YEAR.sub(r"\g<a>, \g<y>\g<join>\g<b>", text)
+    text = _SHARED_QUARTER.sub(r"\g<q> \g<a>\g<join>\g<q> \g<b>", text)
     text = _SHORT_FISCAL.sub(r"FY\1", text)
     text = _FISCAL_FIRST.sub(lambda m: f"Q{ORDINALS[m[2].lower()]} FY{m[1]}", text)
     spans = [(m.start, m.end, _when(m.text, m.period)) for m in find_periods(text)]

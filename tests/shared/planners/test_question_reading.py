@@ -110,6 +110,11 @@ def test_an_acronym_no_title_uses_is_no_company():
      "round(($T2 - $T1) / $T1 * 100, 2)"),
     ("What was the change in net income between quarters ended January 26 and April 27, "
      "2019?", ["net income"] * 2, ["2019-01-26", "2019-04-27"], "$T2 - $T1"),
+    # a quarter of two years, the quarter written once
+    ("What is the sum of the operating revenues for Bell Media in Q4 2019 and 2018?",
+     ["operating revenues for Bell Media"] * 2, ["2018-Q4", "2019-Q4"], "$T1 + $T2"),
+    ("What is the change in revenue from Q4 2018 to Q1 2019?", ["revenue"] * 2,
+     ["2018-Q4", "2019-Q1"], "$T2 - $T1"),
     # quarters named with no year: the newest year's, which EXTRACT reads as "Q3"
     ("What was the net sales in the third quarter?", ["net sales"], ["Q3"], None),
     ("What was the change in the net sales between the third and fourth quarter?",
