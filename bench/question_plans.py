@@ -33,23 +33,12 @@ def derived_plan(question: str) -> dict | None:
         # "the average X", "the total X across all years": the periods are the table's,
         # which the plan does not see: the row in every period, and their mean or sum
         item, function, period = over
-        steps += [{"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
-                   "period": period, "output_var": "$T1"},
-                  {"id": "E3", "operation": "COMPUTE", "expression": f"{function}($T1)",
-                   "output_var": "$VALUE"}]
-        return {"domain": "finance", "steps": steps,
-                "answer": f"{{{{ VALUE }}}}: the {metric.name}.", "planner": "user"}
+        return _over_series(steps, item, period, f"{function}($T1)", metric)
     if over := _over_both_periods(metric):
         # "the change in closing cash", "the percentage change in total emissions": of no
         # period, the change between the two the table shows (COMPUTE refuses more)
         item, expression = over
-        steps += [{"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
-                   "period": "all", "output_var": "$T1"},
-                  {"id": "E3", "operation": "COMPUTE", "expression": expression,
-                   "output_var": "$VALUE"}]
-        percent = "%" if metric.kind == "percent_change" else ""
-        return {"domain": "finance", "steps": steps,
-                "answer": f"{{{{ VALUE }}}}{percent}: the {metric.name}.", "planner": "user"}
+        return _over_series(steps, item, "all", expression, metric)
     metric = _over_the_year_before(metric, question)
     if metric.open:
         return None  # a percentage change of one period: which other, the table says
@@ -66,6 +55,19 @@ def derived_plan(question: str) -> dict | None:
         answer = "{{ VALUE }}" + ("%" if metric.percent else "")
     return {"domain": "finance", "steps": steps,
             "answer": f"{answer}: the {metric.name}.", "planner": "user"}
+
+
+def _over_series(steps: list[dict], item: str, period: str, expression: str,
+                 metric: Metric) -> dict:
+    """The plan that reads `item` in every period (`period`: all, all 3) and COMPUTEs
+    `expression` over the list."""
+    steps = [*steps, {"id": "E2", "operation": "EXTRACT", "source": "$DOC", "row": item,
+                      "period": period, "output_var": "$T1"},
+             {"id": "E3", "operation": "COMPUTE", "expression": expression,
+              "output_var": "$VALUE"}]
+    percent = "%" if metric.kind == "percent_change" else ""
+    return {"domain": "finance", "steps": steps,
+            "answer": f"{{{{ VALUE }}}}{percent}: the {metric.name}.", "planner": "user"}
 
 
 def _over_every_period(metric: Metric) -> tuple[str, str, str] | None:

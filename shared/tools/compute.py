@@ -289,10 +289,14 @@ class _Evaluator:
         if isinstance(node.op, ast.Div) and isinstance(node.left, ast.BinOp) and \
                 isinstance(node.left.op, ast.Sub) and lu is not None and ru is not None \
                 and lu.kind == ru.kind == "percent":
-            raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: a "
-                            "change of percentages over a percentage may mean points or a "
-                            "relative change; compute the difference in points, or say "
-                            "which is asked")
+            raise self.points_or_relative("compute the difference in points, or say which "
+                                          "is asked")
+
+    def points_or_relative(self, fix: str) -> ToolError:
+        """UNCLEAR_ARITHMETIC for a relative change of percentages, and the fix to say."""
+        return ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: a change "
+                         "of percentages over a percentage may mean points or a relative "
+                         f"change; {fix}")
 
     def unclear_sign(self, says: str, q: Quantity, what: str, fix: str = "use abs()") -> None:
         raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: {says} is "
@@ -311,7 +315,7 @@ class _Evaluator:
                 == self.parsed.names.get(node.right.id) is not None):
             return False
         figures = [self.quantity_of(side) for side in (node.left.left, node.left.right)]
-        return all(q is not None and q.amount is not None and q.amount < 0 for q in figures)
+        return _both_negative(*figures)
 
     def quantity_of(self, node: ast.expr) -> Quantity | None:
         """The quantity of `node` when it is a variable; None otherwise."""
@@ -393,17 +397,14 @@ class _Evaluator:
                             "periods the question names and subtract")
         (earlier, (first, q0)), (later, (second, q1)) = items
         negatives = [_in_parentheses(q) for q in (q0, q1)]
-        if any(negatives) and not (name == "percent_change" and all(
-                q is not None and q.amount is not None and q.amount < 0 for q in (q0, q1))):
+        if any(negatives) and not (name == "percent_change" and _both_negative(q0, q1)):
             q, text = (q0, first) if negatives[0] else (q1, second)
             self.unclear_sign(text, q, "change")  # (21,387) from (28,237): -24.26% either way
         b, a, unit = common(later, earlier, "subtracting", (second, first))
         if name == "change":
             return b - a, unit
         if unit is not None and unit.kind == "percent":
-            raise ToolError("UNCLEAR_ARITHMETIC", f"expression {self.parsed.source!r}: a "
-                            "change of percentages over a percentage may mean points or a "
-                            f"relative change; change({says}) is the difference in points")
+            raise self.points_or_relative(f"change({says}) is the difference in points")
         if a == 0:
             raise ToolError("DIVISION_BY_ZERO", f"expression {self.parsed.source!r}: {first} "
                             "is 0: a relative change from zero has no value")
@@ -476,6 +477,12 @@ def _figure(name: str, value: object, q: Quantity | None) -> tuple[Decimal | boo
         return +q.amount, unit_of(q)  # +: context bounds
     number = _as_number(name, value)
     return (number if isinstance(number, bool) else +number), None
+
+
+def _both_negative(a: Quantity | None, b: Quantity | None) -> bool:
+    """Whether both figures are typed and negative: a relative change of them is the same
+    of the amounts as of the signed figures."""
+    return all(q is not None and q.amount is not None and q.amount < 0 for q in (a, b))
 
 
 def _in_parentheses(q: Quantity | None) -> bool:

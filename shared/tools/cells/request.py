@@ -150,14 +150,18 @@ def check_row(step: ExtractStep) -> list[Finding]:
 
 def every_period(period: str | None) -> bool:
     """Whether `period` asks for the row in every period of its table (`all`, `all 3`)."""
-    return period is not None and _ALL.match(" ".join(period.split())) is not None
+    return _every(period) is not None
 
 
 def periods_counted(period: str | None) -> int | None:
     """How many periods `all N` says the table has ("across the 3 year period": 3);
     None for `all` and any other period."""
-    m = _ALL.match(" ".join(period.split())) if period is not None else None
+    m = _every(period)
     return int(m["count"]) if m and m["count"] else None
+
+
+def _every(period: str | None) -> re.Match | None:
+    return _ALL.match(" ".join(period.split())) if period is not None else None
 
 
 def has_words(row: str) -> bool:

@@ -32,6 +32,7 @@ from .messages import QUOTE_CHARS, TablesOf, column_name, table_name
 from .read import Option, _answer, _options, _same, read_cells
 from .request import periods_counted, request_of
 
+
 def read_series(step: ExtractStep, documents: list[Evidence | None],
                 tables_of: TablesOf) -> ToolOutput:
     """The row's figures in every period of the one table that holds it (see above)."""
