@@ -236,7 +236,7 @@ def term_rivals(a: Row, b: Row) -> bool:
     return parts == {"current", "non-current"} and _term_base(a) == _term_base(b)
 
 
-def _implied_rival(row: Row, other: Row) -> bool:
+def implied_rival(row: Row, other: Row) -> bool:
     """Whether `other`, under `row`'s heading in its table, names its part by term in its
     label and `row` is the same item saying none: "Operating lease liabilities" above
     "Operating lease liabilities, noncurrent" under a heading "Lease liabilities" is the
@@ -263,7 +263,7 @@ def other_term_cells(row: Row, table: Table, column: int,
             i for i, c in enumerate(other_table.columns) if period and c.period == period]
         for other in other_table.rows:
             if other is row or not (term_rivals(row, other) or other_table is table
-                                    and _implied_rival(row, other)):
+                                    and implied_rival(row, other)):
                 continue
             for i in columns:
                 cell = other.cells[i] if i < len(other.cells) else None

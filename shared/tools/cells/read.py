@@ -24,7 +24,8 @@ from shared.tables.quantities import is_dash, parse_quantity
 
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
                     in_context, label_words, other_term_cells, other_than_asked,
-                    read_after_whole, word_for_word)
+                    read_after_whole, current_part, implied_rival, term_part,
+                    word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -92,6 +93,9 @@ class Option:
     key: Key
     """Smaller is a better fit."""
     own: bool
+    part: bool = False
+    """The current or non-current part of a total the step asks for: read only with the
+    other part, added (`_parts_by_term`)."""
 
 
 def read_cell(step: ExtractStep, documents: list[Evidence | None],
@@ -118,6 +122,10 @@ def read_cells(step: ExtractStep, documents: list[Evidence | None],
             bare.append(evidence.title)
             continue
         options, why = _options(request, evidence, tables)
+        if parts := _parts_by_term(request, options):
+            current, non_current, whole = parts
+            return _sum_of_parts(step, request, parts), whole or [current[0], non_current[0]]
+        options = [o for o in options if not o.part]  # a part alone is not the total asked
         if options:
             out = _answer(step, request, options)
             return out, [o for o in options if o.row.cells[o.column].text == out.value]
@@ -243,9 +251,11 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
                                              columns)
     if found is None:
         return
+    part = current_part(request.row, row)
     if other := other_than_asked(request.row, row):
         why.append(("row", f"{where(row, table)} is under {row.section!r}: {other}"))
-        return
+        if not part:
+            return
     how, own = found
     columns = _named_by_header(request, table, row, label, section, columns)
     aside = len(aside_words(row.label) - request.words)
@@ -285,7 +295,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
                         f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
         else:
             options.append(Option(evidence, table, row, i, _signed(quantity, row, table.alike(i)),
-                                  key, own))
+                                  key, own, part))
 
 
 def _wholes(table: Table, n: int) -> set[str]:
@@ -621,6 +631,70 @@ def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None
     if (kind and kind != q.kind) or scale != q.scale:
         return parse_quantity(cell.text, kind=kind, unit=q.unit or table.unit, scale=scale)
     return q
+
+
+def _parts_by_term(request: Request, options: list[Option]
+                   ) -> tuple[list[Option], list[Option], list[Option]] | None:
+    """The cells that fit, as the current part and the non-current part of one item, and
+    the rows that state their total: a step that names neither part ("operating lease
+    liabilities", a balance sheet stating "Operating lease liabilities" under "Current
+    liabilities:" and "Operating lease liabilities, noncurrent") asks for the item, which
+    is the two added, or the row of a note that states that sum. Each part states one
+    figure, of one kind and unit, and every other row the sum; None otherwise (`_answer`
+    says which cells disagree)."""
+    if TERM_SAID.search(request.row) or len(options) < 2:
+        return None
+    parts: dict[str | None, list[Option]] = {"current": [], "non-current": [], None: []}
+    for o in options:
+        implied = any(p.table is o.table and implied_rival(o.row, p.row) for p in options)
+        parts[term_part(o.row) or ("current" if implied else None)].append(o)
+    current, non_current, whole = parts["current"], parts["non-current"], parts[None]
+    if not current or not non_current:
+        return None
+    a, b = current[0].quantity, non_current[0].quantity
+    if a.kind not in ("money", "number") or b.kind != a.kind or (
+            a.unit and b.unit and a.unit != b.unit) or any(
+            not _same(o.quantity, group[0].quantity) for group in (current, non_current)
+            for o in group):
+        return None
+    total = _added(a, b)
+    if any(o.part or not _same(o.quantity, total) for o in whole):
+        return None
+    return current, non_current, whole
+
+
+def _added(a: Quantity, b: Quantity) -> Quantity:
+    """`a` + `b`, in the coarser scale, written with the places of the finer figure."""
+    scale = max(a.scale, b.scale)
+    total = (a.absolute() + b.absolute()).scaleb(-scale)
+    places = max(0, -min(a.amount.as_tuple().exponent, b.amount.as_tuple().exponent))
+    text = f"{total:,.{places}f}"
+    return Quantity(kind=a.kind, amount=Decimal(text.replace(",", "")), unit=a.unit or b.unit,
+                    scale=scale, text=text)
+
+
+def _sum_of_parts(step: ExtractStep, request: Request,
+                  parts: tuple[list[Option], list[Option], list[Option]]) -> ToolOutput:
+    """The item of `_parts_by_term`'s two parts: a row that states their sum (a lease
+    note's total), else the two added, quoting both cells."""
+    (current, *_), (non_current, *_), whole = parts
+    said = "; ".join(f"{part} part: {_shown(o)}" for part, o in
+                     (("current", current), ("non-current", non_current)))
+    if whole:
+        out = _answer(step, request, whole)
+        out.note += f" (the current and non-current parts added: {said})"
+        return out
+    evidence = current.evidence.model_copy(update={"page": current.table.page}) \
+        if current.evidence else None
+    note = (f"{request.row!r} names neither part by term, and no row states its total: the "
+            f"current and non-current parts added ({said})")
+    total = _added(current.quantity, non_current.quantity)
+    return ToolOutput(value=total.text,
+                      confidence="table_row" if current.own and non_current.own
+                      else "line_item", document=evidence, note=note,
+                      quote=f"{quote(current.table, current.row, current.column)} + "
+                            f"{quote(non_current.table, non_current.row, non_current.column)}",
+                      quantity=total)
 
 
 def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolOutput:

@@ -283,23 +283,38 @@ def _read(tables, row_asked: str, period: str):
     return read_cell(step, [doc], lambda _: tables)
 
 
-def test_a_line_item_stated_as_current_and_noncurrent_parts_is_neither_unless_asked(
+def test_a_line_item_stated_as_current_and_noncurrent_parts_is_their_sum_unless_one_is_asked(
         filing_words):
     # Palantir's balance sheet: "Deferred revenue" 183,350 under "Current liabilities:"
-    # and "Deferred revenue, noncurrent" 9,965; their total is stated nowhere
+    # and "Deferred revenue, noncurrent" 9,965; their total is stated nowhere, so the item
+    # asked without a term (or as a total) is the two added, and the answer says so
     tables = _palantir(filing_words, 85)
     day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
-    with pytest.raises(ToolError) as ambiguous:
-        _read(tables, "deferred revenue", "2022-12-31")
-    assert ambiguous.value.code == "AMBIGUOUS" and "9,965" in ambiguous.value.message
+    for asked in ("deferred revenue", "total deferred revenue"):
+        out = _read(tables, asked, "2022-12-31")
+        assert out.value == "193,315" and out.quantity.amount == Decimal("193315")
+        assert out.quantity.scale == 3 and out.quantity.unit == "USD"
+        assert "183,350" in out.note and "9,965" in out.note and "added" in out.note
+        assert "183,350" in out.quote and "9,965" in out.quote and out.document.page == 85
     assert isinstance(choose_cell(item_words("deferred revenue"), day, tables, columns_for,
                                   text="deferred revenue"), Miss)
     assert _read(tables, "current deferred revenue", "2022-12-31").value == "183,350"
     assert _read(tables, "deferred revenue, noncurrent", "2022-12-31").value == "9,965"
-    with pytest.raises(ToolError) as part:  # nor is either part the total
-        _read(tables, "total deferred revenue", "2022-12-31")
-    assert part.value.code == "NOT_FOUND" and "non-current part" in part.value.message
+    # "Operating lease liabilities" beside "Operating lease liabilities, noncurrent"
+    assert _read(tables, "operating lease liabilities", "2022-12-31").value == "249,404"
     assert _read(tables, "accounts payable", "2022-12-31").value == "$44,788"
+
+
+def test_a_part_by_term_alone_is_never_the_total_asked(filing_words):
+    # Palantir's balance sheet without the page that would state a non-current part: the
+    # current part is not the total asked, and an item stated once is itself
+    tables = [t for t in _palantir(filing_words, 85)]
+    only_current = [t.model_copy(update={"rows": [r for r in t.rows if "noncurrent" not in
+                                                  r.label.lower()]}) for t in tables]
+    with pytest.raises(ToolError) as part:
+        _read(only_current, "total deferred revenue", "2022-12-31")
+    assert part.value.code == "NOT_FOUND" and "current part" in part.value.message
+    assert _read(only_current, "deferred revenue", "2022-12-31").value == "183,350"
 
 
 def test_a_row_a_footnote_qualifies_does_not_outrank_the_line_item(filing_words):
@@ -362,19 +377,18 @@ def test_a_label_or_heading_says_which_part_by_term_a_row_states(label, section,
     assert term_part(Row(label=label, cells=[], section=section)) == part
 
 
-def test_the_other_part_by_term_in_another_table_makes_the_line_item_ambiguous(filing_words):
+def test_the_other_part_by_term_in_another_table_is_added_to_the_line_item(filing_words):
     # Ondas' balance sheet breaks over pages 35 and 36 ("Operating lease liabilities,
     # net of current" on 36, whose table has lost its column heads); its lease note on
-    # page 47 states both parts as of December 31, 2023
+    # page 47 states both parts as of December 31, 2023: the item is the two added
     tables = [t for n in (35, 47)
               for t in tables_in_words(filing_words[f"onds-20231231-10k.pdf#{n}"], page=n)]
     day = When("2023-12-31", (date(2023, 12, 31), date(2023, 12, 31)))
     step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="Ondas operating "
                        "lease liabilities", period="2023-12-31")
     doc = Evidence(doc_id="onds", title="Ondas Holdings Inc. Form 10-K for 2023")
-    with pytest.raises(ToolError) as ambiguous:
-        read_cell(step, [doc], lambda _: tables)
-    assert ambiguous.value.code == "AMBIGUOUS" and "5,800,710" in ambiguous.value.message
+    out = read_cell(step, [doc], lambda _: tables)
+    assert out.value == "6,485,809" and "685,099" in out.note and "5,800,710" in out.note
     assert isinstance(choose_cell(item_words("operating lease liabilities"), day, tables,
                                   columns_for, text="operating lease liabilities"), Miss)
     step = step.model_copy(update={"row": "current operating lease liabilities"})
@@ -432,9 +446,8 @@ def test_a_row_beside_its_noncurrent_part_in_one_table_is_the_current_part(filin
     # that says neither part; "Total lease liabilities" $249,404
     tables = tables_in_words(filing_words["pltr-20221231-10k.pdf#103"], page=103)
     assert [c.period for c in tables[0].columns] == ["2022-12-31", "2021-12-31"]
-    with pytest.raises(ToolError) as ambiguous:
-        _read(tables, "operating lease liabilities", "2022-12-31")
-    assert ambiguous.value.code == "AMBIGUOUS" and "204,305" in ambiguous.value.message
+    added = _read(tables, "operating lease liabilities", "2022-12-31")
+    assert added.value == "249,404" and "45,099" in added.note and "204,305" in added.note
     day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
     assert isinstance(choose_cell(item_words("operating lease liabilities"), day, tables,
                                   columns_for, text="operating lease liabilities"), Miss)
