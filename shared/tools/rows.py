@@ -351,10 +351,38 @@ def of_a_part(table: Table, asked: str) -> bool:
     found = _PART_ENTITY.search(said)
     if found is not None and not regex.search(regex.escape(found.group()), asked, regex.I):
         return True
+    return a_component(table, asked)
+
+
+def a_component(table: Table, asked: str) -> bool:
+    """Whether `table` states a component of line items stated elsewhere ("Includes
+    stock-based compensation expense as follows:", "Depreciation expense recorded in the
+    consolidated statements of operations …") that `asked` (a question's item or a step's
+    row) does not name: its row "Research and development" is the depreciation within
+    research and development, not the item."""
+    said = " ".join(filter(None, (table.title, table.lead_in)))
     if (allocated := _ALLOCATED.search(said)) is not None and not regex.search(
             rf"\b{allocated['what'].split()[-1]}", asked, regex.I):  # "… compensation"
         return True
     return bool(table.lead_in and _COMPONENT.search(table.lead_in))
+
+
+_STATEMENT = regex.compile(
+    r"(?<!\b(?:the|in|on|our|to|of|with|from)\s+(?:condensed\s+)?(?:consolidated\s+)?)"
+    r"\b(?:condensed\s+)?(?:consolidated\s+)?(?:statements?\s+of\s+(?:operations|income|"
+    r"earnings|(?:comprehensive\s+)?(?:income|loss)|cash\s+flows?|financial\s+position)|"
+    r"balance\s+sheets?)\b(?![^.:]{0,80}\b(?:during|consisted|were\s+as\s+follows)\b)",
+    regex.I)
+"""A primary financial statement's heading ("Palantir Technologies Inc. Consolidated
+Statements of Operations", "CONSOLIDATED BALANCE SHEETS AS OF DECEMBER 31, 2023 AND
+2022"), not a note's sentence that names one ("Depreciation expense recorded in the
+consolidated statements of operations … consisted of the following")."""
+
+
+def of_a_statement(table: Table) -> bool:
+    """Whether `table` is a primary financial statement: the line items a filing defines,
+    where notes, reconciliations and breakdowns restate parts of them."""
+    return bool(table.title and _STATEMENT.search(table.title))
 
 
 def of_deferred_taxes(row: Row, table: Table, asked: str) -> bool:

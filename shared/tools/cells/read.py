@@ -22,10 +22,10 @@ from shared.tables.units import PER_SHARE, SHARE_COUNT
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
-from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, aside_words, fit, footnoted,
-                    in_context, label_words, other_term_cells, other_than_asked,
-                    read_after_whole, current_part, implied_rival, term_part,
-                    word_for_word)
+from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, a_component, aside_words,
+                    current_part, fit, footnoted, implied_rival, in_context, label_words,
+                    of_a_statement, other_term_cells, other_than_asked, read_after_whole,
+                    term_part, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -169,8 +169,16 @@ def _options(request: Request, evidence: Evidence,
             options = named  # "owed by members": not the row "owed to members"
         if all(o.key.segment for o in options):
             # read from segments only: a row of the whole that fits less well must state
-            # the same figure, or which one is meant is not said
-            options += [f for f in fits if not f.key.segment]
+            # the same figure, or which one is meant is not said; but rows that are only
+            # another expense within the item ("Research and development" in a table of
+            # "Depreciation expense recorded in the … statements of operations") are not
+            # the item, and the best-fitting row of the whole is ("Research and
+            # development, net" of the statement of operations)
+            wholes = [f for f in fits if not f.key.segment]
+            if wholes and all(a_component(o.table, request.row) for o in options):
+                options = [f for f in wholes if f.key == min(w.key for w in wholes)]
+            else:
+                options += wholes
         if all(footnoted(o.row) for o in options):
             # "Research and development expenses (1)" ("(1) Excludes stock-based
             # compensation"): a row that names the item exactly or under its heading is its
@@ -697,9 +705,24 @@ def _sum_of_parts(step: ExtractStep, request: Request,
                       quantity=total)
 
 
+def _of_the_statements(options: list[Option]) -> list[Option]:
+    """Of cells that fit alike but state different figures, those that state the figure
+    of a primary financial statement's row (the statement of operations' "Research and
+    development" 560,660, beside a reconciliation's "Research and development expenses"
+    203,597 that a footnote says excludes stock-based compensation), when the statements
+    state one figure: a filing defines its line items there, its notes restate parts of
+    them. All of `options` otherwise."""
+    stated = [o for o in options if of_a_statement(o.table)]
+    if not stated or any(not _same(o.quantity, stated[0].quantity, signed=False)
+                         for o in stated):
+        return options
+    return [o for o in options if _same(o.quantity, stated[0].quantity, signed=False)]
+
+
 def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolOutput:
-    first = options[0]
     figures = list({_shown(o): o for o in options}.values())
+    options = _of_the_statements(options)
+    first = options[0]
     if any(not _same(o.quantity, first.quantity, signed=False) for o in options):
         shown = "; ".join(_shown(o) for o in figures[:4])
         more = f" and {len(figures) - 4} more" if len(figures) > 4 else ""

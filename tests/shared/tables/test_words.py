@@ -12,9 +12,9 @@ from shared.errors import InputError, ToolError
 from shared.models import Evidence, ExtractStep
 from shared.planners.metric import When
 from shared.planners.rows import Miss, choose_cell, item_words
-from shared.models.table import Row
+from shared.models.table import Cell, Column, Row, Table
 from shared.tools.cells import read_cell
-from shared.tools.rows import term_part, under_changes
+from shared.tools.rows import of_a_statement, term_part, under_changes
 from shared.tables.periods import columns_for
 from shared.tables.read import Pages, tables_in_words
 
@@ -326,9 +326,10 @@ def test_a_row_a_footnote_qualifies_does_not_outrank_the_line_item(filing_words)
     assert {r.label for r in marked} == {"Research and development expenses",
                                          "General and administrative expenses",
                                          "Rest of world"}  # "Rest of world (1)"
-    with pytest.raises(ToolError) as ambiguous:
-        _read(tables, "research and development expenses", "2022")
-    assert ambiguous.value.code == "AMBIGUOUS" and "359,679" in ambiguous.value.message
+    # the statement of operations defines the line item: its figure is read, and the
+    # reconciliation's is named beside it
+    out = _read(tables, "research and development expenses", "2022")
+    assert out.value == "359,679" and "265,808" in out.note and out.document.page == 86
     year = When("2022", (date(2022, 1, 1), date(2022, 12, 31)))
     chosen = choose_cell(item_words("research and development expense"), year, tables,
                          columns_for, text="research and development expense")
@@ -578,15 +579,18 @@ def test_a_row_of_a_table_saying_where_an_expense_was_recorded_is_read_after_the
     # Rocket Lab's 10-K for 2021: its statement's "Research and development, net" 41,765
     # (page 64) and "Amortization expense recorded in the condensed consolidated
     # statements of operations …" over "Research and development" 2,088 (page 87): the
-    # amortization row names the item more closely, so the two are named, not the 2,088
+    # amortization row names the item more closely, but it is only the amortization
+    # within the item: the statement's row is read, never the 2,088
     rocket = [t for n in (64, 87)
               for t in tables_in_words(filing_words[f"rklb-20211231-10k.pdf#{n}"], page=n)]
     doc = Evidence(doc_id="rklb", title="Rocket Lab USA, Inc. Form 10-K for 2021")
     step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
                        row="research and development", period="2021")
-    with pytest.raises(ToolError) as e:
-        read_cell(step, [doc], lambda _: rocket)
-    assert e.value.code == "AMBIGUOUS" and "41,765" in e.value.message
+    out = read_cell(step, [doc], lambda _: rocket)
+    assert out.value == "41,765" and out.document.page == 64
+    # named as that expense, the component is read
+    step = step.model_copy(update={"row": "amortization expense: research and development"})
+    assert read_cell(step, [doc], lambda _: rocket).value == "2,088"
 
 
 def test_a_row_under_deferred_tax_liabilities_is_the_tax_on_an_item_read_after_it(filing_words):
@@ -609,3 +613,23 @@ def test_a_row_under_deferred_tax_liabilities_is_the_tax_on_an_item_read_after_i
     step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
                        row="deferred tax liabilities: depreciation", period="2020")
     assert read_cell(step, [doc], lambda _: tables).value == "(36,897)"
+
+
+@pytest.mark.parametrize("title, statement", [
+    ("Table of Contents Palantir Technologies Inc. Consolidated Statements of Operations", True),
+    ("Table of Contents ROCKET LAB U.S.A., INC. AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS "
+     "AS OF DECEMBER 31, 2023 AND 2022", True),
+    ("Apple Inc. CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS (Unaudited) (In millions)", True),
+    ("Depreciation expense recorded in the consolidated statements of operations and "
+     "comprehensive loss during the years ended December 31, 2023, 2022 and 2021 consisted "
+     "of the following:", False),
+    ("Table of Contents Palantir Technologies Inc. Notes to Consolidated Financial Statements",
+     False),
+    ("The following amounts were recorded in our consolidated statements of operations:", False),
+])
+def test_a_primary_statement_is_told_by_its_heading_not_by_a_note_naming_it(title, statement):
+    # titles as the reader found them in Palantir's, Rocket Lab's and Apple's filings
+    table = Table(columns=[Column(header="2023", period="2023")],
+                  rows=[Row(label="Research and development", cells=[Cell(text="4,700")])],
+                  title=title)
+    assert of_a_statement(table) is statement
