@@ -249,10 +249,25 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
         found = [i for i, span in enumerate(spans)
                  if span and _names(wanted, span, spans, company_named)
                  or not span and _split_year_names(wanted, table.columns[i].header)]
+    if not found and (wanted := _request(period, spans)) and wanted[0] == "date":
+        found = _dated_by_title(table, wanted[1], spans)
     found = _picked_by_words(table, found, period)
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
+
+
+def _dated_by_title(table: Table, day: date, spans: list[DateRange | None]) -> list[int]:
+    """The bare year column of `day`'s year when the table's title or lead-in dates its
+    columns on that day ("… as of September 26, 2020 and September 28, 2019" over "2020"
+    and "2019": each year's balance on its own day, which the headers leave out); none
+    otherwise."""
+    said = " ".join(filter(None, (table.title, table.lead_in)))
+    if day not in {_day(m) for m in _DATE.finditer(said)}:
+        return []
+    year = (date(day.year, 1, 1), date(day.year, 12, 31))
+    found = [i for i, span in enumerate(spans) if span == year]
+    return found if len(found) == 1 else []
 
 
 def _picked_by_words(table: Table, found: list[int], period: str) -> list[int]:
@@ -425,7 +440,13 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
         return _near(span[1], value, 0) if instant else span[1] == value
     if kind == "span":
         a, b = value
-        return not instant and _near(span[0], a) and _near(span[1], b)
+        if instant:
+            return False
+        # a fiscal year asked by its end ("the fiscal year ended September 25, 2021") is
+        # also the bare year a filing's own tables name it by ("2021"): the year it ends
+        # in (a year ending in January is named either way, so by none)
+        return _near(span[0], a) and _near(span[1], b) or _months(value) == 12 and span == (
+            date(span[0].year, 1, 1), date(span[0].year, 12, 31)) and _year_named(b) == span[0].year
     year = value
     # a bare year names a year ending in January by the calendar year it ends in, unless
     # the table names its years itself ("Fiscal 2019" may be the year ended February 1,

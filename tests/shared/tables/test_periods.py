@@ -225,3 +225,31 @@ def test_a_column_with_as_many_cells_of_two_kinds_is_of_no_kind_in_every_process
                            env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
             for seed in range(6)}
     assert seen == {"[0] []\n"}
+
+
+def test_a_fiscal_year_asked_by_its_end_is_the_bare_year_a_filings_table_names_it_by():
+    # Apple's 10-K for 2021, page 27: "Effective tax rate" under "2021 2020 2019", its
+    # fiscal years; asked "for the fiscal year ended September 25, 2021"
+    table = Table(columns=[Column(header=h, period=h) for h in ("2021", "2020", "2019")],
+                  rows=[])
+    assert columns_for(table, period_of("fiscal year ended September 25, 2021")) == [0]
+    assert columns_for(table, "2019-10-01..2020-09-26") == [1]
+    assert columns_for(table, "2020-04-01..2021-03-31") == [0]  # ends in 2021 as well
+    # a year ending in January is named either way: by no bare year
+    assert columns_for(table, "2020-02-02..2021-01-30") == []
+    # nor is a span of another length a year
+    assert columns_for(table, "2021-01-01..2021-09-25") == []
+
+
+def test_a_day_the_title_dates_the_columns_on_is_the_bare_year_column_of_that_day():
+    # Apple's 10-K for 2020, page 48: "… financial statement details as of September 26,
+    # 2020 and September 28, 2019" over "2020 2019", "Gross property, plant and equipment"
+    table = Table(columns=[Column(header=h, period=h) for h in ("2020", "2019")], rows=[],
+                  title="Note 4 – Consolidated Financial Statement Details The following "
+                        "tables show the Company’s consolidated financial statement details "
+                        "as of September 26, 2020 and September 28, 2019")
+    assert [c.period for c in table.columns] == ["2020", "2019"]
+    assert columns_for(table, "2020-09-26") == [0] and columns_for(table, "2019-09-28") == [1]
+    assert columns_for(table, "2020-09-30") == []  # a day the title does not name
+    assert columns_for(table.model_copy(update={"title": "Property, plant and equipment"}),
+                       "2020-09-26") == []
