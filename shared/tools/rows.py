@@ -44,7 +44,7 @@ SMALL_WORDS = frozenset("a an the of and in on for to from by at as with within 
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
 RANKS = {"exact": 0, "under": 1, "qualified": 2, "context": 3}
-FILLERS = frozenset(stem(w) for w in "amount amounts value values figure number".split())
+FILLERS = frozenset(stem(w) for w in "amount amounts value values figure number portion".split())
 """Words a request may add around a row's name that no row needs to say (`amount for
 Land`)."""
 QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including incl after

@@ -790,3 +790,25 @@ def test_a_statement_of_equitys_row_is_read_in_no_column_a_library_synonym_names
                     table_from_rows(PLTR_EQUITY, page=87,
                                     title="Consolidated Statements of Equity (in thousands)")]}
     assert cell("net income (loss)", "2023", [doc("p")], tables=tables).value == "217,375"
+
+
+def test_a_portion_asked_is_the_row_the_heading_and_title_complete():
+    # Apple's 10-K for 2021, page 45: the provision for income taxes, "Federal:" over
+    # "Current" and "Deferred"; asked as "the current federal portion of the provision"
+    tables = {"t": [table_from_rows([
+        ["", "2021", "2020", "2019"],
+        ["Federal:", "", "", ""],
+        ["Current", "$ 8,257", "$ 6,306", "$ 6,384"],
+        ["Deferred", "(7,176)", "(3,619)", "2,939"],
+        ["Total", "1,081", "2,687", "9,323"],
+        ["State:", "", "", ""],
+        ["Current", "1,620", "455", "475"],
+        ["Deferred", "(338)", "21", "(51)"],
+        ["Total", "1,282", "476", "424"],
+        ["Provision for income taxes", "$ 14,527", "$ 9,680", "$ 10,481"]],
+        title="The provision for income taxes for 2021, 2020 and 2019, consisted of the "
+              "following (in millions):")]}
+    assert cell("current federal portion of provision for income taxes", "2021",
+                documents=[doc("t")], tables=tables).value == "$ 8,257"
+    assert cell("federal: current", "2020", documents=[doc("t")],
+                tables=tables).value == "$ 6,306"
