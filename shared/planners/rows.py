@@ -28,9 +28,9 @@ import regex
 
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, footnoted,
-                               of_a_part, other_term_cells, other_than_asked, read_after_whole,
-                               word_for_word)
+from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
+                               footnoted, of_a_part, other_term_cells, other_than_asked,
+                               read_after_whole, word_for_word)
 
 from .metric import When
 
@@ -93,10 +93,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss("the question names no line item")
     scored: list[tuple[tuple, Choice]] = []
     asked = text or " ".join(item)
+    in_parts = False  # a total asked whose parts by term a row states
     for t, table in enumerate(tables):
         columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
             if other_than_asked(asked, row):
+                in_parts = in_parts or current_part(asked, row)
                 continue  # "inventories": not the year's change of them, nor a part
             label = item_words(row.label)
             # what a label says in parentheses may go unsaid ("net income" of "Net income
@@ -134,6 +136,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
                             -len(item - label), -len(aside), _kind_fit(when, period),
                             -len(section - item - FILLERS), not of_a_part(table, asked)),
                            choice))
+    if in_parts:
+        # "total deferred revenue" stated as its current part and a non-current part
+        # folded into another line: the rows read only after a row of the whole (the
+        # deferred tax on deferred revenue, a segment's) are not it either
+        scored = [(s, c) for s, c in scored if not read_after_whole(
+            tables[c.table].rows[c.row], tables[c.table], asked, False)]
     if not scored:
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)

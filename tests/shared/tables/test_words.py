@@ -269,6 +269,18 @@ def test_the_current_part_of_a_line_item_is_not_its_total(filing_words):
     assert isinstance(choose_cell(item_words("total deferred revenue"), day, tables,
                                   columns_for, text="total deferred revenue"), Miss)
     assert cell("total current liabilities").value == "176,392"
+    # nor is the deferred tax on it (page 44: "Deferred tax assets:" over "Deferred
+    # revenue" 3,413, under "2024" of a note dated "As of September 28, 2024 and
+    # September 30, 2023"), which the question's words name as closely
+    tables += tables_in_words(filing_words["aapl-20240928-10k.pdf#44"], page=44)
+    assert any(r.label == "Deferred revenue" and r.section == "Deferred tax assets"
+               for t in tables if t.page == 44 for r in t.rows)
+    assert isinstance(choose_cell(item_words("total deferred revenue"), day, tables,
+                                  columns_for, text="total deferred revenue"), Miss)
+    with pytest.raises(ToolError) as refused:
+        cell("total deferred revenue")
+    assert refused.value.code == "NOT_FOUND"
+    assert cell("deferred tax assets: deferred revenue").value == "3,413"
 
 
 def _palantir(filing_words, *pages: int):
