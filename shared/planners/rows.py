@@ -29,8 +29,9 @@ import regex
 from shared.search.terms import stem, words
 from shared.models.table import Cell, Row, Table
 from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
-                               footnoted, of_a_part, other_term_cells, other_than_asked,
-                               read_after_whole, word_for_word)
+                               footnoted, label_words, of_a_part, of_a_statement,
+                               other_term_cells, other_than_asked, read_after_whole,
+                               word_for_word)
 
 from .metric import When
 
@@ -100,6 +101,8 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             if other_than_asked(asked, row):
                 in_parts = in_parts or current_part(asked, row)
                 continue  # "inventories": not the year's change of them, nor a part
+            if text and _joins_more(text, row.label):
+                continue  # "Current and non-current term debt": not "non-current term debt"
             label = item_words(row.label)
             # what a label says in parentheses may go unsaid ("net income" of "Net income
             # (loss)", as EXTRACT reads it); a label that says no more there ranks first
@@ -156,6 +159,11 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]
     if rivals and named and len({_value(c) for c in named}) == 1:
         best, rivals = named[0], []
+    stated = [c for c in [best, *rivals] if of_a_statement(tables[c.table])]
+    if rivals and stated and len({_value(c) for c in stated}) == 1:
+        # a primary statement defines its line items: its figure over notes' rows
+        # (EXTRACT reads it so too, naming the others)
+        best, rivals = stated[0], []
     if rivals:
         return Miss("several rows name it: " + ", ".join(_shown(c, tables)
                                                          for c in [best, *rivals][:NEAREST]),
@@ -168,6 +176,16 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(f"the tables repeat the row {best.label!r} with other figures "
                     f"({', '.join(same_label)}): reading it by its label would be ambiguous")
     return best
+
+
+def _joins_more(asked: str, label: str) -> bool:
+    """Whether `label` joins two things with "and" where `asked` (the item as the question
+    writes it) says one of its words for one thing: "Current and non-current term debt"
+    is both parts, "non-current term debt" one ("current" is in it only as part of
+    "non-current")."""
+    said, row = label_words(asked), label_words(label)
+    return bool(row.joins) and not said.joins and any(
+        a in said.distinct and b in said.distinct for a, b in row.joins)
 
 
 def of_a_day(period: str | None) -> bool:
@@ -271,13 +289,18 @@ def _same_label(best: Choice, tables: list[Table], when: When | None, columns_fo
     under another heading, when the chosen row has one, they are not the same row (an
     EXTRACT names it with its heading: `Revenue: Software delivery …` beside `Cost of
     revenue: Software delivery …`), nor when `text` says the chosen label word for word
-    and not theirs (`Amounts owed by …` beside `Amounts owed to …`)."""
+    and not theirs (`Amounts owed by …` beside `Amounts owed to …`), nor, when the chosen
+    row is a primary statement's, rows of tables that are not (the statement defines the
+    line item)."""
     out = []
     key = item_words(best.label)
     heading = tables[best.table].rows[best.row].section
     named = word_for_word(best.label, text)
     asked = item_words(text or best.label)
+    stated = of_a_statement(tables[best.table])
     for t, table in enumerate(tables):
+        if stated and not of_a_statement(table):
+            continue
         columns = _columns(table, when, columns_for)
         if when is not None and len(columns) > 1 and t != best.table and not best.by_header:
             continue  # the period's segments, which EXTRACT reads after a row of one figure

@@ -546,9 +546,15 @@ def test_a_lead_in_says_whose_figures_a_table_states_never_its_labels_words(fili
     chosen = choose_cell(item_words("total liabilities"), day, [sheet, vies], columns_for,
                          text="Tesla's total liabilities")
     assert chosen.cell.text == "28,418" and chosen.page == 54
-    # without the lead-in nothing tells the two apart, and the ambiguity names both
+    # without the lead-in, the balance sheet, a primary statement, still defines the line
+    # item; without its title too, nothing tells the two apart, and the ambiguity names both
     bare = vies.model_copy(update={"lead_in": None})
+    assert sheet.title and "BALANCE SHEETS" in sheet.title.upper()
     chosen = choose_cell(item_words("total liabilities"), day, [sheet, bare], columns_for,
+                         text="Tesla's total liabilities")
+    assert chosen.cell.text == "28,418" and chosen.page == 54
+    untitled = sheet.model_copy(update={"title": None})
+    chosen = choose_cell(item_words("total liabilities"), day, [untitled, bare], columns_for,
                          text="Tesla's total liabilities")
     assert isinstance(chosen, Miss) and "several rows" in chosen.why
     assert sorted(c.text for c in chosen.figures) == ["$2,418", "28,418"]
@@ -645,3 +651,22 @@ def test_a_primary_statement_is_told_by_its_heading_not_by_a_note_naming_it(titl
                   rows=[Row(label="Research and development", cells=[Cell(text="4,700")])],
                   title=title)
     assert of_a_statement(table) is statement
+
+
+def test_a_row_joining_both_parts_is_not_the_one_part_asked(filing_words):
+    # Apple's 10-K for 2024: page 41's hedged items "as of September 28, 2024 and
+    # September 30, 2023" over "2024 2023" state "Current and non-current term debt"
+    # $(18,247) for 2023; the balance sheet, page 34, "Term debt" under "Non-current
+    # liabilities:" 95,281: "non-current term debt" is the balance sheet's
+    tables = [t for n in (34, 41)
+              for t in tables_in_words(filing_words[f"aapl-20240928-10k.pdf#{n}"], page=n)]
+    day = When("2023-09-30", (date(2023, 9, 30), date(2023, 9, 30)))
+    assert any(r.label == "Current and non-current term debt" for t in tables if t.page == 41
+               for r in t.rows)
+    chosen = choose_cell(item_words("non-current term debt"), day, tables, columns_for,
+                         text="Apple's non-current term debt")
+    assert chosen.cell.text == "95,281" and chosen.page == 34
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="non-current term debt",
+                       period="2023-09-30")
+    doc = Evidence(doc_id="aapl", title="Apple Inc. Form 10-K for fiscal 2024")
+    assert read_cell(step, [doc], lambda _: tables).value == "95,281"
