@@ -445,8 +445,10 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
         # a fiscal year asked by its end ("the fiscal year ended September 25, 2021") is
         # also the bare year a filing's own tables name it by ("2021"): the year it ends
         # in (a year ending in January is named either way, so by none)
-        return _near(span[0], a) and _near(span[1], b) or _months(value) == 12 and span == (
-            date(span[0].year, 1, 1), date(span[0].year, 12, 31)) and _year_named(b) == span[0].year
+        if _near(span[0], a) and _near(span[1], b):
+            return True
+        calendar_year = span == (date(span[0].year, 1, 1), date(span[0].year, 12, 31))
+        return calendar_year and _months(value) == 12 and _year_named(b) == span[0].year
     year = value
     # a bare year names a year ending in January by the calendar year it ends in, unless
     # the table names its years itself ("Fiscal 2019" may be the year ended February 1,
