@@ -101,7 +101,7 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             if other_than_asked(asked, row):
                 in_parts = in_parts or current_part(asked, row)
                 continue  # "inventories": not the year's change of them, nor a part
-            if text and _joins_more(text, row.label):
+            if text and label_words(row.label).splits(label_words(text)):
                 continue  # "Current and non-current term debt": not "non-current term debt"
             label = item_words(row.label)
             # what a label says in parentheses may go unsaid ("net income" of "Net income
@@ -176,16 +176,6 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(f"the tables repeat the row {best.label!r} with other figures "
                     f"({', '.join(same_label)}): reading it by its label would be ambiguous")
     return best
-
-
-def _joins_more(asked: str, label: str) -> bool:
-    """Whether `label` joins two things with "and" where `asked` (the item as the question
-    writes it) says one of its words for one thing: "Current and non-current term debt"
-    is both parts, "non-current term debt" one ("current" is in it only as part of
-    "non-current")."""
-    said, row = label_words(asked), label_words(label)
-    return bool(row.joins) and not said.joins and any(
-        a in said.distinct and b in said.distinct for a, b in row.joins)
 
 
 def of_a_day(period: str | None) -> bool:

@@ -249,8 +249,8 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
         found = [i for i, span in enumerate(spans)
                  if span and _names(wanted, span, spans, company_named)
                  or not span and _split_year_names(wanted, table.columns[i].header)]
-    if not found and (wanted := _request(period, spans)) and wanted[0] == "date":
-        found = _dated_by_title(table, wanted[1], spans)
+        if not found and wanted[0] == "date":
+            found = _dated_by_title(table, wanted[1], spans)
     found = _picked_by_words(table, found, period)
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]

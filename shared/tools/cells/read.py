@@ -123,8 +123,8 @@ def read_cells(step: ExtractStep, documents: list[Evidence | None],
             continue
         options, why = _options(request, evidence, tables)
         if parts := _parts_by_term(request, options):
-            current, non_current, whole = parts
-            return _sum_of_parts(step, request, parts), whole or [current[0], non_current[0]]
+            return _sum_of_parts(step, request, parts), \
+                parts.whole or [parts.current[0], parts.non_current[0]]
         options = [o for o in options if not o.part]  # a part alone is not the total asked
         if options:
             out = _answer(step, request, options)
@@ -641,8 +641,18 @@ def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None
     return q
 
 
-def _parts_by_term(request: Request, options: list[Option]
-                   ) -> tuple[list[Option], list[Option], list[Option]] | None:
+class Parts(NamedTuple):
+    """A line item's cells by term (`_parts_by_term`)."""
+
+    current: list[Option]
+    non_current: list[Option]
+    whole: list[Option]
+    """Rows that state the item's total."""
+    total: Quantity
+    """The current and non-current parts added."""
+
+
+def _parts_by_term(request: Request, options: list[Option]) -> Parts | None:
     """The cells that fit, as the current part and the non-current part of one item, and
     the rows that state their total: a step that names neither part ("operating lease
     liabilities", a balance sheet stating "Operating lease liabilities" under "Current
@@ -668,7 +678,7 @@ def _parts_by_term(request: Request, options: list[Option]
     total = _added(a, b)
     if any(o.part or not _same(o.quantity, total) for o in whole):
         return None
-    return current, non_current, whole
+    return Parts(current, non_current, whole, total)
 
 
 def _added(a: Quantity, b: Quantity) -> Quantity:
@@ -681,28 +691,29 @@ def _added(a: Quantity, b: Quantity) -> Quantity:
                     scale=scale, text=text)
 
 
-def _sum_of_parts(step: ExtractStep, request: Request,
-                  parts: tuple[list[Option], list[Option], list[Option]]) -> ToolOutput:
+def _sum_of_parts(step: ExtractStep, request: Request, parts: Parts) -> ToolOutput:
     """The item of `_parts_by_term`'s two parts: a row that states their sum (a lease
     note's total), else the two added, quoting both cells."""
-    (current, *_), (non_current, *_), whole = parts
+    current, non_current = parts.current[0], parts.non_current[0]
     said = "; ".join(f"{part} part: {_shown(o)}" for part, o in
                      (("current", current), ("non-current", non_current)))
-    if whole:
-        out = _answer(step, request, whole)
+    if parts.whole:
+        out = _answer(step, request, parts.whole)
         out.note += f" (the current and non-current parts added: {said})"
         return out
-    evidence = current.evidence.model_copy(update={"page": current.table.page}) \
-        if current.evidence else None
     note = (f"{request.row!r} names neither part by term, and no row states its total: the "
             f"current and non-current parts added ({said})")
-    total = _added(current.quantity, non_current.quantity)
-    return ToolOutput(value=total.text,
+    return ToolOutput(value=parts.total.text,
                       confidence="table_row" if current.own and non_current.own
-                      else "line_item", document=evidence, note=note,
+                      else "line_item", document=_on_its_page(current), note=note,
                       quote=f"{quote(current.table, current.row, current.column)} + "
                             f"{quote(non_current.table, non_current.row, non_current.column)}",
-                      quantity=total)
+                      quantity=parts.total)
+
+
+def _on_its_page(o: Option) -> Evidence | None:
+    """The document of a cell, naming the page its table is on."""
+    return o.evidence.model_copy(update={"page": o.table.page}) if o.evidence else None
 
 
 def _of_the_statements(options: list[Option]) -> list[Option]:
@@ -739,7 +750,6 @@ def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolO
         o.quantity.kind != "date" and stated and not o.quantity.scale,
         o.quantity.kind != "date" and o.quantity.amount < 0))
     table, row, column = chosen.table, chosen.row, chosen.column
-    evidence = chosen.evidence.model_copy(update={"page": table.page}) if chosen.evidence else None
     via = "" if chosen.own else f" (the line item {item_names(request)})"
     scale = f"; {SCALE_WORDS[table.scale]}s" if table.scale else ""
     note = (f"row {row.label!r}{via} of {table_name(table)}{scale}, column "
@@ -750,7 +760,7 @@ def _answer(step: ExtractStep, request: Request, options: list[Option]) -> ToolO
     if others:
         note += "; also stated as " + "; ".join(_shown(o) for o in others[:3])
     return ToolOutput(value=row.cells[column].text, confidence="table_row" if chosen.own
-                      else "line_item", document=evidence, note=note,
+                      else "line_item", document=_on_its_page(chosen), note=note,
                       quote=quote(table, row, column), quantity=chosen.quantity)
 
 
