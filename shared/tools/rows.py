@@ -385,6 +385,28 @@ def of_a_statement(table: Table) -> bool:
     return bool(table.title and _STATEMENT.search(table.title))
 
 
+_PRICE_RANGE = frozenset({"high", "low"})
+_PRICE_LINES = _PRICE_RANGE | {"close", "closing", "last"}
+PRICE_SUBJECT = "sales price of the common stock per share, traded on the market"
+"""What a table of a stock's price range is about, which its rows need not say."""
+
+
+def subject_of(table: Table) -> str | None:
+    """What a table's figures are about when nothing in it says so: a table whose rows
+    are only "High" and "Low" (and a close) of amounts per share, by quarter, is the
+    range of a stock's price (a filing's market information, its lead-in cut off:
+    "What was the high price of the common stock in the fourth quarter?"). None
+    otherwise."""
+    labels = {" ".join(_WORD.findall(r.label.lower())) for r in table.rows if r.label}
+    if not _PRICE_RANGE <= labels or not labels <= _PRICE_LINES:
+        return None
+    cells = [c.quantity for r in table.rows for c in r.cells if c and c.quantity]
+    if cells and all(q.kind == "money" and not q.scale and q.amount is not None
+                     and q.amount.as_tuple().exponent < 0 for q in cells):
+        return PRICE_SUBJECT
+    return None
+
+
 def of_deferred_taxes(row: Row, table: Table, asked: str) -> bool:
     """Whether `row` states the deferred tax on an item ("Depreciation" under "Deferred
     Tax Liabilities", "Stock based compensation" in a table of "the components of

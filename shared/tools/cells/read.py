@@ -25,7 +25,7 @@ from shared.tables.quantities import is_dash, parse_quantity
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, a_component, aside_words,
                     current_part, fit, footnoted, implied_rival, in_context, label_words,
                     of_a_statement, other_term_cells, other_than_asked, read_after_whole,
-                    term_part, word_for_word)
+                    subject_of, term_part, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -242,7 +242,8 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
     row = table.rows[n]
     label, section = _label(_undated(row) if dated else row)
     title = set(label_words(table.title).words) if table.title else set()
-    heading = title | set(section.words if section else ())
+    subject = set(label_words(about).words) if (about := subject_of(table)) else set()
+    heading = title | subject | set(section.words if section else ())
     columns = _figures_asked(request, table, row) if dated else _columns(request, table, row)
     if dated and not label.words and not section:
         # a row that is its period ("2021" of a maturity schedule): its columns name

@@ -370,6 +370,20 @@ def test_a_price_range_by_quarter_answers_a_quarters_spread_and_the_years_averag
     assert Decimal(run(plan, reports).value) == Decimal("3.83")
 
 
+def test_an_untitled_table_of_high_and_low_per_share_is_a_stock_price_range(reports):
+    # Mukakol's market information: "High" and "Low" by quarter, its lead-in cut off
+    plan = heuristic_plan("What is the difference in the high and low prices of the common "
+                          "stock in the fourth quarter of 2019, according to Mukakol's annual "
+                          "report?", reports)
+    assert [(s.row, s.period) for s in plan.steps if s.operation == "EXTRACT"] == [
+        ("High", "2019-Q4"), ("Low", "2019-Q4")]
+    assert Decimal(run(plan, reports).value) == Decimal("1.97")
+    plan = heuristic_plan("In 2019, what is the change in high price between the third "
+                          "quarter and fourth quarter, according to Mukakol's annual report?",
+                          reports)
+    assert Decimal(run(plan, reports).value) == Decimal("-3.52")
+
+
 def test_a_total_across_the_years_a_question_counts_is_over_its_tables_periods(reports):
     plan = heuristic_plan("What is the sum of the total sales across the three years, "
                           "according to Cududic's annual report?", reports)

@@ -12,6 +12,7 @@ from bench.tables import locate, question_period
 from shared.tables.periods import columns_for
 from shared.tables.read import table_from_rows, tables_from_rows
 from shared.tables.quantities import parse_quantity
+from shared.tools.rows import PRICE_SUBJECT, subject_of
 
 from .conftest import DATA, row
 
@@ -240,3 +241,32 @@ def test_a_measure_written_once_over_its_periods_heads_each_of_them():
                              ["Product", "$39,005", "$36,709", "$35,705", "$2,296", "6%"]])
     assert [c.header for c in years.columns][2:] == [
         "July 29, 2017", "2019 vs. 2018 Variance in Dollars", "Variance in Percent"]
+
+
+# TAT-QA dev's Mukakol: a stock's quarterly high and low, the lead-in cut off
+PRICE_RANGE = [["", "High", "Low"], ["2019:", "", ""], ["Fourth Quarter", "$11.44", "$9.47"],
+               ["Third Quarter", "$14.96", "$10.26"], ["Second Quarter", "$20.91", "$12.61"],
+               ["First Quarter", "$18.19", "$8.87"]]
+
+
+def test_a_table_of_only_high_and_low_amounts_per_share_is_a_stock_price_range():
+    table = table_from_rows(PRICE_RANGE)
+    assert [r.label for r in table.rows] == ["High", "Low"]
+    assert subject_of(table) == PRICE_SUBJECT
+
+
+@pytest.mark.parametrize("change", [
+    lambda cell: cell.replace("$", "") + "%",  # high and low rates: not a price
+    lambda cell: cell.split(".")[0],           # whole dollars: amounts, not prices per share
+])
+def test_high_and_low_rows_of_other_figures_are_about_nothing_unsaid(change):
+    rows = [r if n < 2 else [r[0], *map(change, r[1:])] for n, r in enumerate(PRICE_RANGE)]
+    assert subject_of(table_from_rows(rows)) is None
+
+
+def test_a_table_with_rows_beside_high_and_low_is_about_what_it_says():
+    rows = [[*r, "Dividends declared" if n == 0 else "" if n == 1 else "$0.10"]
+            for n, r in enumerate(PRICE_RANGE)]
+    table = table_from_rows(rows)
+    assert [r.label for r in table.rows] == ["High", "Low", "Dividends declared"]
+    assert subject_of(table) is None
