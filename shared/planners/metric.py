@@ -21,7 +21,8 @@ which TAT-QA answers both as a distance and as a change, is not read):
   without naming them ("across all 3 years") is left `open`, to the table's periods;
 - X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y
   (between the low and high X: the high less the low, a range's spread);
-  the sum of X and Y;
+  the sum of X and Y; "the total (or average) X of A and B", "A and B as a percentage
+  of Y" where no row states "A and B": the rows of A and B added (`by_parts`);
 - a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
   FY2018 and FY2019)": each operand a line item with its own period, or the question's.
 The unit asked: "in USD millions", "in terms of $M" (the answer's scale), "as a percentage", "rounded to
@@ -756,6 +757,62 @@ def by_formula(metric: Metric, computed) -> Metric | None:
 
 
 _PLACEHOLDER_REF = regex.compile(r"\$T(\d+)")
+_PARTS_LEAD = regex.compile(r"^(?:the\s+)?(?:(?P<average>average)|total|sum\s+of|combined)\s+",
+                            regex.I)
+_LAST_LINK = regex.compile(r"^(?P<head>.*\b(?:of|from|for|in|by|on)\s+)(?P<a>.+)$", regex.I)
+
+
+def by_parts(metric: Metric) -> Metric | None:
+    """`metric` with a term whose line item names two things no row states together as
+    the two rows added: "the total percentage of revenue from Apple and Huawei" (the
+    rows "Apple" and "Huawei" of a table of revenue from customers), "the average …" the
+    two halved, and the part of a share ("deferred revenue and accrued warranty over
+    gross deferred tax assets"). Only where the question adds them (a total, a sum, an
+    average, a share's part): "What was X and Y in 2019?" asks for both figures, not
+    their sum. None when no term reads so; each part is then a row of its own, or not
+    found."""
+    terms: list[Term] = []
+    subs: list[str] = []
+    split = False
+    for n, term in enumerate(metric.terms):
+        parts = _parts(term.item, part_of_share=n == 0 and metric.kind in ("share", "ratio"))
+        if parts is None:
+            terms.append(term)
+            subs.append(f"$T{len(terms)}")
+            continue
+        (a, b), average = parts
+        split = True
+        terms += [Term(a, term.when), Term(b, term.when)]
+        added = f"$T{len(terms) - 1} + $T{len(terms)}"
+        subs.append(f"(({added}) / 2)" if average else f"({added})")
+    if not split:
+        return None
+    if metric.expression is None:
+        kind = "average" if subs[0].endswith("/ 2)") else "sum"
+        return Metric(tuple(terms), subs[0][1:-1], kind, scale=metric.scale,
+                      places=metric.places, name=metric.name)
+    expression = _PLACEHOLDER_REF.sub(lambda m: subs[int(m[1]) - 1], metric.expression)
+    return Metric(tuple(terms), expression, metric.kind, percent=metric.percent,
+                  scale=metric.scale, places=metric.places, name=metric.name)
+
+
+def _parts(item: str, part_of_share: bool) -> tuple[tuple[str, str], bool] | None:
+    """The two line items `item` adds ("percentage of revenue from Apple", "… from
+    Huawei") and whether it averages them; None when it names one, or adds nothing."""
+    lead = _PARTS_LEAD.match(item)
+    if lead is None and not part_of_share:
+        return None
+    rest = item[lead.end():] if lead else item
+    if len(regex.findall(r"\band\b", rest, regex.I)) != 1:
+        return None
+    left, b = regex.split(r"\s+and\s+", rest, maxsplit=1, flags=regex.I)
+    head, a = (m["head"], m["a"]) if (m := _LAST_LINK.match(left)) else ("", left)
+    if len(a.split()) == 1 < len(b.split()):
+        return None  # "research and development expense": one thing's two words
+    a, b = _item(head + a, None), _item(head + b, None)
+    if not a or not b or a == b:
+        return None
+    return (a, b), bool(lead and lead["average"])
 
 
 def _operand(text: str, whens: list[When], default: When | None):

@@ -41,8 +41,8 @@ from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
-from .metric import (Metric, Term, When, average_over_periods, by_formula, percent_change_of,
-                     year_before)
+from .metric import (Metric, Term, When, average_over_periods, by_formula, by_parts,
+                     percent_change_of, year_before)
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -101,17 +101,26 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                            "asked and the one before, or in every period it has",
                            [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
         metric = opened
+    def read(metric: Metric) -> list[_Found]:
+        return [_find(n, term, with_tables, tables, columns_for)
+                for n, term in enumerate(metric.terms, 1)]
+
     try:
-        found = [_find(n, term, with_tables, tables, columns_for)
-                 for n, term in enumerate(metric.terms, 1)]
-    except NoAnswer:
+        found = read(metric)
+    except NoAnswer as missed:
         # the periods the table has, or the library's formula for an item no row states
         if (other := _over_periods(metric, with_tables, tables, columns_for)
-                or by_formula(metric, _formula_of)) is None:
+                or by_formula(metric, _formula_of)) is not None:
+            metric, found = other, read(other)
+        elif (parts := by_parts(metric)) is not None:
+            # two things the question adds, which no row states together: their rows, or
+            # the miss of the item as the question names it
+            try:
+                metric, found = parts, read(parts)
+            except NoAnswer:
+                raise missed from None
+        else:
             raise
-        metric = other
-        found = [_find(n, term, with_tables, tables, columns_for)
-                 for n, term in enumerate(metric.terms, 1)]
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"

@@ -11,7 +11,7 @@ from datetime import date
 
 import pytest
 
-from shared.planners.metric import Refusal, read_metric
+from shared.planners.metric import Refusal, by_parts, read_metric
 from shared.planners.quarters import filing_quarter
 from shared.planners.question import Question
 from shared.search.terms import all_words
@@ -495,3 +495,30 @@ def test_an_average_rate_of_change_over_years_is_refused_not_a_change_in_an_aver
     price = read_metric("What is the percentage change in average selling price from 2018 "
                         "to 2019?")
     assert price.kind == "percent_change" and price.terms[0].item == "average selling price"
+
+
+@pytest.mark.parametrize("question, items, expression", [
+    ("What is the total percentage of revenue from Apple and Huawei in 2017?",
+     ["percentage of revenue from Apple", "percentage of revenue from Huawei"], "$T1 + $T2"),
+    ("What is the average percentage of revenue from Apple and Huawei in 2017?",
+     ["percentage of revenue from Apple", "percentage of revenue from Huawei"],
+     "($T1 + $T2) / 2"),
+    ("What is the proportion, in percentage, of deferred revenue and accrued warranty over "
+     "gross deferred tax assets in 2019?",
+     ["deferred revenue", "accrued warranty", "gross deferred tax assets"],
+     "round(($T1 + $T2) / $T3 * 100, 2)"),
+])
+def test_two_things_a_question_adds_are_read_as_two_rows_when_no_row_states_both(
+        question, items, expression):
+    parts = by_parts(read_metric(question))
+    assert [t.item for t in parts.terms] == items and parts.expression == expression
+
+
+@pytest.mark.parametrize("question", [
+    "What was the revenue and cost of revenue in 2019?",  # both asked for, not added
+    "What is the total research and development expense in 2019?",  # one thing
+    "What is the total of A and B and C in 2019?",  # which are line items, unsaid
+])
+def test_a_question_that_adds_nothing_or_names_one_thing_is_not_split(question):
+    metric = read_metric(question)
+    assert isinstance(metric, Refusal) or by_parts(metric) is None

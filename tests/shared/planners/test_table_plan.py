@@ -384,6 +384,35 @@ def test_an_untitled_table_of_high_and_low_per_share_is_a_stock_price_range(repo
     assert Decimal(run(plan, reports).value) == Decimal("-3.52")
 
 
+def test_two_things_a_question_adds_that_no_row_states_together_are_their_rows(reports):
+    # Nesorat's deferred tax assets: "Deferred revenue" 425 and "Accrued warranty" 33
+    plan = heuristic_plan("What is the proportion, in percentage, of deferred revenue and "
+                          "accrued warranty over gross deferred tax assets in 2019, according "
+                          "to Nesorat's annual report?", reports)
+    assert [s.row.split(": ")[-1] for s in plan.steps if s.operation == "EXTRACT"] == [
+        "Deferred revenue", "Accrued warranty", "Gross deferred tax assets"]
+    assert plan.steps[-1].expression == "round(($T1 + $T2) / $T3 * 100, 2)"
+    assert Decimal(run(plan, reports).value) == Decimal("1.18")  # 458 / 38,771
+    plan = heuristic_plan("What is the total deferred revenue and accrued warranty in 2019, "
+                          "according to Nesorat's annual report?", reports)
+    assert Decimal(run(plan, reports).value) == Decimal("458")
+
+
+@pytest.mark.parametrize("question, missed", [
+    # both figures asked for, not their sum
+    ("What was the deferred revenue and accrued warranty in 2019", "deferred revenue and "
+     "accrued warranty"),
+    # one part no row states: the miss names the item as the question does
+    ("What is the total deferred revenue and unicorn reserves in 2019", "total deferred "
+     "revenue and unicorn reserves"),
+])
+def test_two_things_are_not_added_unless_the_question_adds_them_and_both_are_rows(
+        reports, question, missed):
+    with pytest.raises(NoAnswer) as e:
+        heuristic_plan(f"{question}, according to Nesorat's annual report?", reports)
+    assert f"states {missed!r} for 2019" in str(e.value)
+
+
 def test_a_total_across_the_years_a_question_counts_is_over_its_tables_periods(reports):
     plan = heuristic_plan("What is the sum of the total sales across the three years, "
                           "according to Cududic's annual report?", reports)
