@@ -22,7 +22,9 @@ which TAT-QA answers both as a distance and as a change, is not read):
 - X as a percentage of Y in P; the ratio of X to Y in P; the difference between X and Y
   (between the low and high X: the high less the low, a range's spread);
   the sum of X and Y; "the total (or average) X of A and B", "A and B as a percentage
-  of Y" where no row states "A and B": the rows of A and B added (`by_parts`);
+  of Y" where no row states "A and B": the rows of A and B added (`by_parts`); "the
+  difference between the domestic and international discount rates", "domestic" naming
+  no row: "domestic discount rates" (`by_shared_words`);
 - a metric the question defines: "… is defined as: FY2019 revenue / (average PP&E between
   FY2018 and FY2019)": each operand a line item with its own period, or the question's.
 The unit asked: "in USD millions", "in terms of $M" (the answer's scale), "as a percentage", "rounded to
@@ -796,6 +798,22 @@ def by_parts(metric: Metric) -> Metric | None:
                   scale=metric.scale, places=metric.places, name=metric.name)
 
 
+def by_shared_words(metric: Metric) -> Metric | None:
+    """`metric` with the first of two things it compares given the words after the
+    second's first ("the difference between the domestic and international discount
+    rates": "domestic discount rates"; "between 1-90 and 91-180 days past due"), when the
+    first is one word; None otherwise. Read only when "domestic" alone names no row."""
+    if len(metric.terms) != 2 or metric.kind not in ("difference", "ratio", "share", "sum"):
+        return None
+    first, second = metric.terms
+    words = second.item.split()
+    if len(first.item.split()) != 1 or len(words) < 2:
+        return None
+    terms = (Term(f"{first.item} {' '.join(words[1:])}", first.when), second)
+    return Metric(terms, metric.expression, metric.kind, percent=metric.percent,
+                  scale=metric.scale, places=metric.places, name=metric.name)
+
+
 def _parts(item: str, part_of_share: bool) -> tuple[tuple[str, str], bool] | None:
     """The two line items `item` adds ("percentage of revenue from Apple", "… from
     Huawei") and whether it averages them; None when it names one, or adds nothing."""
@@ -807,8 +825,6 @@ def _parts(item: str, part_of_share: bool) -> tuple[tuple[str, str], bool] | Non
         return None
     left, b = regex.split(r"\s+and\s+", rest, maxsplit=1, flags=regex.I)
     head, a = (m["head"], m["a"]) if (m := _LAST_LINK.match(left)) else ("", left)
-    if len(a.split()) == 1 < len(b.split()):
-        return None  # "research and development expense": one thing's two words
     a, b = _item(head + a, None), _item(head + b, None)
     if not a or not b or a == b:
         return None

@@ -42,7 +42,7 @@ from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
 from .metric import (Metric, Term, When, average_over_periods, by_formula, by_parts,
-                     percent_change_of, year_before)
+                     by_shared_words, percent_change_of, year_before)
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -112,15 +112,18 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
         if (other := _over_periods(metric, with_tables, tables, columns_for)
                 or by_formula(metric, _formula_of)) is not None:
             metric, found = other, read(other)
-        elif (parts := by_parts(metric)) is not None:
-            # two things the question adds, which no row states together: their rows, or
-            # the miss of the item as the question names it
-            try:
-                metric, found = parts, read(parts)
-            except NoAnswer:
-                raise missed from None
         else:
-            raise
+            # two things the question adds, which no row states together, or two it
+            # compares that share their last words: their rows, or the miss of the items
+            # as the question names them
+            for other in filter(None, (by_parts(metric), by_shared_words(metric))):
+                try:
+                    metric, found = other, read(other)
+                    break
+                except NoAnswer:
+                    continue
+            else:
+                raise missed from None
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"

@@ -11,7 +11,7 @@ from datetime import date
 
 import pytest
 
-from shared.planners.metric import Refusal, by_parts, read_metric
+from shared.planners.metric import Refusal, by_parts, by_shared_words, read_metric
 from shared.planners.quarters import filing_quarter
 from shared.planners.question import Question
 from shared.search.terms import all_words
@@ -516,9 +516,25 @@ def test_two_things_a_question_adds_are_read_as_two_rows_when_no_row_states_both
 
 @pytest.mark.parametrize("question", [
     "What was the revenue and cost of revenue in 2019?",  # both asked for, not added
-    "What is the total research and development expense in 2019?",  # one thing
     "What is the total of A and B and C in 2019?",  # which are line items, unsaid
 ])
 def test_a_question_that_adds_nothing_or_names_one_thing_is_not_split(question):
     metric = read_metric(question)
     assert isinstance(metric, Refusal) or by_parts(metric) is None
+
+
+@pytest.mark.parametrize("question, first", [
+    ("What is the difference between the domestic and international discount rates as at "
+     "September 30, 2019?", "domestic discount rates"),
+    ("What is the difference between the Americas and EMEA revenues in 2019?",
+     "Americas revenues"),
+])
+def test_the_first_of_two_things_compared_may_share_the_seconds_last_words(question, first):
+    metric = read_metric(question)
+    assert metric.terms[0].item != first  # read so only when it alone names no row
+    assert by_shared_words(metric).terms[0].item == first
+
+
+def test_two_things_compared_each_of_several_words_share_nothing():
+    assert by_shared_words(read_metric("What is the difference between cost of sales and "
+                                       "operating expenses in 2019?")) is None

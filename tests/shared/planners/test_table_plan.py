@@ -413,6 +413,16 @@ def test_two_things_are_not_added_unless_the_question_adds_them_and_both_are_row
     assert f"states {missed!r} for 2019" in str(e.value)
 
 
+def test_two_things_compared_that_share_their_last_words_are_read_with_them(reports):
+    # Vadefun's discount rates: "Domestic" 4.00% and "International" 1.90% columns
+    plan = heuristic_plan("What is the difference between the domestic and international "
+                          "discount rates as at September 30, 2019, according to Vadefun's "
+                          "annual report?", reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == [
+        "domestic discount rates", "international discount rates"]
+    assert Decimal(run(plan, reports).value) == Decimal("2.10")
+
+
 def test_a_total_across_the_years_a_question_counts_is_over_its_tables_periods(reports):
     plan = heuristic_plan("What is the sum of the total sales across the three years, "
                           "according to Cududic's annual report?", reports)
