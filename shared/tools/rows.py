@@ -40,7 +40,7 @@ from shared.models.table import Cell, Row, Table
 from shared.search.terms import stem, words
 
 SMALL_WORDS = frozenset("a an the of and in on for to from by at as with within under its "
-                        "their our s is are was were be been".split())
+                        "their our s is are was were be been arising".split())
 NEUTRAL = frozenset({"total"})
 """Words a label may have or lack: `Total revenues` is revenues."""
 RANKS = {"exact": 0, "under": 1, "qualified": 2, "context": 3}

@@ -13,6 +13,8 @@ import pytest
 
 from shared.planners.metric import Refusal, by_parts, by_shared_words, read_metric
 from shared.planners.quarters import filing_quarter
+from shared.planners.rows import item_words
+from shared.tools.rows import label_words
 from shared.planners.question import Question
 from shared.search.terms import all_words
 
@@ -538,3 +540,12 @@ def test_the_first_of_two_things_compared_may_share_the_seconds_last_words(quest
 def test_two_things_compared_each_of_several_words_share_nothing():
     assert by_shared_words(read_metric("What is the difference between cost of sales and "
                                        "operating expenses in 2019?")) is None
+
+
+def test_arising_from_joins_a_line_items_words_as_from_does():
+    # TAT-QA dev: "the net sales arising from total electronic components" is the row
+    # "Total Electronic Components" of a table of net sales
+    assert item_words("net sales arising from total electronic components") == item_words(
+        "net sales from total electronic components")
+    assert label_words("Goodwill arising on acquisition").words == label_words(
+        "Goodwill on acquisition").words
