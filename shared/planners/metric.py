@@ -775,24 +775,23 @@ def by_parts(metric: Metric) -> Metric | None:
     found."""
     terms: list[Term] = []
     subs: list[str] = []
-    split = False
+    split: bool | None = None  # whether the split one averages its parts
     for n, term in enumerate(metric.terms):
         parts = _parts(term.item, part_of_share=n == 0 and metric.kind in ("share", "ratio"))
         if parts is None:
             terms.append(term)
             subs.append(f"$T{len(terms)}")
             continue
-        (a, b), average = parts
-        split = True
+        (a, b), split = parts
         terms += [Term(a, term.when), Term(b, term.when)]
         added = f"$T{len(terms) - 1} + $T{len(terms)}"
-        subs.append(f"(({added}) / 2)" if average else f"({added})")
-    if not split:
+        subs.append(f"({added}) / 2" if split else added)
+    if split is None:
         return None
-    if metric.expression is None:
-        kind = "average" if subs[0].endswith("/ 2)") else "sum"
-        return Metric(tuple(terms), subs[0][1:-1], kind, scale=metric.scale,
-                      places=metric.places, name=metric.name)
+    if metric.expression is None:  # the one term: the parts added is the answer
+        return Metric(tuple(terms), subs[0], "average" if split else "sum",
+                      scale=metric.scale, places=metric.places, name=metric.name)
+    subs = [f"({sub})" if " " in sub else sub for sub in subs]
     expression = _PLACEHOLDER_REF.sub(lambda m: subs[int(m[1]) - 1], metric.expression)
     return Metric(tuple(terms), expression, metric.kind, percent=metric.percent,
                   scale=metric.scale, places=metric.places, name=metric.name)
@@ -801,8 +800,8 @@ def by_parts(metric: Metric) -> Metric | None:
 def by_shared_words(metric: Metric) -> Metric | None:
     """`metric` with the first of two things it compares given the words after the
     second's first ("the difference between the domestic and international discount
-    rates": "domestic discount rates"; "between 1-90 and 91-180 days past due"), when the
-    first is one word; None otherwise. Read only when "domestic" alone names no row."""
+    rates": "domestic discount rates"), when the first is one word; None otherwise. Read
+    only when "domestic" alone names no row."""
     if len(metric.terms) != 2 or metric.kind not in ("difference", "ratio", "share", "sum"):
         return None
     first, second = metric.terms

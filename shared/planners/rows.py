@@ -36,7 +36,8 @@ from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, c
 from .metric import When
 
 LINKS = frozenset("a an the of for in on at to and by from with as its our their is are was "
-                  "were be been what which that this these those within under among arising".split())
+                  "were be been what which that this these those within under among "
+                  "arising".split())
 """Words that join a line item's words without naming anything."""
 FILLERS = ROW_FILLERS | frozenset(stem(w) for w in """figures level company companies group
 firm entity business reported report annual fiscal year years period periods fy line item

@@ -101,6 +101,7 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                            "asked and the one before, or in every period it has",
                            [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
         metric = opened
+
     def read(metric: Metric) -> list[_Found]:
         return [_find(n, term, with_tables, tables, columns_for)
                 for n, term in enumerate(metric.terms, 1)]

@@ -397,8 +397,13 @@ def subject_of(table: Table) -> str | None:
     range of a stock's price (a filing's market information, its lead-in cut off:
     "What was the high price of the common stock in the fourth quarter?"). None
     otherwise."""
-    labels = {" ".join(_WORD.findall(r.label.lower())) for r in table.rows if r.label}
-    if not _PRICE_RANGE <= labels or not labels <= _PRICE_LINES:
+    labels = set()
+    for row in table.rows:  # most tables' first row is no price: asked of every row
+        label = " ".join(_WORD.findall(row.label.lower())) if row.label else ""
+        if label and label not in _PRICE_LINES:
+            return None
+        labels.add(label)
+    if not _PRICE_RANGE <= labels:
         return None
     cells = [c.quantity for r in table.rows for c in r.cells if c and c.quantity]
     if cells and all(q.kind == "money" and not q.scale and q.amount is not None
