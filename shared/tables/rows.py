@@ -98,8 +98,19 @@ def _is_figure(text: str) -> bool:
         parse_quantity(text).kind != "date")
 
 
+_NONE = regex.compile(r"(?i)none|nil|n/?a")
+"""A cell that says its row has no figure there ("Dividend yield: None")."""
+
+
 def _first_body_row(grid: list[list[str]]) -> int | None:
-    return next((i for i, row in enumerate(grid) if any(_is_figure(c) for c in row[1:])), None)
+    """The first row with a figure, or a labelled row above it whose cells say it has
+    none ("Dividend yield | None | None | None" over "Expected volatility | 27.4% | …"):
+    a row of the body, not a header of the columns."""
+    first = next((i for i, row in enumerate(grid) if any(_is_figure(c) for c in row[1:])), None)
+    if first is None:
+        return None
+    return next((i for i, row in enumerate(grid[:first]) if row[0] and any(row[1:]) and all(
+        _NONE.fullmatch(c) for c in row[1:] if c)), first)
 
 
 def _join_signs(row: list[str]) -> None:

@@ -270,3 +270,19 @@ def test_a_table_with_rows_beside_high_and_low_is_about_what_it_says():
     table = table_from_rows(rows)
     assert [r.label for r in table.rows] == ["High", "Low", "Dividends declared"]
     assert subject_of(table) is None
+
+
+def test_a_labelled_row_of_none_above_the_figures_is_a_row_not_a_header():
+    # TAT-QA dev's Fopotus (VMware's employee stock purchase plan): "Dividend yield" is
+    # "None" in each year, the first row under the header
+    table = table_from_rows([
+        ["", "", "For the Year Ended", ""],
+        ["VMware Employee Stock Purchase Plan", "January 31, 2020", "February 1, 2019",
+         "February 2, 2018"],
+        ["Dividend yield", "None", "None", "None"],
+        ["Expected volatility", "27.4%", "33.5%", "22.6%"]])
+    assert [c.header for c in table.columns] == [
+        "For the Year Ended January 31, 2020", "For the Year Ended February 1, 2019",
+        "For the Year Ended February 2, 2018"]
+    assert [r.label for r in table.rows] == ["Dividend yield", "Expected volatility"]
+    assert table.rows[0].cells[0].quantity is None  # no figure is read from "None"
