@@ -122,8 +122,8 @@ def bare_quarter(period: str | None) -> int | None:
 
 
 def header_quarter(header: str) -> int | None:
-    """The quarter a header names by itself (`Third`, `Q3`), else None."""
-    m = _ORDINAL_HEADER.match(header or "")
+    """The quarter a header names by itself (`Third`, `Q3`, `Qtr 3`), else None."""
+    m = _ORDINAL_HEADER.match(_normal(header))
     if not m:
         return None
     return int(m["q"]) if m["q"] else QUARTER_ORDINALS[m["o"].lower()]
@@ -185,10 +185,19 @@ def period_of(header: str, context: str = "") -> str | None:
 
 
 def _normal(text: str | None) -> str:
-    """A header with its spacing joined and short fiscal years written out (`F19`:
-    `FY2019`)."""
+    """A header with its spacing joined, short fiscal years written out (`F19`:
+    `FY2019`) and a quarter written the way dates are read (`Qtr 4 2019`, `Quarter 4
+    2019`, `2019 Fourth Quarter`: `Q4 2019`, `Fourth quarter 2019`)."""
     text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
-    return _SHORT_FISCAL.sub(r"FY20\1", text)
+    text = _QTR.sub("quarter", _SHORT_FISCAL.sub(r"FY20\1", text))
+    text = _QUARTER_NUMBER.sub(r"Q\1", text)
+    return _YEAR_THEN_QUARTER.sub(r"\g<o> quarter \g<y>", text)
+
+
+_QTR = regex.compile(r"\bqtr\b\.?", _F)
+_QUARTER_NUMBER = regex.compile(r"\bquarter\s+([1-4])\b(?![.,]?\d)", _F)
+_YEAR_THEN_QUARTER = regex.compile(
+    rf"(?<![\w-])(?<!fiscal\s)(?<!fiscal\syear\s)(?<y>(?:19|20)\d{{2}})\s+(?<o>{_ORDINAL})\s+quarter\b", _F)
 
 
 def _split_year(header: str) -> int | None:

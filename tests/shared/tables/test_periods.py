@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from shared.models.table import Column, Table
-from shared.tables.periods import columns_for, period_context, period_of
+from shared.tables.periods import columns_for, header_quarter, period_context, period_of
 from shared.tables.read import table_from_rows
 
 from .conftest import DATA
@@ -46,12 +46,23 @@ HEADERS = [  # header text as the reader joins it -> period
     ("F19 53 WEEKS", "2019"),
     ("F18 (3) 52 WEEKS", "2018"),
     ("2018/2019", None),  # a fiscal year over two calendar years: its months are not told
+    # a quarter abbreviated or numbered is a quarter, never its whole year
+    ("Qtr 4 2019", "2019-Q4"),
+    ("4th Qtr. 2019", "2019-Q4"),
+    ("Quarter 1, 2019", "2019-Q1"),
+    ("2019 Fourth Quarter", "2019-Q4"),
+    ("Qtr 4", None),
 ]
 
 
 @pytest.mark.parametrize("header, period", HEADERS)
 def test_a_column_header_names_its_period_or_none(header, period):
     assert period_of(header) == period
+
+
+def test_a_quarter_named_alone_is_told_however_it_is_abbreviated():
+    assert [header_quarter(h) for h in ("Third", "Q3", "Qtr 3", "Quarter 3", "3rd Qtr.",
+                                        "2019", "Quarter")] == [3, 3, 3, 3, 3, None, None]
 
 
 def test_a_bare_year_under_a_title_naming_its_span_is_of_that_span():
