@@ -21,7 +21,7 @@ from shared.tables.quantities import parse_quantity
 
 from .assemble import Line
 from .periods import COMPARE, YEAR_CELL, period_of
-from .units import scale_in
+from .units import names_more, scale_in
 
 _F = regex.IGNORECASE | regex.VERSION1
 _PERIOD_WORDS = regex.compile(
@@ -161,7 +161,7 @@ def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
     periods = [bool(period_of(c)) for c in last[1:]] if last else []
     for row in header_rows:
         cells = row[1:]
-        if all(scale_in(c) is not None or not c for c in cells) and not any(
+        if all(scale_in(c) is not None and not names_more(c) or not c for c in cells) and not any(
                 period_of(c) for c in cells):
             notes.extend(c for c in cells if c)
             continue

@@ -67,6 +67,19 @@ def _scales(text: str) -> set[int]:
     return found
 
 
+def names_more(text: str) -> bool:
+    """Whether `text`, which states a scale, also names what a column holds (`USD
+    denominated RMB’Million`, `Total $m`): a header, not only a unit line (`$'000`,
+    `(in thousands, except per share data)`)."""
+    rest = _CURRENCY.sub(" ", _SCALE.sub(" ", text or ""))
+    return any(w.lower() not in _UNIT_WORDS for w in regex.findall(r"\p{L}+", rest))
+
+
+_UNIT_WORDS = frozenset("""in of the and a amounts amount dollars dollar currency except per share
+shares data unaudited expressed u s which are is reflected otherwise noted stated indicated
+where all figures values numbers rounded to nearest m mn k bn""".split())
+
+
 def currency_in(text: str) -> str | None:
     """The currency (ISO 4217) `text` names, or None for none or more than one."""
     found = set()

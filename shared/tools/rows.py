@@ -54,6 +54,7 @@ discontinued reported adjusted restated cost""".split())
 
 _ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _JOINED = regex.compile(r"(?P<a>[^\W_]+)\s*(?:\band\b|\bor\b|&)\s*(?P<b>[^\W_]+)", regex.I)
+_HYPHENED = regex.compile(r"(?P<a>[^\W_]+)-(?P<b>[^\W_]+)")
 _BREAK = regex.compile(r"[,;:–—]|\s-|-\s")
 _WORD = regex.compile(r"[^\W_]+")
 
@@ -67,6 +68,9 @@ class Label:
     joins: tuple[tuple[str, str], ...] = ()
     """The words a conjunction joins ("accrued and other current liabilities": accrued,
     other)."""
+    compounds: tuple[tuple[str, str], ...] = ()
+    """The words a hyphen joins ("non-USD denominated": non, usd): one thing, said in one
+    place."""
 
     def splits(self, label: "Label") -> bool:
         """Whether `label` says as one item words this name joins as two: both words of
@@ -126,7 +130,10 @@ def label_words(text: str) -> Label:
             pending = False
     joins = tuple((stem(m["a"].lower()), stem(m["b"].lower())) for m in _JOINED.finditer(core)
                   if m["a"].lower() not in SMALL_WORDS and m["b"].lower() not in SMALL_WORDS)
-    return Label(tuple(found), tuple(breaks), joins)
+    compounds = tuple((stem(m["a"].lower()), stem(m["b"].lower()))
+                      for m in _HYPHENED.finditer(core)
+                      if m["a"].lower() not in SMALL_WORDS and m["b"].lower() not in SMALL_WORDS)
+    return Label(tuple(found), tuple(breaks), joins, compounds)
 
 
 def aside_words(text: str) -> frozenset[str]:
@@ -481,6 +488,8 @@ def in_context(name: Label, label: Label, context: frozenset[str],
     rest = name.distinct - label.distinct - FILLERS
     if not name.distinct - FILLERS or rest - context:
         return None
+    if any((a in label.distinct) != (b in label.distinct) for a, b in name.compounds):
+        return None  # "non-USD … current assets" is not the row "Assets, non-current"
     return Fit("context", len(rest))
 
 

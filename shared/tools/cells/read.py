@@ -529,6 +529,8 @@ def _fit_in_context(request: Request, label: Label, row: Row, table: Table, head
     the header of a column read say (shared/tools/rows.py `in_context`), and the columns
     whose header lets it (`Opening balance – IAS 39` is opening balance of financial
     assets under `Financial assets 2018`, not under `Financial liabilities 2018`)."""
+    if not label.words and _one_of_joined(request, table.title, row.section):
+        return None, columns
     def best(context: frozenset[str]) -> tuple[Fit, bool] | None:
         fits = [(f, own) for name, own in request.names_sharing(label)
                 if (f := in_context(name, label, context, row.total))]
@@ -543,6 +545,14 @@ def _fit_in_context(request: Request, label: Label, row: Row, table: Table, head
         return None, columns
     chosen = min(fits, key=lambda f: (not f[1], f[0].extra))
     return chosen, [i for i in columns if found[i] == chosen]
+
+
+def _one_of_joined(request: Request, *texts: str | None) -> bool:
+    """Whether the request names one of two things a title or heading joins ("monetary
+    assets and liabilities"): a row with no label of its own under it totals both (the
+    net of assets and liabilities), not the one asked."""
+    return any((a in request.own) != (b in request.own)
+               for text in texts for a, b in label_words(text or "").joins)
 
 
 def _said_by_header(header: str | None) -> set[str]:

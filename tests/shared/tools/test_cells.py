@@ -812,3 +812,35 @@ def test_a_portion_asked_is_the_row_the_heading_and_title_complete():
                 documents=[doc("t")], tables=tables).value == "$ 8,257"
     assert cell("federal: current", "2020", documents=[doc("t")],
                 tables=tables).value == "$ 6,306"
+
+
+VEDEBEL = [  # TAT-QA dev: foreign exchange exposure by currency, under dated headings
+    ["", "USD denominated RMB’Million", "Non-USD denominated RMB’Million"],
+    ["As at 31 December 2019", "", ""],
+    ["Monetary assets, current", "27,728", "2,899"],
+    ["Monetary assets, non-current", "373", "–"],
+    ["Monetary liabilities, current", "(4,273)", "(14,732)"],
+    ["Monetary liabilities, non-current", "(91)", "(5,739)"],
+    ["", "23,737", "(17,572)"],
+    ["As at 31 December 2018", "", ""],
+    ["Monetary assets, current", "18,041", "1,994"],
+    ["Monetary assets, non-current", "2,642", "–"],
+    ["Monetary liabilities, current", "(3,434)", "(4,587)"],
+    ["Monetary liabilities, non-current", "(3,733)", "(9,430)"],
+    ["", "13,516", "(12,023)"]]
+
+
+def test_a_header_that_states_its_unit_still_names_its_column():
+    table = table_from_rows(VEDEBEL, title="As at 31 December 2019, the Group’s major monetary "
+                            "assets and liabilities exposed to foreign exchange risk are "
+                            "listed below:")
+    assert [c.header for c in table.columns] == ["USD denominated RMB’Million",
+                                                 "Non-USD denominated RMB’Million"]
+    assert table.scale == 6
+    tables = {"t": [table]}
+    # "non-USD" is said of the column: the row is "current", not "non-current"
+    assert cell("non-USD denominated current monetary assets", "2019-12-31",
+                documents=[doc("t")], tables=tables).value == "2,899"
+    # the unlabelled row under both is assets less liabilities: no total of liabilities
+    assert refused("total non-USD denominated monetary liabilities", "2019-12-31",
+                   documents=[doc("t")], tables=tables).code == "NOT_FOUND"
