@@ -450,7 +450,9 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
     if kind == "span":
         a, b = value
         if instant:
-            return False
+            # a month asked ("as at June 2019") of a balance dated at its end ("30 June
+            # 2019", a 52-week year's "June 29, 2019")
+            return _months(value) == 1 and a <= span[0] <= b and _near(span[0], b)
         # a fiscal year asked by its end ("the fiscal year ended September 25, 2021") is
         # also the bare year a filing's own tables name it by ("2021"): the year it ends
         # in (a year ending in January is named either way, so by none)

@@ -94,6 +94,17 @@ def test_a_fiscal_year_is_named_by_the_year_it_ends_in(asked):
     assert columns_for(table, asked) == [1]
 
 
+def test_a_month_asked_is_the_balance_dated_at_its_end():
+    # "as at June 2019" of a balance sheet dated "30 June 2019" (or a 52-week year's
+    # "June 29, 2019"); a quarter or a day early in the month is no such balance
+    table = _table("2019-06-30", "2018-06-30")
+    assert columns_for(table, "2019-06") == [0]
+    assert columns_for(table, "2019-Q2") == []
+    assert columns_for(_table("2019-06-29", "2018-06-30"), "2019-06") == [0]
+    assert columns_for(_table("2019-06-01", "2018-06-30"), "2019-06") == []
+    assert columns_for(_table("2019-04-01..2019-06-30"), "2019-06") == []
+
+
 @pytest.mark.parametrize("asked, found", [
     ("2019-Q3", [0]), ("Q3 2019", [0]), ("third quarter of 2019", [0]),
     ("September 30, 2019", [0, 2]), ("2019-09-30", [0, 2]),
