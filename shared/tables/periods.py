@@ -197,7 +197,10 @@ def _normal(text: str | None) -> str:
 _QTR = regex.compile(r"\bqtr\b\.?", _F)
 _QUARTER_NUMBER = regex.compile(r"\bquarter\s+([1-4])\b(?![.,]?\d)", _F)
 _YEAR_THEN_QUARTER = regex.compile(
-    rf"(?<![\w-])(?<!fiscal\s)(?<!fiscal\syear\s)(?<y>(?:19|20)\d{{2}})\s+(?<o>{_ORDINAL})\s+quarter\b", _F)
+    rf"(?<![\w-])(?<!fiscal\s)(?<!fiscal\syear\s)(?<y>(?:19|20)\d{{2}})\s+(?<o>{_ORDINAL})"
+    r"\s+quarter\b", _F)
+"""A quarter a header names after its year (`2019 Fourth Quarter`); not a fiscal one
+(`Fiscal 2019 Third Quarter`, read by `_HEADER_QUARTER`)."""
 
 
 def _split_year(header: str) -> int | None:
