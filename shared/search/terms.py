@@ -61,15 +61,26 @@ IRREGULAR = {"grew": "grow", "grown": "grow", "growth": "grow", "rose": "rise",
 """Irregular English forms, mapped to the verb they come from (before the suffix rules)."""
 
 
+_ISE = re.compile(r"(?<=\w{3})is(ation|ations|ed|es|e|ing|er|ers)$")
+_OUR = re.compile(r"(labo|favo|behavio|colo|hono|harbo|neighbo|vapo|endeavo)ur")
+_AMERICAN = {"centre": "center", "centres": "centers", "programme": "program",
+             "programmes": "programs", "licence": "license", "licences": "licenses",
+             "defence": "defense", "cheque": "check", "cheques": "checks"}
+"""British spellings written as American ones (`amortisation`, `capitalised`, `labour`,
+`favourable`, `centre`), so that a filing of either spelling and a question or library
+name of the other compare equal."""
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stem, so that word forms compare equal outside FTS5: `report`/`reports`,
     `company`/`companies`, `deliver`/`delivered`/`deliveries`, `ship`/`shipped`,
-    `rate`/`rates`/`rated`, `appointed`/`appointment`. Only ever compared with other
-    stems."""
+    `rate`/`rates`/`rated`, `appointed`/`appointment`, `amortisation`/`amortization`.
+    Only ever compared with other stems."""
     word = IRREGULAR.get(word, word)
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
+    word = _AMERICAN.get(word) or _OUR.sub(r"\1r", _ISE.sub(r"iz\1", word))
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""),
                          ("s", "")):
         if not word.endswith(suffix) or len(word) - len(suffix) < 3:
@@ -155,10 +166,18 @@ def word_starts(wanted: frozenset[str]) -> tuple[list[str], list[str], list[str]
     irregular forms, ideographs). A stem is its word cut short (a final `y` may stand
     for `ies`), but for the irregular forms that stem to it."""
     ideographs = sorted(w for w in wanted if IDEOGRAPH_RE.fullmatch(w))
-    begins = sorted({w[:-1] if w.endswith("y") and len(w) > 1 else w
-                     for w in wanted if w not in ideographs}, key=len, reverse=True)
-    irregular = sorted(form for form, base in IRREGULAR.items() if stem(base) in wanted)
+    cut = {w[:-1] if w.endswith("y") and len(w) > 1 else w for w in wanted if w not in ideographs}
+    # a British spelling stems to the American one: its word begins the British way
+    begins = sorted(cut | {_BRITISH.sub(lambda m: _BRITISH_OF[m[0]], w) for w in cut},
+                    key=len, reverse=True)
+    irregular = sorted(form for form, base in [*IRREGULAR.items(), *_AMERICAN.items()]
+                       if stem(base) in wanted)
     return begins, irregular, ideographs
+
+
+_BRITISH_OF = {"iz": "is", **{f"{root}r": f"{root}ur" for root in (
+    "labo", "favo", "behavio", "colo", "hono", "harbo", "neighbo", "vapo", "endeavo")}}
+_BRITISH = re.compile("|".join(sorted(_BRITISH_OF, key=len, reverse=True)))
 
 
 @lru_cache(maxsize=1024)

@@ -11,7 +11,9 @@ from shared.search.terms import IRREGULAR, SHORT_TEXT, all_words, holds_all, ste
 WORDS = ["report", "reports", "reported", "company", "companies", "delivery", "deliveries",
          "spies", "spy", "tried", "try", "shipped", "ship", "rate", "rated", "grew", "grow",
          "paid", "payment", "effective", "quarterly", "quarter", "Capital", "EXPENDITURES",
-         "毛", "利", "率", "营业收入", "Q3", "10-K", "3M", "AT&T", "e-mail", *IRREGULAR]
+         "毛", "利", "率", "营业收入", "Q3", "10-K", "3M", "AT&T", "e-mail", *IRREGULAR,
+         "amortisation", "amortization", "capitalised", "labour", "favourable", "centre",
+         "programmes", "exercised", "premises"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -29,3 +31,14 @@ def test_a_long_filing_is_read_only_until_each_word_is_found():
     assert len(filing) > SHORT_TEXT
     assert holds_all(filing, {stem("purchase"), stem("quarterly")})
     assert not holds_all(filing, {stem("purchase"), stem("zebra")})
+
+
+def test_a_british_spelling_is_the_american_word():
+    assert stem("amortisation") == stem("amortization")
+    assert stem("capitalised") == stem("capitalized")
+    assert stem("unfavourable") == stem("unfavorable")
+    assert stem("centres") == stem("centers")
+    filing = "Depreciation and amortisation 1,234. " * 2_000
+    assert len(filing) > SHORT_TEXT
+    assert holds_all(filing, {stem("amortization"), stem("depreciation")})
+

@@ -844,3 +844,14 @@ def test_a_header_that_states_its_unit_still_names_its_column():
     # the unlabelled row under both is assets less liabilities: no total of liabilities
     assert refused("total non-USD denominated monetary liabilities", "2019-12-31",
                    documents=[doc("t")], tables=tables).code == "NOT_FOUND"
+
+
+def test_a_row_spelt_the_british_way_is_the_american_name():
+    tables = {"t": [table_from_rows([
+        ["£m", "2019", "2018"],
+        ["Amortisation of acquired intangibles", "41.2", "38.9"],
+        ["Capitalised development costs", "12.0", "9.7"]])]}
+    assert cell("amortization of acquired intangibles", "2019", documents=[doc("t")],
+                tables=tables).value == "41.2"
+    assert cell("capitalized development costs", "2018", documents=[doc("t")],
+                tables=tables).value == "9.7"
