@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import regex
 
-from shared.search.terms import stem, words
+from shared.search.terms import closed_prefixes, stem, words
 from shared.models.table import Cell, Row, Table
 from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
                                footnoted, label_words, of_a_part, of_a_statement,
@@ -54,7 +54,7 @@ _MARKED = regex.compile(r"^([a-z]{3,})\d$")
 def item_words(text: str) -> frozenset[str]:
     """The stems that name a line item: `Less: Purchases of property (see Note 5) (1)`
     -> `less`, `purchas`, `property`."""
-    text = _NOTE.sub(" ", _FOOTNOTE.sub("", text.replace("’", "'")))
+    text = closed_prefixes(_NOTE.sub(" ", _FOOTNOTE.sub("", text.replace("’", "'"))))
     return frozenset(stem(_MARKED.sub(r"\1", w)) for w in words(text)
                      if w not in LINKS and w != "s")
 

@@ -37,6 +37,17 @@ def words(text: str) -> list[str]:
     return WORD_RE.findall(text.lower())
 
 
+def closed_prefixes(text: str) -> str:
+    """`text` with the hyphen after a prefix closed (`non-current`: `noncurrent`,
+    `pre-tax`: `pretax`, `non-USD`: `nonUSD`), so that a label and a name that spell a
+    word either way compare equal, and "non-USD" is one word, not "non" and "USD"."""
+    return _PREFIXED.sub(r"\1", text)
+
+
+_PREFIXED = re.compile(r"\b(non|pre|post|sub|re|co|multi|inter|intra|semi)-(?=[^\W\d_])",
+                       re.IGNORECASE)
+
+
 def index_text(text: str) -> str:
     """`text` with a space around every ideograph, for a tokenizer that splits on spaces."""
     return IDEOGRAPH_RE.sub(r" \1 ", text) if IDEOGRAPH_RE.search(text) else text

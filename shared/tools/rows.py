@@ -37,7 +37,7 @@ from functools import cached_property, lru_cache
 import regex
 
 from shared.models.table import Cell, Row, Table
-from shared.search.terms import stem, words
+from shared.search.terms import closed_prefixes, stem, words
 
 SMALL_WORDS = frozenset("a an the of and in on for to from by at as with within under its "
                         "their our s is are was were be been arising".split())
@@ -114,7 +114,7 @@ def hints(text: str) -> tuple[str, str]:
 @lru_cache(maxsize=65536)
 def label_words(text: str) -> Label:
     """The words a row's label (or a name) is compared by."""
-    core = _without_asides(text or "")
+    core = closed_prefixes(_without_asides(text or ""))
     found: list[str] = []
     breaks: list[bool] = []
     at = 0

@@ -667,11 +667,11 @@ def test_a_payment_a_defined_formula_divides_or_subtracts_is_its_amount():
 
 
 def test_two_line_items_that_read_one_row_are_not_answered(reports):
-    # TAT-QA dev: "non-vested shares vested" and "the total non-vested shares at December
-    # 31, 2019" both fit the row "Non-vested at December 31, 2019" (the vested row is
-    # "Vested"): a share of a row over itself, 100%, is never what was asked
+    # "non-vested shares" and "the total non-vested shares" both at December 31, 2019 fit
+    # the row "Non-vested at December 31, 2019": a share of a row over itself, 100%, is
+    # never what was asked
     with pytest.raises(NoAnswer, match="read the same row"):
-        heuristic_plan("What is the percentage of non-vested shares vested in 2019 as a "
+        heuristic_plan("What is the percentage of non-vested shares at December 31, 2019 as a "
                        "percentage of the total non-vested shares at December 31, 2019, "
                        "according to Rufepis's annual report?", reports)
     plan = heuristic_plan("What is the percentage of non-vested shares granted in 2019 as a "
@@ -680,15 +680,21 @@ def test_two_line_items_that_read_one_row_are_not_answered(reports):
     assert run(plan, reports).value == "36.90"
 
 
-def test_a_share_of_a_figure_in_parentheses_is_not_answered_with_a_sign(reports):
-    # "Forfeited (12,632)" in a column of shares beside a column of prices in dollars: the
-    # prices' signs do not make the parentheses a sign, and the share's sign is unclear
-    plan = heuristic_plan("What is the percentage of non-vested shares forfeited in 2019 as "
+@pytest.mark.parametrize("line, figure", [("vested", "(365,223)"), ("forfeited", "(12,632)")])
+def test_a_share_of_a_figure_in_parentheses_is_not_answered_with_a_sign(reports, line, figure):
+    # "Vested (365,223)", "Forfeited (12,632)" in a column of shares beside a column of
+    # prices in dollars: the prices' signs do not make the parentheses a sign, and the
+    # share's sign is unclear. "non-vested shares vested" is the row "Vested" ("non-vested"
+    # is one word: it is not the "vested" of the rows "Non-vested at …")
+    plan = heuristic_plan(f"What is the percentage of non-vested shares {line} in 2019 as "
                           "a percentage of the total non-vested shares at December 31, 2019, "
                           "according to Rufepis's annual report?", reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"][0] == \
+        f"non-vested shares {line}"
     with pytest.raises(ToolError) as e:
         run(plan, reports)
     assert e.value.code == "UNCLEAR_ARITHMETIC"
+    assert figure in str(e.value)  # its own row's figure, not the non-vested balance
 
 
 

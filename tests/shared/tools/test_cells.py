@@ -841,6 +841,10 @@ def test_a_header_that_states_its_unit_still_names_its_column():
     # "non-USD" is said of the column: the row is "current", not "non-current"
     assert cell("non-USD denominated current monetary assets", "2019-12-31",
                 documents=[doc("t")], tables=tables).value == "2,899"
+    assert cell("USD denominated current monetary assets", "2019-12-31",
+                documents=[doc("t")], tables=tables).value == "27,728"
+    assert cell("noncurrent monetary assets", "2018-12-31", quantity="money",
+                documents=[doc("t")], tables=tables).value == "2,642"  # USD: the other is "–"
     # the unlabelled row under both is assets less liabilities: no total of liabilities
     assert refused("total non-USD denominated monetary liabilities", "2019-12-31",
                    documents=[doc("t")], tables=tables).code == "NOT_FOUND"

@@ -187,7 +187,7 @@ def _base(step) -> dict:
 
 
 def test_compute_refuses_two_variables_that_hold_one_cell(tmp_path):
-    inputs = _cells(tmp_path, {"T1": ("non-vested shares vested", "2019"),
+    inputs = _cells(tmp_path, {"T1": ("non-vested shares", "2019-12-31"),
                                "T2": ("total non-vested shares", "2019-12-31")})
     assert inputs["T1"].value == inputs["T2"].value == "1,283,281"
     step = ComputeStep(id="E4", operation="COMPUTE", expression="round($T1 / $T2 * 100, 2)")
