@@ -69,8 +69,8 @@ class Label:
     """The words a conjunction joins ("accrued and other current liabilities": accrued,
     other)."""
     compounds: tuple[tuple[str, str], ...] = ()
-    """The words a hyphen joins ("non-USD denominated": non, usd): one thing, said in one
-    place."""
+    """The words a hyphen joins ("short-term investments": short, term): one thing, said
+    in one place (a prefix's hyphen is closed first: "non-USD" is one word)."""
 
     def splits(self, label: "Label") -> bool:
         """Whether `label` says as one item words this name joins as two: both words of
@@ -489,7 +489,7 @@ def in_context(name: Label, label: Label, context: frozenset[str],
     if not name.distinct - FILLERS or rest - context:
         return None
     if any((a in label.distinct) != (b in label.distinct) for a, b in name.compounds):
-        return None  # "non-USD … current assets" is not the row "Assets, non-current"
+        return None  # "short-term …" is not "short" from the label and "term" from a header
     return Fit("context", len(rest))
 
 
