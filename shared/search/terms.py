@@ -73,7 +73,9 @@ IRREGULAR = {"grew": "grow", "grown": "grow", "growth": "grow", "rose": "rise",
 
 
 _ISE = re.compile(r"(?<=\w{3})is(ation|ations|ed|es|e|ing|er|ers)$")
-_OUR = re.compile(r"(labo|favo|behavio|colo|hono|harbo|neighbo|vapo|endeavo)ur")
+_OUR_ROOTS = ("labo", "favo", "behavio", "colo", "hono", "harbo", "neighbo", "vapo", "endeavo")
+"""Words spelt "-our" in British English and "-or" in American (`labour`, `favourable`)."""
+_OUR = re.compile(rf"({'|'.join(_OUR_ROOTS)})ur")
 _AMERICAN = {"centre": "center", "centres": "centers", "programme": "program",
              "programmes": "programs", "licence": "license", "licences": "licenses",
              "defence": "defense", "cheque": "check", "cheques": "checks"}
@@ -186,8 +188,7 @@ def word_starts(wanted: frozenset[str]) -> tuple[list[str], list[str], list[str]
     return begins, irregular, ideographs
 
 
-_BRITISH_OF = {"iz": "is", **{f"{root}r": f"{root}ur" for root in (
-    "labo", "favo", "behavio", "colo", "hono", "harbo", "neighbo", "vapo", "endeavo")}}
+_BRITISH_OF = {"iz": "is", **{f"{root}r": f"{root}ur" for root in _OUR_ROOTS}}
 _BRITISH = re.compile("|".join(sorted(_BRITISH_OF, key=len, reverse=True)))
 
 
