@@ -56,14 +56,28 @@ def read_rows(rows: list[list[str]]) -> Read | None:
     if len(keep) < 2:
         return None
     start = first
-    while start > 0 and not any(grid[start - 1][1:]) and scale_in(grid[start - 1][0]) is None:
-        start -= 1  # label-only rows just above the figures are the body's first headings
+    while start > 0 and _body_heading(grid[start - 1], grid[:start - 1]):
+        start -= 1  # headings just above the figures are the body's first
     headers, notes = _headers(grid[:start], len(keep) - 1)
     above = [r[1:] for r in grid[:start]]
     end = next((i for i in range(first + 1, len(grid)) if _new_header(grid[i], above)),
                len(grid))
     lines = [_line(r) for r in grid[start:end]]
     return headers, notes, lines, grid[end:]
+
+
+def _body_heading(row: list[str], above: list[list[str]]) -> bool:
+    """A row just above the first figures that heads the body, not the columns: a label
+    alone (not a unit line), or, under a header row naming periods, one text in a column
+    of figures that is not a period nor a unit ("Cloud and License Revenues:" under
+    "2019 | Actual | Constant | 2018")."""
+    if not any(row[1:]):
+        return scale_in(row[0]) is None
+    cells = [c for c in row[1:] if c]
+    return not row[0] and len(cells) == 1 and not _is_figure(cells[0]) and not (
+        YEAR_CELL.fullmatch(cells[0]) or period_of(cells[0]) or scale_in(cells[0])
+        is not None or _PERIOD_WORDS.search(cells[0]) or COMPARE.search(cells[0])) and any(
+        any(YEAR_CELL.fullmatch(c) or period_of(c) for c in r[1:] if c) for r in above)
 
 
 def _new_header(row: list[str], above: list[list[str]]) -> bool:
@@ -155,7 +169,8 @@ def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
     for row in rows:
         if row[0]:
             notes.append(row[0])
-            if _PERIOD_WORDS.search(row[0]) and scale_in(row[0]) is None:
+            if (_PERIOD_WORDS.search(row[0]) or YEAR_CELL.fullmatch(row[0])) and scale_in(
+                    row[0]) is None:
                 prefix.append(row[0].rstrip(":"))
     last = header_rows[-1] if header_rows else None
     periods = [bool(period_of(c)) for c in last[1:]] if last else []

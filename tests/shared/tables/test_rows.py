@@ -131,6 +131,33 @@ def test_a_change_spanning_from_above_heads_the_columns_comparing_not_the_years(
     assert columns_for(table, "2018") == [3]
 
 
+def test_a_heading_in_a_column_of_figures_under_the_periods_heads_the_rows_not_a_column():
+    # TAT-QA dev: the section's name set in the first column of figures, between the
+    # header naming the years and the first figures
+    table = table_from_rows([["Year Ended May 31,", "", "", "", ""],
+                             ["", "", "", "Percent Change", ""],
+                             ["(Dollars in millions)", "2019", "Actual", "Constant", "2018"],
+                             ["", "Cloud and License Revenues:", "", "", ""],
+                             ["Americas (1)", "$18,410", "2%", "3%", "$18,030"],
+                             ["EMEA", "9,168", "0%", "4%", "9,163"]])
+    assert [c.period for c in table.columns] == [
+        "2018-06-01..2019-05-31", None, None, "2017-06-01..2018-05-31"]
+    assert [(r.section, r.label) for r in table.rows] == [
+        ("Cloud and License Revenues", "Americas"), ("Cloud and License Revenues", "EMEA")]
+    # above the periods it is a header cell, as "Percent Change" is
+    assert table_from_rows([["", "Total revenues", "", ""], ["", "2019", "2018", "Change"],
+                            ["Americas", "5", "4", "25%"]]).columns[0].period == "2019"
+
+
+def test_a_year_beside_the_units_of_the_columns_is_their_period():
+    # TAT-QA dev: "2019 | £m | £m" under the columns' names
+    table = table_from_rows([["", "Total", "Fixed rate financial assets"],
+                             ["2019", "£m", "£m"], ["Sterling", "29.1", "–"],
+                             ["Euro", "115.9", "1.4"]])
+    assert [(c.header, c.period) for c in table.columns] == [
+        ("2019 Total", "2019"), ("2019 Fixed rate financial assets", "2019")]
+    assert table.scale == 6
+
 def test_a_row_adding_up_the_rows_above_it_is_a_total_whatever_its_label_says():
     # Ripufup's (TAT-QA dev) income before taxes by jurisdiction
     table = table_from_rows([["", "2019", "2018", "2017"],
