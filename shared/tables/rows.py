@@ -108,8 +108,10 @@ def _line(row: list[str]) -> Line:
 
 
 def _is_figure(text: str) -> bool:
+    """A cell that states a figure: not a year, a date, nor a unit line (`$000`, `(000)`)."""
     return bool(text) and parse_quantity(text) is not None and not YEAR_CELL.fullmatch(text) and (
-        parse_quantity(text).kind != "date")
+        parse_quantity(text).kind != "date") and not (
+        scale_in(text) is not None and not regex.search(r"[1-9]", text))
 
 
 _NONE = regex.compile(r"(?i)none|nil|n/?a")

@@ -15,14 +15,18 @@ from shared.tables.quantities import CURRENCIES
 
 _SCALE_WORDS = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 _F = regex.IGNORECASE | regex.VERSION1
+_CODES = r"us\$|usd|eur|gbp|rmb|cny|hk\$|a\$|c\$|s\$|nz\$|chf|jpy|inr|aud|cad|sgd|zar|sek|nok|dkk"
+"""Currency codes and prefixed signs a unit line writes its scale after (`CHF m`, `S$'000`)."""
 _SCALE = regex.compile(
     r"\b(?<w>thousands|millions|billions|trillions)\b"
     r"|(?:^|[\s(])(?:in\s+)?(?<w>thousand|million|billion)s?\s+of\s+(?:u\.?s\.?\s+)?dollars"
-    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny|hk\$|a\$|c\$))\s*[’'‘]?\s*(?<k>000)s?\b"
+    r"|(?:[$€£¥]|\b(?:CODES))\s*[’'‘]?\s*(?<k>000)s?\b"
+    r"|\b(?:r|rm)[’'‘](?<k>000)s?\b"
     r"|(?:^|[\s(])[’'‘](?<k>000)[’'‘]?s?\b"
-    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*[’'‘]?\s*(?<m>m|mn|million)\b"
-    r"|(?:[$€£¥]|\b(?:us\$|usd|eur|gbp|rmb|cny))\s*[’'‘]?\s*(?<b>b|bn|billion)\b"
-    r"|\bin\s+(?<w>thousand|million|billion)\b", _F)
+    r"|(?:^|\s)\(\s*(?<k>000)[’'‘]?s?\s*\)|(?:^|[\s(])(?<k>000)[’'‘]?s\b"
+    r"|(?:[$€£¥]|\b(?:CODES))\s*[’'‘]?\s*(?<m>m|mn|million)\b"
+    r"|(?:[$€£¥]|\b(?:CODES))\s*[’'‘]?\s*(?<b>b|bn|billion)\b"
+    r"|\bin\s+(?<w>thousand|million|billion)\b".replace("CODES", _CODES), _F)
 _CURRENCY = regex.compile(
     r"(?<sign>us\$|[$€£¥₹])|\b(?<code>usd|eur|gbp|jpy|cny|rmb|inr|chf|cad|aud)\b"
     r"|\b(?<word>u\.?s\.?\s+dollars?|dollars?|euros?|pounds?\s+sterling|yen|renminbi)\b", _F)

@@ -313,3 +313,10 @@ def test_a_labelled_row_of_none_above_the_figures_is_a_row_not_a_header():
         "For the Year Ended February 2, 2018"]
     assert [r.label for r in table.rows] == ["Dividend yield", "Expected volatility"]
     assert table.rows[0].cells[0].quantity is None  # no figure is read from "None"
+
+
+@pytest.mark.parametrize("unit, scale", [("$000", 3), ("£000", 3), ("(000)", 3), ("€m", 6)])
+def test_a_row_of_units_under_the_years_is_the_scale_not_a_row_of_zeros(unit, scale):
+    table = table_from_rows([["", "2019", "2018"], ["", unit, unit], ["Revenue", "1,200", "1,100"]])
+    assert [r.label for r in table.rows] == ["Revenue"] and table.scale == scale
+    assert [c.period for c in table.columns] == ["2019", "2018"]
