@@ -189,9 +189,27 @@ def _normal(text: str | None) -> str:
     `FY2019`) and a quarter written the way dates are read (`Qtr 4 2019`, `Quarter 4
     2019`, `2019 Fourth Quarter`: `Q4 2019`, `Fourth quarter 2019`)."""
     text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
+    text = _NUMERIC_DATE.sub(_iso_date, text)
     text = _QTR.sub("quarter", _SHORT_FISCAL.sub(r"FY20\1", text))
     text = _QUARTER_NUMBER.sub(r"Q\1", text)
     return _YEAR_THEN_QUARTER.sub(r"\g<o> quarter \g<y>", text)
+
+
+_NUMERIC_DATE = regex.compile(
+    r"(?<![\d/.-])(?<a>\d{1,2})/(?<b>\d{1,2})/(?<y>(?:19|20)\d{2}|\d{2})(?![\d/.-])")
+
+
+def _iso_date(m: regex.Match) -> str:
+    """A date written in figures (`12/31/2019`, `31/12/19`) as `2019-12-31` when its
+    order shows (a part above 12, or the two the same); as written otherwise (`03/04/2019`
+    is March 4 or April 3)."""
+    a, b, y = int(m["a"]), int(m["b"]), int(m["y"])
+    month, day = (b, a) if a > 12 else (a, b) if b > 12 or a == b else (0, 0)
+    year = y if y > 99 else 2000 + y
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return m[0]
 
 
 _QTR = regex.compile(r"\bqtr\b\.?", _F)

@@ -52,6 +52,12 @@ HEADERS = [  # header text as the reader joins it -> period
     ("Quarter 1, 2019", "2019-Q1"),
     ("2019 Fourth Quarter", "2019-Q4"),
     ("Qtr 4", None),
+    # a date in figures when the order of its day and month shows
+    ("12/31/2019", "2019-12-31"),
+    ("As at 31/12/19", "2019-12-31"),
+    ("6/30/2018", "2018-06-30"),
+    ("03/04/2019", None),  # March 4 or April 3
+    ("13/13/2019", None),
 ]
 
 
