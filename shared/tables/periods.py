@@ -189,14 +189,26 @@ def _normal(text: str | None) -> str:
     `FY2019`) and a quarter written the way dates are read (`Qtr 4 2019`, `Quarter 4
     2019`, `2019 Fourth Quarter`: `Q4 2019`, `Fourth quarter 2019`)."""
     text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
-    text = _NUMERIC_DATE.sub(_iso_date, text)
+    text = _DOTTED_ISO.sub(r"\g<y>-\g<mo>-\g<d>", _NUMERIC_DATE.sub(_iso_date, text))
+    text = _MONTH_YEAR.sub(lambda m: f"{m['mn']} {_full_year(m['y'])}", _DAY_MONTH_YEAR.sub(
+        lambda m: f"{m['d']} {m['mn']} {_full_year(m['y'])}", text))
     text = _QTR.sub("quarter", _SHORT_FISCAL.sub(r"FY20\1", text))
     text = _QUARTER_NUMBER.sub(r"Q\1", text)
     return _YEAR_THEN_QUARTER.sub(r"\g<o> quarter \g<y>", text)
 
 
 _NUMERIC_DATE = regex.compile(
-    r"(?<![\d/.-])(?<a>\d{1,2})/(?<b>\d{1,2})/(?<y>(?:19|20)\d{2}|\d{2})(?![\d/.-])")
+    r"(?<![\d/.-])(?<a>\d{1,2})(?<s>[/.])(?<b>\d{1,2})(?P=s)(?<y>(?:19|20)\d{2}|\d{2})"
+    r"(?![\d/.-])")
+_DOTTED_ISO = regex.compile(r"(?<![\d.])(?<y>(?:19|20)\d{2})\.(?<mo>\d{2})\.(?<d>\d{2})(?![\d.])")
+_DAY_MONTH_YEAR = regex.compile(
+    rf"(?<![\w-])(?<d>\d{{1,2}})[-\s](?<mn>{MONTH})[-\s](?<y>(?:19|20)?\d{{2}})(?![\w-])", _F)
+_MONTH_YEAR = regex.compile(rf"(?<![\w-])(?<mn>{MONTH})-(?<y>(?:19|20)?\d{{2}})(?![\w-])", _F)
+"""Dates as spreadsheets write them: `31-Dec-19`, `31 Dec 19`, `Dec-19` (a month)."""
+
+
+def _full_year(y: str) -> str:
+    return y if len(y) == 4 else f"20{y}"
 
 
 def _iso_date(m: regex.Match) -> str:
