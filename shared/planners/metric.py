@@ -290,7 +290,7 @@ class _Masked:
 
 
 def _when(text: str, span: DateRange) -> When:
-    fiscal = bool(regex.search(r"\bFY|\bfiscal", text, regex.I))
+    fiscal = bool(regex.search(r"\bFY|\bfiscal|\bfinancial\s+year", text, regex.I))
     first, last = span
     if first.year == last.year and (first.month, first.day, last.month, last.day) == (1, 1, 12, 31):
         return When(f"FY{first.year}" if fiscal else str(first.year), span, fiscal)

@@ -42,19 +42,25 @@ _DATES = regex.compile(
 
 _DATE_IN = (rf"(?<d>{_Y4}-\d{{2}}-\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE}\.?,?\s+{_Y4}"
             rf"|{_MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_Y4})")
+_MONTH_END = rf"(?<me>{_MONTH_RE}\.?,?\s+{_Y4})(?!\d)"
+_END_IN = rf"(?:{_DATE_IN}|{_MONTH_END})"
 _SPANS = regex.compile(
     rf"\b(?:the\s+)?(?:first\s+)?(?<n>three|six|nine|twelve|3|6|9|12)[\s-]+months?\s+"
-    rf"(?:ended|ending|to|through)\s+{_DATE_IN}"
-    rf"|\b(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_DATE_IN}"
+    rf"(?:ended|ending|to|through)\s+{_END_IN}"
+    rf"|\b(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_END_IN}"
     rf"|\b(?<!(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-])(?<n>quarter)\s+"
-    rf"(?:ended|ending)\s+{_DATE_IN}"
+    rf"(?:ended|ending)\s+{_END_IN}"
+    rf"|\b(?<n>52|53)[\s-]+weeks?\s+(?:ended|ending|to)\s+{_DATE_IN}"
+    rf"|\b{_MONTH_END}\s+(?<n>quarter|half[\s-]year|half)\b"
     rf"|\b(?:the\s+)?first\s+(?<n>nine|six|three)\s+months\s+of\s+(?<y>{_Y4})(?!\d)", _F)
-"""Spans ending at a date: "nine months ended September 30, 2024", "year ended 31 March
-2025", "the quarter ended March 31, 2023" (its three months), "the first nine months of
-2024"."""
+"""Spans ending at a date or a month's end: "nine months ended September 30, 2024", "year
+ended 31 March 2025", "the year ended June 2019", "the quarter ended March 31, 2023" (its
+three months), "the December 2019 quarter", "the 52 weeks ended 29 June 2019", "the
+first nine months of 2024"."""
 _SEASON = regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s?[-/–]\s?(?<y2>\d{{2}}|{_Y4}){_NO_RIGHT}")
 """A season or split fiscal year: 2023-24, 2023/24, 2023–2024 (July to June)."""
-_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12, "quarter": 3}
+_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12, "quarter": 3,
+                "half": 6}
 
 # (kind, pattern); earlier kinds win an overlap. Named groups: y (year), q, h, m, w.
 _PATTERNS: list[tuple[str, regex.Pattern]] = [
@@ -86,8 +92,9 @@ _PATTERNS: list[tuple[str, regex.Pattern]] = [
     ("week", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})-?W(?<w>0[1-9]|[1-4]\d|5[0-3]){_NO_RIGHT}", _F)),
     ("month", regex.compile(rf"(?<!\d\s?)\b(?<m>{_MONTH_RE})\.?,?\s+(?<y>{_Y4}){_NO_RIGHT}", _F)),
     ("year", regex.compile(
-        rf"{_NO_LEFT}(?:FY\s*'?|fiscal(?:\s+year)?\s+)(?<y>{_Y4}|\d{{2}}){_NO_RIGHT}", _F)),
-    ("year", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s+fiscal\s+year\b", _F)),
+        rf"{_NO_LEFT}(?:FY\s*'?|fiscal(?:\s+year)?\s+|financial\s+year\s+)(?<y>{_Y4}|\d{{2}})"
+        rf"{_NO_RIGHT}", _F)),
+    ("year", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s+(?:fiscal|financial)\s+year\b", _F)),
     ("year", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4}){_NO_RIGHT}", _F)),
 ]
 
@@ -154,17 +161,27 @@ def _day(text: str) -> date | None:
 
 def _span(m: regex.Match) -> DateRange | None:
     n = m["n"].lower()
+    if n.startswith("half"):
+        n = "half"
     months = _MONTH_COUNT.get(n) or int(n)
     if m["y"]:  # the first nine months of 2024
         year = int(m["y"])
         return date(year, 1, 1), month_range(year, months)[1]
-    end = _day(m["d"])
+    end = _day(m["d"]) if m["d"] else _month_end(m["me"])
     if end is None:
         return None
+    if n in ("52", "53"):  # a year of weeks
+        return end - timedelta(weeks=int(n)) + timedelta(days=1), end
     first_month = end.month - months + 1
     year = end.year + (first_month - 1) // 12 if first_month > 0 else end.year - 1
     first_month = (first_month - 1) % 12 + 1
     return date(year, first_month, 1), end
+
+
+def _month_end(text: str) -> date | None:
+    """The last day of a month written with its year (`June 2019`)."""
+    month, year = regex.findall(r"[a-z]+|\d+", text.lower())[:2]
+    return month_range(int(year), _MONTHS.index(month[:3]) + 1)[1]
 
 
 def _season(m: regex.Match) -> DateRange | None:

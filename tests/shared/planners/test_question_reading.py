@@ -29,10 +29,15 @@ from shared.search.terms import all_words
     ("What is the gross margin for F19?", "FY2019"),
     ("How much was the derivative liabilities as at December 31, 2019?", "2019-12-31"),
     ("What was the operating revenues for Q4 2019 for Bell Wireless?", "2019-Q4"),
+    ("What was revenue in the 2019 financial year?", "FY2019"),
+    ("What was revenue for the year ended June 2019?", "2018-07-01..2019-06-30"),
+    ("What was revenue in the December 2019 quarter?", "2019-Q4"),
 ])
 def test_a_period_as_filings_questions_write_it_is_the_column_asked_for(question, period):
     metric = read_metric(question)
     assert [t.when.text for t in metric.terms] == [period]
+    # no word of the period is left in the item ("revenue quarter", "revenue financial year")
+    assert not any(w in t.item.split() for t in metric.terms for w in ("quarter", "financial"))
 
 
 def test_fy2018_is_a_period_not_a_code_the_document_must_hold():

@@ -45,6 +45,15 @@ from shared.search.periods import find_periods, named_period, without_periods
     ("operating revenues for the quarter ended March 31, 2023", "2023-Q1"),
     ("Form 10-Q for the quarter ended December 31, 2014", "2014-Q4"),
     ("the six months ended March 31, 2023", "2022-10-01..2023-03-31"),
+    # as UK and Australian reports write them: a month for its last day, weeks, a
+    # financial year, a quarter or half by the month it ends in
+    ("revenue for the year ended June 2019", "2018-07-01..2019-06-30"),
+    ("the year to March 2019", "2018-04-01..2019-03-31"),
+    ("the 52 weeks ended 29 June 2019", "2018-07-01..2019-06-29"),
+    ("revenue in the 2019 financial year", "2019"),
+    ("financial year 2019 results", "2019"),
+    ("sales in the December 2019 quarter", "2019-Q4"),
+    ("the June 2019 half-year", "2019-H1"),
 ])
 def test_each_form_a_corpus_writes_names_its_period(text, period):
     assert format_scope(named_period(text)) == period
