@@ -273,6 +273,11 @@ _OVER_YEARS = regex.compile(r"\b(?:for|over|in|during|across)\s+(?:the\s+|all\s+
 one year ("for year 2019")."""
 _FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
                               r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
+_FILLER_END = regex.compile(r"(?<!\bas)\s+(?:recorded|reported|figures?)"
+                            r"(?=(?:\s+(?:by|of|in|for|at|during))?\s*$)", regex.I)
+"""A verb or noun after the item that names no line item ("the revenue reported for
+2019", "the revenue figure"); "as reported" names a column of restated tables, and
+"recognized" may name a row ("deferred revenue recognized" is not the balance)."""
 _OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by|between)\s+(?:the\s+)?", regex.I)
 _SUM_AFTER = regex.compile(r"\s+(?:altogether|in\s+total)\b", regex.I)
 """How a question says "added up" after the item ("gross profit altogether")."""
@@ -563,7 +568,7 @@ def _item(core: str, op: str | None) -> str:
             text = after if after and not _only_connectives(after) else before
     text = _SPAN_WORDS.sub(" ", text)
     text = regex.sub(r"^(?:did|does|do|was|were|is|the)\s+", "", text.strip(), flags=regex.I)
-    text = _FILLER_START.sub("", text).strip()
+    text = _FILLER_END.sub("", _FILLER_START.sub("", text).strip())
     text = regex.sub(r"\s+(?:by|of|in|for|at|from|between|to)$", "", text, flags=regex.I)
     return text.strip(" ,")
 

@@ -47,16 +47,18 @@ _END_IN = rf"(?:{_DATE_IN}|{_MONTH_END})"
 _SPANS = regex.compile(
     rf"\b(?:the\s+)?(?:first\s+)?(?<n>three|six|nine|twelve|3|6|9|12)[\s-]+months?\s+"
     rf"(?:ended|ending|to|through)\s+{_END_IN}"
-    rf"|\b(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_END_IN}"
+    rf"|\b(?<n>half)[\s-]+year\s+(?:ended|ending|to)\s+{_END_IN}"
+    rf"|\b(?<!half[\s-])(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_END_IN}"
     rf"|\b(?<!(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-])(?<n>quarter)\s+"
     rf"(?:ended|ending)\s+{_END_IN}"
     rf"|\b(?<n>52|53)[\s-]+weeks?\s+(?:ended|ending|to)\s+{_DATE_IN}"
     rf"|\b{_MONTH_END}\s+(?<n>quarter|half[\s-]year|half)\b"
     rf"|\b(?:the\s+)?first\s+(?<n>nine|six|three)\s+months\s+of\s+(?<y>{_Y4})(?!\d)", _F)
 """Spans ending at a date or a month's end: "nine months ended September 30, 2024", "year
-ended 31 March 2025", "the year ended June 2019", "the quarter ended March 31, 2023" (its
-three months), "the December 2019 quarter", "the 52 weeks ended 29 June 2019", "the
-first nine months of 2024"."""
+ended 31 March 2025", "the year ended June 2019", "the half-year ended 31 December 2019"
+(six months, not the year), "the quarter ended March 31, 2023" (its three months), "the
+December 2019 quarter", "the 52 weeks ended 29 June 2019", "the first nine months of
+2024"."""
 _SEASON = regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s?[-/–]\s?(?<y2>\d{{2}}|{_Y4}){_NO_RIGHT}")
 """A season or split fiscal year: 2023-24, 2023/24, 2023–2024 (July to June)."""
 _MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "year": 12, "quarter": 3,
@@ -95,6 +97,7 @@ _PATTERNS: list[tuple[str, regex.Pattern]] = [
         rf"{_NO_LEFT}(?:FY\s*'?|fiscal(?:\s+year)?\s+|financial\s+year\s+)(?<y>{_Y4}|\d{{2}})"
         rf"{_NO_RIGHT}", _F)),
     ("year", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s+(?:fiscal|financial)\s+year\b", _F)),
+    ("year", regex.compile(rf"\bcalendar\s+(?:year\s+)?(?<y>{_Y4}){_NO_RIGHT}", _F)),
     ("year", regex.compile(rf"{_NO_LEFT}(?<y>{_Y4}){_NO_RIGHT}", _F)),
 ]
 

@@ -32,6 +32,7 @@ from shared.search.terms import all_words
     ("What was revenue in the 2019 financial year?", "FY2019"),
     ("What was revenue for the year ended June 2019?", "2018-07-01..2019-06-30"),
     ("What was revenue in the December 2019 quarter?", "2019-Q4"),
+    ("What was revenue for the half-year ended 31 December 2019?", "2019-H2"),
 ])
 def test_a_period_as_filings_questions_write_it_is_the_column_asked_for(question, period):
     metric = read_metric(question)
@@ -554,3 +555,14 @@ def test_arising_from_joins_a_line_items_words_as_from_does():
         "net sales from total electronic components")
     assert label_words("Goodwill arising on acquisition").words == label_words(
         "Goodwill on acquisition").words
+
+
+@pytest.mark.parametrize("question, item", [
+    ("What was the revenue reported for 2019?", "revenue"),
+    ("What is the revenue figure for 2019?", "revenue"),
+    ("What was revenue in calendar 2019?", "revenue"),
+    ("What was the revenue as reported in 2019?", "revenue as reported"),  # a column's name
+    ("What was the deferred revenue recognized in 2019?", "deferred revenue recognized"),
+])
+def test_words_after_the_item_that_name_no_line_item_are_not_part_of_it(question, item):
+    assert [t.item for t in read_metric(question).terms] == [item]

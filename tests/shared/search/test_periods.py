@@ -54,6 +54,8 @@ from shared.search.periods import find_periods, named_period, without_periods
     ("financial year 2019 results", "2019"),
     ("sales in the December 2019 quarter", "2019-Q4"),
     ("the June 2019 half-year", "2019-H1"),
+    ("revenue for the half year ended 31 December 2019", "2019-H2"),  # not the year
+    ("calendar year 2019", "2019"),
 ])
 def test_each_form_a_corpus_writes_names_its_period(text, period):
     assert format_scope(named_period(text)) == period
