@@ -28,6 +28,7 @@ import regex
 
 from shared.search.terms import closed_prefixes, stem, words
 from shared.models.table import Cell, Row, Table
+from shared.tables.periods import scope_of
 from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
                                footnoted, label_words, of_a_part, of_a_statement,
                                other_term_cells, other_than_asked, read_after_whole, subject_of,
@@ -318,8 +319,23 @@ def _why_none(item: frozenset[str], when: When | None, tables: list[Table], colu
     if not tables:
         return "the document has no tables"
     if when is not None and not any(columns_for(t, when.text) for t in tables):
-        return f"no table of the document has a column for {when.text}"
+        near = _columns_within(when, tables)
+        return f"no table of the document has a column for {when.text}" + (
+            f" (columns dated within it: {', '.join(near)})" if near else "")
     return "no row of its tables is labelled with the words asked about"
+
+
+def _columns_within(when: When, tables: list[Table]) -> list[str]:
+    """The headers of columns whose period falls within the one asked, which no rule made
+    its column (a lone December 31 balance is not surely a year end): what came closest."""
+    first, last = when.span
+    out: list[str] = []
+    for table in tables:
+        for column in table.columns:
+            scope = scope_of(column.period)
+            if scope and first <= scope[0] and scope[1] <= last:
+                out.append(f"{column.header!r} ({column.period})")
+    return list(dict.fromkeys(out))[:NEAREST]
 
 
 def _nearest(item: frozenset[str], tables: list[Table]) -> tuple[str, ...]:

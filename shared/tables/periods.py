@@ -279,7 +279,7 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     ending on the date asked): the caller reports that as ambiguous. With `kind`
     (`money`, `number`, `percent`), columns whose figures are of another kind (a
     percent column beside an amount column for the same year) are left out."""
-    spans = [_scope(c.period) for c in table.columns]
+    spans = [scope_of(c.period) for c in table.columns]
     if named := _header_quarters(table, period):
         found = named
     else:
@@ -392,7 +392,7 @@ def column_periods(table: Table) -> dict[str, DateRange]:
     """The periods `table`'s columns name, each once with its span, earliest first."""
     spans = {}
     for column in table.columns:
-        if column.period and column.period not in spans and (span := _scope(column.period)):
+        if column.period and column.period not in spans and (span := scope_of(column.period)):
             spans[column.period] = span
     return dict(sorted(spans.items(), key=lambda p: p[1]))
 
@@ -403,7 +403,8 @@ def one_length(spans) -> bool:
     return len({(last - first).days // 27 for first, last in spans}) <= 1
 
 
-def _scope(period: str | None) -> DateRange | None:
+def scope_of(period: str | None) -> DateRange | None:
+    """The dates a column's period spans; None when it has none or it is not one."""
     if not period:
         return None
     try:

@@ -152,6 +152,27 @@ def test_a_period_no_column_has_is_not_found(reports):
     assert "has a column for 2016" in " ".join(found.value.nearest)
 
 
+def test_a_period_no_column_has_names_the_columns_dated_within_it(tmp_path):
+    # a lone December 31 balance is not surely a year end (a quarter's, a half's): the
+    # year is not found, and the answer says which columns came closest
+    rows = [["", "As of December 31, 2018", ""], ["", "Amortized Cost", "Fair Value"],
+            ["Total", "$171,021", "$179,000"]]
+    (tmp_path / "c.jsonl").write_text(json.dumps({
+        "id": "d1", "title": "Pimezo annual report 2019", "content": "Restricted investments.",
+        "tables": [{"rows": rows}]}) + "\n")
+    backend = SqliteSearch(tmp_path / "search.db")
+    backend.add(load_jsonl(tmp_path / "c.jsonl"))
+    try:
+        with pytest.raises(NoAnswer, match="no table row") as found:
+            heuristic_plan("What was the total fair value in 2018, according to Pimezo's "
+                           "annual report?", backend)
+    finally:
+        backend.close()
+    said = " ".join(found.value.nearest)
+    assert "has a column for 2018 (columns dated within it: 'As of December 31, 2018 " \
+           "Amortized Cost' (2018-12-31)" in said
+
+
 def test_a_figure_per_share_is_never_read_from_a_count_of_shares(reports):
     # "Basic earnings per share  1,305.7" sits under "Weighted average number of shares
     # used in earnings per share (shares, millions)": a share count; the figures per
