@@ -46,6 +46,8 @@ items respective respectively during end ended both all""".split())
 """Words a question may add around a line item: which amount (EXTRACT's own fillers), of
 whom, when."""
 NEAREST = 4
+_UNASKED = -1000
+"""The rank of a row's heading the question says nothing of: below every other."""
 _FOOTNOTE = regex.compile(r"\s*(?:\((?:[a-z]|\d{1,2})\)|\[\d{1,2}\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*$", regex.I)
 _NOTE = regex.compile(r"\(\s*(?:see\s+)?notes?\s+[\w.,\s]{1,12}\)|\bnotes?\s+\d+\b", regex.I)
 _MARKED = regex.compile(r"^([a-z]{3,})\d$")
@@ -136,11 +138,17 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # then of labels that fit alike, the column whose period is of the kind asked:
             # "depreciation and amortization in 2022" is the year's (a cash flow
             # statement's), not a deferred tax liability's at December 31, 2022
+            # a heading the question says none of ranks below one it says and below none:
+            # of two such ("Current year" under "United Kingdom …" and under "Overseas
+            # …"), the one with fewer words is no nearer to the question
             period = table.columns[column].period if column < len(table.columns) else None
+            # and a percentage the question does not ask for ranks below a figure
+            unasked = bool(section) and not section & (item - label)
+            percent = (cell.quantity.kind == "percent") == (kind == "percent")
             scored.append(((len((label | section) & item), len(label & item),
-                            -len(item - label), -len(aside), _kind_fit(when, period),
-                            -len(section - item - FILLERS), not of_a_part(table, asked)),
-                           choice))
+                            -len(item - label), -len(aside), _kind_fit(when, period), percent,
+                            _UNASKED if unasked else -len(section - item - FILLERS),
+                            not of_a_part(table, asked)), choice))
     if in_parts:
         # "total deferred revenue" stated as its current part and a non-current part
         # folded into another line: the rows read only after a row of the whole (the

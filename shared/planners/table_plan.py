@@ -333,6 +333,9 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for, kind, term.item)
+    if isinstance(chosen, Miss) and chosen.figures:
+        # rows the question names alike: no other reading of its words settles which
+        return _Missed(chosen.why, tuple(c.quantity for c in chosen.figures if c.quantity))
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead
