@@ -419,6 +419,11 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
                           asked)
     op = next((name for name, pattern in _OPS if pattern.search(core)), None)
+    if op in ("change", "increase", "decrease") and (avg := _AVERAGE.search(core)) and \
+            avg.start() < dict(_OPS)[op].search(core).start():
+        # "the average net change in cash balance in 2018 and 2019": the figures of a row
+        # that states each year's change, averaged; never the change of the balance
+        op = "average"
     if op == "percent_change" and (avg := _AVERAGE.search(core)) and \
             avg.start() < _PCT_CHANGE.search(core).start():  # not "… in average price"
         return Refusal("it asks for an average rate of change over several periods, which "

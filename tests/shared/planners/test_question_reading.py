@@ -505,6 +505,16 @@ def test_an_average_rate_of_change_over_years_is_refused_not_a_change_in_an_aver
     assert price.kind == "percent_change" and price.terms[0].item == "average selling price"
 
 
+def test_an_average_change_over_years_averages_a_row_of_changes_not_the_change_of_a_balance():
+    # TAT-QA dev: a cash flow summary states "Net change in cash balance" for each year
+    metric = read_metric("What was the average net change in cash balance in 2018 and 2019?")
+    assert metric.kind == "average" and metric.expression == "($T1 + $T2) / 2"
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("net change in cash balance", "2018"), ("net change in cash balance", "2019")]
+    change = read_metric("What was the change in average price between 2018 and 2019?")
+    assert change.kind == "change" and change.terms[0].item == "average price"
+
+
 @pytest.mark.parametrize("question, items, expression", [
     ("What is the total percentage of revenue from Apple and Huawei in 2017?",
      ["percentage of revenue from Apple", "percentage of revenue from Huawei"], "$T1 + $T2"),
