@@ -18,7 +18,7 @@ from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.models.table import Cell, Column, Row, Table
 from shared.tables.assemble import whole_of
 from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
-from shared.tables.units import PER_SHARE, SHARE_COUNT
+from shared.tables.units import PER_SHARE, SHARE_COUNT, scale_in
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
 
@@ -298,7 +298,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
         if per_share and counts_shares(row, i):
             why.append(("value", f"{where(row, table)} counts shares under "
                         f"{column_name(table, i)!r}, not a figure per share"))
-        elif (quantity := _typed(request, table, cell)) is None:
+        elif (quantity := _typed(request, table, cell, row)) is None:
             shown = repr(cell.text) if cell else "nothing"
             why.append(("value", f"{where(row, table)} holds {shown} under "
                         f"{column_name(table, i)!r}, not a {request.kind or 'figure'}"))
@@ -633,16 +633,17 @@ def _end(period: str) -> str:
     return period.rpartition("..")[2]
 
 
-def _typed(request: Request, table: Table, cell: Cell | None) -> Quantity | None:
+def _typed(request: Request, table: Table, cell: Cell | None, row: Row) -> Quantity | None:
     """The cell's figure, of the kind asked for; None when it states none. A line item
     the library knows is in units when it is per share and in the table's scale when it
-    is not, whatever heading the row sits under."""
+    is not, whatever heading the row sits under; a row whose own label states its scale
+    ("Gross profit (in thousands)") is in that scale."""
     if cell is None or cell.quantity is None:
         return None
     q = cell.quantity
     scale = q.scale
     kind = request.kind
-    if request.items and q.kind in ("money", "number"):
+    if request.items and q.kind in ("money", "number") and scale_in(row.label) is None:
         per_share = {item.per_share for item in request.items}
         scale = 0 if per_share == {True} else table.scale if per_share == {False} else scale
     if kind in ("money", "number") and q.kind == "percent":

@@ -859,3 +859,12 @@ def test_a_row_spelt_the_british_way_is_the_american_name():
                 tables=tables).value == "41.2"
     assert cell("capitalized development costs", "2018", documents=[doc("t")],
                 tables=tables).value == "9.7"
+
+
+def test_a_row_whose_label_states_its_scale_is_in_that_scale_though_the_table_states_none():
+    # TAT-QA dev (an egg producer's key figures): each row says its own unit
+    table = table_from_rows([["Fiscal Year ended", "June 1, 2019", "June 2, 2018"],
+                             ["Gross profit (in thousands)", "222,859", "361,046"],
+                             ["Net average shell egg selling price (rounded)", "1.27", "1.40"]])
+    read = cell("gross profit", "2018", [doc("t")], tables={"t": [table]})
+    assert (read.value, read.quantity.amount, read.quantity.scale) == ("361,046", 361046, 3)
