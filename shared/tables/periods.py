@@ -529,14 +529,16 @@ def _january_end(end: date) -> bool:
 
 
 def _year_ends(spans: list[DateRange | None]) -> bool:
-    """Whether the table's dates are year ends: the ends of its own fiscal-year columns,
+    """Whether the table's dates are year ends: the ends of its own fiscal-year columns
+    or of the years before them ("2019 | December 31, 2018" of a calendar-year company),
     or two or more in different years a year apart (to within a week: 52/53-week years
     end on different days). An opening balance on January 1 beside them is set aside."""
     instants = sorted({s[0] for s in spans if s and s[0] == s[1]
                        and (s[0].month, s[0].day) != (1, 1)})
     year_ends = {s[1] for s in spans if s and s[0] != s[1] and _months(s) == 12}
-    if instants and all(d in year_ends for d in instants):
-        return True
+    if instants and all(d in year_ends or any(_years_apart(d, e) for e in year_ends)
+                        for d in instants):
+        return True  # a fiscal year's end, or the end of one the table's years before it
     return len(instants) >= 2 and all(_years_apart(a, b) for a, b in zip(instants, instants[1:]))
 
 

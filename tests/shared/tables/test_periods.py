@@ -162,6 +162,14 @@ def test_balance_sheet_dates_that_are_not_a_year_apart_name_no_year():
     assert columns_for(table, "September 30, 2018") == [1]
 
 
+def test_a_balance_dated_at_the_end_of_the_year_before_a_fiscal_year_column_is_a_year_end():
+    # TAT-QA dev: "2019 | December 31, 2018" over property, plant and equipment
+    table = _table("2019", "2018-12-31")
+    assert columns_for(table, "2018") == [1] and columns_for(table, "2019") == [0]
+    # a quarter's end beside a year is still no year end
+    assert columns_for(_table("2019", "2018-09-30"), "2018") == []
+
+
 def test_52_and_53_week_year_ends_a_few_days_apart_are_year_ends():
     table = _table("2019-04-26", "2018-04-27")
     assert columns_for(table, "2019") == [0] and columns_for(table, "FY18") == [1]
