@@ -34,6 +34,9 @@ def markdown(r: dict) -> str:
     if "questions" in r:
         from bench.questions import table as questions_table
         text += "\n" + "\n".join(questions_table(r["questions"])) + "\n"
+    if "cell_sweep" in r:
+        from bench.cell_sweep import table as sweep_table
+        text += "\n" + "\n".join(sweep_table(r["cell_sweep"])) + "\n"
     return text
 
 

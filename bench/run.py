@@ -16,7 +16,8 @@ Phases (workers restarted between them, Redis kept):
      across hosts (bench/hosts.py; its own Redis on its own host)
   G  heuristic planner and plans written from the question on real report tables
      (TAT-QA, build and held-out) and real filings (PDF): right / wrong / not found
-     (bench/questions.py)
+     (bench/questions.py); then every plain cell of the TAT-QA tables asked for, checked
+     against the table (bench/cell_sweep.py, in this process)
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from shared.search import open_backend
 from shared.ingest import load_jsonl
 from shared.stack.embedded import Stack
 
-from bench import accuracy, figures, hosts, questions, report, round_trips, streaming
+from bench import (accuracy, cell_sweep, figures, hosts, questions, report, round_trips,
+                   streaming)
 from bench.harness import Phase, ReplayLLM
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -108,6 +110,9 @@ def main() -> None:
             log("phase G: questions on real report tables and filings (TAT-QA, SEC PDFs)")
             results["questions"] = questions.questions(
                 base, ("filings",) if quick else questions.SETS)
+            if not quick:
+                log("phase G: every plain cell of the TAT-QA tables asked for (in process)")
+                results["cell_sweep"] = cell_sweep.sweeps()
     finally:
         llm.stop()
     results["elapsed_s"] = time.monotonic() - started

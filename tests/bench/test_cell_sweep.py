@@ -1,0 +1,50 @@
+"""The cell sweep's questions and judgement, on a table of its own through a real store."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from bench.cell_sweep import answer, judge, questions
+from shared.ingest import load_jsonl
+from shared.search import SqliteSearch
+
+ROWS = [["", "Years Ended December 31,", ""], ["", "2019", "2018"],
+        ["Net revenue", "$ 50,000", "$ 45,000"], ["Cost of revenue", "20,000", "18,000"],
+        ["Other", "1", "2"], ["Other", "3", "4"], ["Gross margin", "60%", ""]]
+
+
+def corpus(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps({"id": "d1", "title": "Kelovap annual report 2019",
+                                "content": "Results.", "tables": [{"rows": ROWS}]}) + "\n")
+    return path
+
+
+def test_each_plain_cell_is_asked_for_and_rows_repeated_are_left_out(tmp_path):
+    asked = list(questions(corpus(tmp_path), "cell"))
+    assert [(a.question.split(", according")[0], a.truth) for a in asked] == [
+        ("What was the net revenue in 2019", 50000), ("What was the net revenue in 2018", 45000),
+        ("What was the cost of revenue in 2019", 20000),
+        ("What was the cost of revenue in 2018", 18000), ("What was the gross margin in 2019", 60)]
+    change = list(questions(corpus(tmp_path), "change"))
+    assert [(a.question.split(" between")[0], a.truth) for a in change] == [
+        ("What was the change in net revenue", 5000), ("What was the change in cost of revenue",
+                                                        2000)]
+    assert list(questions(corpus(tmp_path), "date")) == []  # its columns are years
+
+
+def test_an_answer_is_judged_against_the_table(tmp_path):
+    backend = SqliteSearch(tmp_path / "search.db")
+    try:
+        backend.add(load_jsonl(corpus(tmp_path)))
+        got = answer("What was the cost of revenue in 2018, according to Kelovap's annual "
+                     "report?", backend)
+        missing = answer("What was the goodwill in 2018, according to Kelovap's annual "
+                         "report?", backend)
+    finally:
+        backend.close()
+    assert got == Decimal("18000") and judge("cell", got, Decimal("18000")) == "right"
+    assert judge("cell", got, Decimal("20000")) == "wrong"
+    assert isinstance(missing, str) and judge("cell", missing, Decimal(1)) == "not found"
+    assert judge("change", Decimal("5000.004"), Decimal("5000")) == "right"
