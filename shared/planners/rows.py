@@ -138,13 +138,13 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # then of labels that fit alike, the column whose period is of the kind asked:
             # "depreciation and amortization in 2022" is the year's (a cash flow
             # statement's), not a deferred tax liability's at December 31, 2022
-            # a heading the question says none of ranks below one it says and below none:
+            period = table.columns[column].period if column < len(table.columns) else None
+            # then a percentage the question does not ask for ranks below a figure; then a
+            # heading the question says none of ranks below one it says and below none:
             # of two such ("Current year" under "United Kingdom …" and under "Overseas
             # …"), the one with fewer words is no nearer to the question
-            period = table.columns[column].period if column < len(table.columns) else None
-            # and a percentage the question does not ask for ranks below a figure
-            unasked = bool(section) and not section & (item - label)
             percent = (cell.quantity.kind == "percent") == (kind == "percent")
+            unasked = bool(section) and not section & (item - label)
             scored.append(((len((label | section) & item), len(label & item),
                             -len(item - label), -len(aside), _kind_fit(when, period), percent,
                             _UNASKED if unasked else -len(section - item - FILLERS),
