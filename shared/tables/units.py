@@ -57,9 +57,14 @@ def scale_in(text: str) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+_PER = regex.compile(r"\bper\s+(?:(?:[$€£¥]|\b(?:CODES))\s*)?(?:thousand|million|billion|mn|m|bn|k|"
+                    r"'?000)\b".replace("CODES", _CODES), _F)
+"""A rate's denominator ("Normalised per $ million of revenues"): no scale of figures."""
+
+
 def _scales(text: str) -> set[int]:
     found = set()
-    for m in _SCALE.finditer(text):
+    for m in _SCALE.finditer(_PER.sub(" ", text)):
         if m["w"]:
             found.add(_SCALE_WORDS[m["w"].lower().rstrip("s")])
         elif m["k"]:

@@ -15,6 +15,8 @@ SCALES = [
     # a unit line's cell, in the currencies of reports written outside the US
     ("$000", 3), ("(000)", 3), ("000s", 3), ("CHF m", 6), ("S$'000", 3), ("R'000", 3),
     ("RM'000", 3), ("US$m", 6), ("1,000 shares", None), ("(1,000)", None), ("Year 2000", None),
+    # a rate's denominator is no scale of the figures
+    ("Normalised per $ million of revenues", None), ("Revenue per employee ($000)", 3),
     # Apple's statements: the scale the exception names is the exception's
     ("(In millions, except number of shares which are reflected in thousands and per share "
      "amounts)", 6)]
