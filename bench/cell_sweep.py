@@ -153,9 +153,13 @@ def answer(question: str, backend) -> Decimal | str:
         except ChordalError as e:
             results[step.var] = failure_result(base, e, time.perf_counter())
     last = results[plan.steps[-1].var]
-    if last.status != "ok" or last.quantity is None or last.quantity.amount is None:
+    if last.status != "ok":
         return last.error_message or "no figure"
-    return last.quantity.amount
+    # a ratio of a count to an amount is a plain number: its value is the figure
+    quantity = last.quantity or parse_quantity(last.value or "")
+    if quantity is None or quantity.amount is None:
+        return "no figure"
+    return quantity.amount
 
 
 def judge(form: str, got: Decimal | str, truth: Decimal) -> str:

@@ -333,9 +333,6 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for, kind, term.item)
-    if isinstance(chosen, Miss) and chosen.figures:
-        # rows the question names alike: no other reading of its words settles which
-        return _Missed(chosen.why, tuple(c.quantity for c in chosen.figures if c.quantity))
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)
     # a plan's row must have words to match by (shared/tools/cells/request.py): `Total`
     # under its heading is named by the question's own words instead
@@ -378,6 +375,14 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
             return _Missed(f"the row the question's words pick ({chosen.cell.text}) and the "
                            f"line item {row!r} ({out.value}) are different cells",
                            (chosen.cell.quantity, out.quantity))
+        if isinstance(chosen, Miss) and chosen.figures and not cells[0].row.label.strip() \
+                and not _one_of(out, chosen.figures):
+            # rows the question names alike, and a looser reading of its words reads a
+            # row without a label, by its heading's words ("current": the subtotal under
+            # "Overseas current tax expense"), not one of them nor their sum
+            why.append(f"row {row!r} reads {out.value} from a row without a label, none of "
+                       "the rows its words name alike")
+            continue
         if out.confidence == "table_row" and (left := _unsaid(said, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
                        f"{', '.join(sorted(left))}")
@@ -400,6 +405,15 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
                        f"different cells: {read}", tuple(o.quantity for _, o, *_ in reads
                                                           if o.quantity))
     return _Found(doc, *reads[0])
+
+
+def _one_of(out: ToolOutput, figures: tuple) -> bool:
+    """Whether EXTRACT read one of the figures of rows the question names alike, or their
+    sum (a current and a non-current part of the total asked), signs and scales aside."""
+    amounts = [abs(c.quantity.amount) for c in figures
+               if c.quantity is not None and c.quantity.amount is not None]
+    q = out.quantity
+    return q is not None and q.amount is not None and abs(q.amount) in {*amounts, sum(amounts)}
 
 
 def _same_figure(out: ToolOutput, cell) -> bool:
