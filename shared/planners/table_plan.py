@@ -375,13 +375,10 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
             return _Missed(f"the row the question's words pick ({chosen.cell.text}) and the "
                            f"line item {row!r} ({out.value}) are different cells",
                            (chosen.cell.quantity, out.quantity))
-        if isinstance(chosen, Miss) and chosen.figures and not cells[0].row.label.strip() \
-                and not _one_of(out, chosen.figures):
-            # rows the question names alike, and a looser reading of its words reads a
-            # row without a label, by its heading's words ("current": the subtotal under
-            # "Overseas current tax expense"), not one of them nor their sum
-            why.append(f"row {row!r} reads {out.value} from a row without a label, none of "
-                       "the rows its words name alike")
+        if isinstance(chosen, Miss) and chosen.figures and _unsettled(out, cells, chosen,
+                                                                      kind):
+            why.append(f"row {row!r} reads {out.value}, which does not settle which of the "
+                       "rows its words name alike")
             continue
         if out.confidence == "table_row" and (left := _unsaid(said, cells)):
             why.append(f"row {row!r} reads {out.value} from a row that does not say "
@@ -407,13 +404,24 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     return _Found(doc, *reads[0])
 
 
-def _one_of(out: ToolOutput, figures: tuple) -> bool:
-    """Whether EXTRACT read one of the figures of rows the question names alike, or their
-    sum (a current and a non-current part of the total asked), signs and scales aside."""
-    amounts = [abs(c.quantity.amount) for c in figures
-               if c.quantity is not None and c.quantity.amount is not None]
+def _unsettled(out: ToolOutput, cells: list[Option], chosen: Miss, kind: str | None) -> bool:
+    """Whether EXTRACT's looser reading of words that name several rows alike leaves
+    them as unsettled as before: it reads one of their figures where they differ (it
+    picked one, as the question does not), a percentage the question does not ask for
+    where one of them is not, or a row without a label by its heading's words
+    ("current": the subtotal under "Overseas current tax expense"). The same figure on
+    two pages, their sum (a current and a non-current part of the total asked) or
+    another row's figure (a statement's line the notes break down) settles it."""
     q = out.quantity
-    return q is not None and q.amount is not None and abs(q.amount) in {*amounts, sum(amounts)}
+    amounts = {abs(c.quantity.amount) for c in chosen.figures
+               if c.quantity is not None and c.quantity.amount is not None}
+    read = abs(q.amount) if q is not None and q.amount is not None else None
+    if len(amounts) > 1 and read in amounts:
+        return True
+    if kind != "percent" and q is not None and q.kind == "percent" and any(
+            c.quantity is not None and c.quantity.kind != "percent" for c in chosen.figures):
+        return True
+    return not cells[0].row.label.strip() and read not in {*amounts, sum(amounts)}
 
 
 def _same_figure(out: ToolOutput, cell) -> bool:

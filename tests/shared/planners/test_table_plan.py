@@ -208,6 +208,19 @@ def test_rows_alike_under_headings_the_question_does_not_say_are_not_told_apart(
     assert run(plan, backend).value == "1,055"
 
 
+def test_rows_alike_with_other_figures_are_not_settled_by_a_looser_reading(one_table):
+    # TAT-QA dev: the same line under "Expenses" and under "Revenues by Offerings"
+    backend = one_table([["", "2019", "2018"], ["Expenses", "", ""],
+                         ["Cloud services and license support", "3,597", "3,441"],
+                         ["Revenues by Offerings", "", ""],
+                         ["Cloud services and license support (1)", "$26,727", "$26,269"]])
+    with pytest.raises(NoAnswer, match="no table row") as found:
+        # the footnote mark the question copies says which no more than its words do
+        heuristic_plan("What was the change in cloud services and license support (1) "
+                       "between 2018 and 2019, according to Pimezo's annual report?", backend)
+    assert "several rows name it" in " ".join(found.value.nearest)
+
+
 def test_of_rows_alike_under_two_headings_a_percentage_not_asked_ranks_last(one_table):
     # the heading with fewer words is the percentages'
     backend = one_table([["", "2019", "2018"],
