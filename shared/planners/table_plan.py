@@ -407,21 +407,22 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
 def _unsettled(out: ToolOutput, cells: list[Option], chosen: Miss, kind: str | None) -> bool:
     """Whether EXTRACT's looser reading of words that name several rows alike leaves
     them as unsettled as before: it reads one of their figures where they differ (it
-    picked one, as the question does not), a percentage the question does not ask for
-    where one of them is not, or a row without a label by its heading's words
-    ("current": the subtotal under "Overseas current tax expense"). The same figure on
-    two pages, their sum (a current and a non-current part of the total asked) or
-    another row's figure (a statement's line the notes break down) settles it."""
+    picked one, as the question does not) or their sum (the generated questions of
+    bench/cell_sweep.py found it wrong where it was a part that was asked), a percentage
+    the question does not ask for where one of them is not, or a row without a label by
+    its heading's words ("current": the subtotal under "Overseas current tax expense").
+    The same figure on two pages, or another labelled row's figure (a statement's line
+    the notes break down), settles it."""
     q = out.quantity
     amounts = {abs(c.quantity.amount) for c in chosen.figures
                if c.quantity is not None and c.quantity.amount is not None}
     read = abs(q.amount) if q is not None and q.amount is not None else None
-    if len(amounts) > 1 and read in amounts:
+    if len(amounts) > 1 and (read in amounts or read == sum(amounts)):
         return True
     if kind != "percent" and q is not None and q.kind == "percent" and any(
             c.quantity is not None and c.quantity.kind != "percent" for c in chosen.figures):
         return True
-    return not cells[0].row.label.strip() and read not in {*amounts, sum(amounts)}
+    return not cells[0].row.label.strip() and read not in amounts
 
 
 def _same_figure(out: ToolOutput, cell) -> bool:
