@@ -215,11 +215,10 @@ def _iso_date(m: regex.Match) -> str:
     """A date written in figures (`12/31/2019`, `31/12/19`) as `2019-12-31` when its
     order shows (a part above 12, or the two the same); as written otherwise (`03/04/2019`
     is March 4 or April 3)."""
-    a, b, y = int(m["a"]), int(m["b"]), int(m["y"])
+    a, b = int(m["a"]), int(m["b"])
     month, day = (b, a) if a > 12 else (a, b) if b > 12 or a == b else (0, 0)
-    year = y if y > 99 else 2000 + y
     try:
-        return date(year, month, day).isoformat()
+        return date(int(_full_year(m["y"])), month, day).isoformat()
     except ValueError:
         return m[0]
 

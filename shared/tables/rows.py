@@ -74,10 +74,16 @@ def _body_heading(row: list[str], above: list[list[str]]) -> bool:
     if not any(row[1:]):
         return scale_in(row[0]) is None
     cells = [c for c in row[1:] if c]
-    return not row[0] and len(cells) == 1 and not _is_figure(cells[0]) and not (
-        YEAR_CELL.fullmatch(cells[0]) or period_of(cells[0]) or scale_in(cells[0])
-        is not None or _PERIOD_WORDS.search(cells[0]) or COMPARE.search(cells[0])) and any(
-        any(YEAR_CELL.fullmatch(c) or period_of(c) for c in r[1:] if c) for r in above)
+    text = cells[0] if len(cells) == 1 else ""
+    return not row[0] and bool(text) and not _is_figure(text) and not (
+        _names_period(text) or scale_in(text) is not None or _PERIOD_WORDS.search(text)
+        or COMPARE.search(text)) and any(any(_names_period(c) for c in r[1:] if c)
+                                         for r in above)
+
+
+def _names_period(text: str) -> bool:
+    """A header cell that is a year or names a period."""
+    return bool(YEAR_CELL.fullmatch(text) or period_of(text))
 
 
 def _new_header(row: list[str], above: list[list[str]]) -> bool:
@@ -88,7 +94,7 @@ def _new_header(row: list[str], above: list[list[str]]) -> bool:
     cells = [c for c in row[1:] if c]
     if not cells or any(_is_figure(c) for c in cells):
         return False
-    if row[1:] in above or all(YEAR_CELL.fullmatch(c) or period_of(c) for c in cells):
+    if row[1:] in above or all(_names_period(c) for c in cells):
         return True
     # the header again for earlier periods ("Dec 30, 2017 | Acquisitions | … | Dec 29,
     # 2018" under "Dec 29, 2018 | Acquisitions | … | Dec 28, 2019"): each cell a period
