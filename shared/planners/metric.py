@@ -46,7 +46,7 @@ from shared.tables.periods import MONTH
 from shared.tools.line_items import items_named
 
 from .quarters import quarter_span, quarters_named
-from .question import asked_part
+from .question import ABBREVIATED, asked_part
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
                "billions": 9, "k": 3, "m": 6, "mn": 6, "mm": 6, "b": 9, "bn": 9}
@@ -146,7 +146,7 @@ _UNIT = regex.compile(
 _ROUND = regex.compile(r"\b(?:round(?:ed)?|rounding)\s+(?:\w+\s+){0,3}?to\s+(?:the\s+)?(?:nearest\s+)?"
                        r"(?P<n>\d|zero|one|two|three|four|no)\s+decimal(?:\s+places?|s)?", regex.I)
 _PLACEHOLDER = regex.compile(r"@(\d+)")
-_SENTENCE = regex.compile(r"(?<=[.?!])\s+(?=[A-Z])")
+_SENTENCE = regex.compile(rf"(?<=[.?!]){ABBREVIATED}\s+(?=[A-Z])")
 _BY_WHAT_PERCENT = regex.compile(
     r"\b(?:by\s+)?what\s+(?:percentage|percent|%)\s+(?:did|does|has|have|was|were|is)\s+(?:the\s+)?"
     r"(?P<x>.+?)\s+(?:increase|grow|grew|rise|rose|decrease|decline|fall|fell|drop|change)(?:d|s)?"

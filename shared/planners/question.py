@@ -233,7 +233,11 @@ class Question:
         return frozenset(beyond or core)
 
 
-_SENTENCE_BREAK = regex.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+ABBREVIATED = (r"(?<!\b\p{Lu}\.)"
+               r"(?<!\b(?:Inc|Co|Corp|Ltd|Bros|No|Nos|vs|approx|incl|excl|Jr|Sr|St)\.)")
+"""Not after an abbreviation's stop: `U.S.`, `Co.`, `No.` end no sentence (`Free cash flow
+(non-U.S. GAAP measure)`)."""
+_SENTENCE_BREAK = regex.compile(rf"(?<=[.!?。！？]){ABBREVIATED}\s+|(?<=[。！？])")
 _LEAD_IN = regex.compile(r"^[^:：]*[:：]\s*(?=\S)")
 
 

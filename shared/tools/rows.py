@@ -114,7 +114,7 @@ def hints(text: str) -> tuple[str, str]:
 @lru_cache(maxsize=65536)
 def label_words(text: str) -> Label:
     """The words a row's label (or a name) is compared by."""
-    core = closed_prefixes(_without_asides(text or ""))
+    core = _OPERATOR.sub("", closed_prefixes(_without_asides(text or "")), count=1)
     found: list[str] = []
     breaks: list[bool] = []
     at = 0
@@ -161,6 +161,12 @@ def _without_asides(text: str) -> str:
     return _THE_YEAR.sub("", _GLUED_MARK.sub("", text))
 
 
+_OPERATOR = regex.compile(
+    r"^\W*(?:(?:less|add|plus|minus|deduct|including|includes|of\s+which|therein|thereof)"
+    r"\s*:|less\b(?!\s+than\b))\s*", regex.I)
+"""What a statement writes before a line to say how it adds into the lines around it, not
+part of its name: `Less: Accumulated depreciation`, `Less current portion`, `Including:
+Gasoline`, `Of which: services` (`Less than one year` is a maturity's name)."""
 _GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
 _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
                           r"(?:year|period)\s*$", regex.I)

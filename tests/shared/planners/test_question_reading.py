@@ -576,3 +576,13 @@ def test_arising_from_joins_a_line_items_words_as_from_does():
 ])
 def test_words_after_the_item_that_name_no_line_item_are_not_part_of_it(question, item):
     assert [t.item for t in read_metric(question).terms] == [item]
+
+
+@pytest.mark.parametrize("question, item", [
+    # the cell sweep's row of a TAT-QA dev table: "U.S." ended the question there
+    ("What was the free cash flow (non-U.S. GAAP measure) in 2019?",
+     "free cash flow (non-U.S. GAAP measure)"),
+    ("What was the revenue of Acme Co. in 2019? Thanks.", "revenue of Acme Co."),
+])
+def test_an_abbreviations_stop_ends_no_sentence(question, item):
+    assert [t.item for t in read_metric(question).terms] == [item]

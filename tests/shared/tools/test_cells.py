@@ -18,6 +18,7 @@ from shared.planners.metric import When
 from shared.planners.rows import choose_cell, item_words
 from shared.tables.periods import columns_for
 from shared.tools.cells import read_cell
+from shared.tools.rows import label_words
 
 DATA = json.loads((Path(__file__).parent / "data" / "report_tables.json").read_text())
 TEN_K = Evidence(doc_id="pati-2018-10k", title="Patriot Transportation Holding 2018 Form 10-K")
@@ -868,3 +869,20 @@ def test_a_row_whose_label_states_its_scale_is_in_that_scale_though_the_table_st
                              ["Net average shell egg selling price (rounded)", "1.27", "1.40"]])
     read = cell("gross profit", "2018", [doc("t")], tables={"t": [table]})
     assert (read.value, read.quantity.amount, read.quantity.scale) == ("361,046", 361046, 3)
+
+
+def test_a_word_that_says_how_a_line_adds_up_is_not_part_of_its_name():
+    # TAT-QA dev (the cell sweep's): property and equipment, "Less: Accumulated
+    # depreciation"; and a maturity's "Less than 1 year", which is its name
+    table = table_from_rows([
+        ["", "December 31, 2019", "December 31, 2018"],
+        ["Land", "$1,949", "$2,185"],
+        ["Construction in progress", "5,037", "2,253"],
+        ["", "492,379", "475,076"],
+        ["Less: Accumulated depreciation", "366,389", "339,658"],
+        ["Less current portion", "(1,200)", "(1,100)"],
+        ["", "$125,990", "$135,418"]])
+    tables = {TEN_K.doc_id: [table]}
+    assert cell("accumulated depreciation", "2019-12-31", tables=tables).value == "366,389"
+    assert cell("current portion", "2018-12-31", tables=tables).value == "(1,100)"
+    assert "less" in label_words("Less than 1 year").words
