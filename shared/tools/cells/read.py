@@ -253,6 +253,11 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
         found = _fit(request, label, section, row)
         if found is None:
             found, columns = _fit_in_context(request, label, row, table, heading, columns)
+        if found is None and (alone := _read_on_from(row)):
+            # named by its own words under its heading, after any row that names them
+            # better ("Non-deductible items" under "Tax effect of:")
+            if near := _fit(request, alone, label_words(row.section), row):
+                found = Fit("context", near[0].extra + 1), near[1]
         if found is None and request.names_sharing(label) and (wholes := _wholes(table, n)):
             # the totals the row adds into say what its parts are ("UK" over "Total
             # revenue from external customers by country": the UK's revenue)
@@ -503,6 +508,20 @@ def _label(row: Row) -> tuple[Label, Label | None]:
     return label_words(text), section
 
 
+def _read_on_from(row: Row) -> Label | None:
+    """The words of a row's own label when `_label` names it by its heading's too ("Tax
+    effect of:" / "Non-deductible items", "Net cash provided by (used in):" / "Investing
+    activities"): it may be named by its own as well, as readers name it. Not under a
+    heading of what the rows include ("Includes stock-based compensation of:" / "Cost of
+    services revenue" is not the cost of services revenue)."""
+    text = _PERIOD_TAIL.sub("", row.label)
+    if not row.section or not _LEADS_ON.search(row.section) or _CONTINUES.match(text) \
+            or _INCLUDED.search(row.section):
+        return None
+    return label_words(text)
+
+
+_INCLUDED = regex.compile(r"\binclu(?:de[sd]?|ding)\b", regex.I)
 _PERIOD_TAIL = regex.compile(
     r"(?<=\w)\s+for\s+the\s+(?:(?:half|financial|fiscal)[\s-]+)?(?:years?|period|quarter|"
     r"(?:three|six|nine|twelve)\s+months)\s+end(?:ed|ing)\b.*$", regex.I | regex.S)

@@ -886,3 +886,30 @@ def test_a_word_that_says_how_a_line_adds_up_is_not_part_of_its_name():
     assert cell("accumulated depreciation", "2019-12-31", tables=tables).value == "366,389"
     assert cell("current portion", "2018-12-31", tables=tables).value == "(1,100)"
     assert "less" in label_words("Less than 1 year").words
+
+
+def test_a_row_under_a_heading_that_reads_on_into_it_is_named_by_its_own_words_too():
+    # TAT-QA dev (a UK tax reconciliation, the cell sweep's): "Tax effect of:" over
+    # "Non-deductible items", which readers call by its own words
+    reconciliation = table_from_rows([
+        ["", "52 weeks ended 30 Mar 2019 £m", "52 weeks ended 31 Mar 2018 £m"],
+        ["(Loss)/profit before taxation", "(42.7)", "20.9"],
+        ["Tax effect of:", "", ""],
+        ["Non-deductible items", "(0.9)", "(0.1)"],
+        ["Impairment of goodwill", "-", "(0.8)"],
+        ["Income tax credit/(charge)", "8.9", "(13.7)"]])
+    tables = {TEN_K.doc_id: [reconciliation]}
+    assert cell("non-deductible items", "2018", tables=tables).value == "(0.1)"
+    assert cell("tax effect of non-deductible items", "2019", tables=tables).value == "(0.9)"
+    # a row that names the words by itself is read before one named so under a heading
+    items = table_from_rows([["", "2019", "2018"], ["Non-deductible items", "(5.0)", "(6.0)"]])
+    both = {TEN_K.doc_id: [reconciliation, items]}
+    assert cell("non-deductible items", "2018", tables=both).value == "(6.0)"
+    # what the rows include is not the line item they name
+    compensation = table_from_rows([
+        ["(in thousands)", "2019", "2018"],
+        ["Includes stock-based compensation of:", "", ""],
+        ["Cost of services revenue", "1,820", "1,002"],
+        ["Research and development", "3,011", "2,500"]])
+    tables = {TEN_K.doc_id: [compensation]}
+    assert refused("cost of services revenue", "2019", tables=tables).code == "NOT_FOUND"
