@@ -46,7 +46,7 @@ from shared.tables.periods import MONTH
 from shared.tools.line_items import items_named
 
 from .quarters import quarter_span, quarters_named
-from .question import ABBREVIATED, asked_part
+from .question import ABBREVIATED, asked_part, falls_due
 
 SCALE_ASKED = {"thousand": 3, "thousands": 3, "million": 6, "millions": 6, "billion": 9,
                "billions": 9, "k": 3, "m": 6, "mn": 6, "mm": 6, "b": 9, "bn": 9}
@@ -327,6 +327,7 @@ def mask(text: str) -> _Masked:
     for day, a, b in find_dates(text):
         if not any(a < y and x < b for x, y in taken):
             spans.append((a, b, When(day.isoformat(), (day, day))))
+    spans = [s for s in spans if not falls_due(text, s[0])]
     # "between the third and fourth quarter", "In 2019, … the third quarter"
     quarters, dropped = quarters_named(text, [(a, b, w.span, w.fiscal) for a, b, w in spans])
     spans = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in dropped)]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import regex
 
 from shared.search.dates import DateRange
-from shared.search.periods import find_dates, named_periods, without_periods
+from shared.search.periods import find_dates, find_periods, without_periods
 from shared.search.terms import STOPWORDS, all_words, stem, words
 
 SCAFFOLDING = frozenset(stem(w) for w in """
@@ -154,7 +154,8 @@ class Question:
     @classmethod
     def read(cls, text: str) -> Question:
         text = asked_part(text)
-        periods = named_periods(text)
+        periods = list(dict.fromkeys(m.period for m in find_periods(text)
+                                     if not falls_due(text, m.start)))
         period = (min(p[0] for p in periods), max(p[1] for p in periods)) if periods else None
         rest = _without_dates(without_periods(text))
         groups: list[set[str]] = []
@@ -239,6 +240,18 @@ ABBREVIATED = (r"(?<!\b\p{Lu}\.)"
 (non-U.S. GAAP measure)`)."""
 _SENTENCE_BREAK = regex.compile(rf"(?<=[.!?。！？]){ABBREVIATED}\s+|(?<=[。！？])")
 _LEAD_IN = regex.compile(r"^[^:：]*[:：]\s*(?=\S)")
+
+
+_DUE = regex.compile(r"\b(?:due|(?:matur|expir)(?:es|ing)(?:\s+in)?)\s+$", regex.I)
+"""What names a debt or a contract by when it falls due ("4.875% Senior Notes due December
+2022", "Term Loan A Facility due July 2022", "notes maturing in 2025"): that date is the
+item's name, not a period asked. Not "due in 2018" ("amounts not currently due in 2018"),
+which asks for 2018."""
+
+
+def falls_due(text: str, start: int) -> bool:
+    """Whether the period or date at `start` in `text` is when an item falls due."""
+    return bool(_DUE.search(text, 0, start))
 
 
 def asked_part(text: str) -> str:

@@ -328,7 +328,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     # the document's title words name the document, not the item ("Rokilor annual
     # report"), unless a column header says them ("As reported")
     headers = all_words(" ".join(c.header for t in tables for c in t.columns))
-    title = all_words(doc.title) - headers
+    title = frozenset(w for w in all_words(doc.title) - headers if not w.isdigit())  # not its year
     # "the percentage of sales represented by gross profit": a percent cell
     kind = "percent" if _PERCENT_ITEM.search(term.item) else None
     item = item_words(term.item) - title

@@ -586,3 +586,15 @@ def test_words_after_the_item_that_name_no_line_item_are_not_part_of_it(question
 ])
 def test_an_abbreviations_stop_ends_no_sentence(question, item):
     assert [t.item for t in read_metric(question).terms] == [item]
+
+
+def test_when_a_debt_falls_due_is_its_name_and_due_in_a_year_is_the_period_asked():
+    notes = read_metric("What were the 4.875% Senior Notes due December 2022 as of December "
+                        "31, 2019?")
+    assert [(t.item, t.when.text) for t in notes.terms] == [
+        ("4.875% Senior Notes due December 2022", "2019-12-31")]
+    assert Question.read("What were the notes maturing in 2025 in 2019?").periods == (
+        (date(2019, 1, 1), date(2019, 12, 31)),)
+    due = read_metric("What was the less estimated amounts not currently due in 2018?")
+    assert [(t.item, t.when.text) for t in due.terms] == [
+        ("less estimated amounts not currently due", "2018")]

@@ -979,3 +979,27 @@ def test_the_cash_a_question_asks_was_used_is_its_amount_and_none_when_it_was_pr
         assert run(plan, backend).value == "$1,134"
     finally:
         backend.close()
+
+
+def test_a_debt_named_by_when_it_falls_due_keeps_that_date_in_its_name(tmp_path):
+    # TAT-QA dev (the cell sweep's): a debt table whose rows are named by their maturity,
+    # the newest of which is also the year the document's title gives
+    record = {"title": "Nogovib annual report 2022", "period": "2022",
+              "content": "Our debt includes the Term Loan A Facility and Senior Notes.",
+              "tables": [{"title": "The table below shows the carrying amounts of our debt:",
+                          "rows": [["", "December 31, 2019", "December 31, 2018"],
+                                   ["Term Loan A Facility due July 2022", "$ 474.6", "$ —"],
+                                   ["Term Loan A Facility due July 2023", "223.8", "222.2"],
+                                   ["4.875% Senior Notes due December 2022", "421.9", "421.1"],
+                                   ["Total debt", "$ 1,120.3", "$ 643.3"]]}]}
+    backend = _store(tmp_path, record)
+    try:
+        for due, figure in (("July 2022", "$ 474.6"), ("July 2023", "223.8")):
+            plan = heuristic_plan(f"What was the Term Loan A Facility due {due} as of December "
+                                  "31, 2019, according to Nogovib's annual report?", backend)
+            assert run(plan, backend).value == figure
+        plan = heuristic_plan("What were the 4.875% Senior Notes due December 2022 at "
+                              "December 31, 2018, according to Nogovib's annual report?", backend)
+        assert run(plan, backend).value == "421.1"
+    finally:
+        backend.close()
