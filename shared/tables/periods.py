@@ -121,6 +121,20 @@ def bare_quarter(period: str | None) -> int | None:
     return int(m[1]) if m else None
 
 
+def year_quarter(period: str | None) -> tuple[int, int, bool] | None:
+    """(year, quarter, fiscal) of a quarter asked with its year: "2019-Q3" (a calendar
+    quarter) or "Q3 FY2019" (the company's own); None for anything else."""
+    if m := _YEAR_QUARTER.match(period or ""):
+        return int(m["y"]), int(m["q"]), False
+    if m := _FISCAL_YEAR_QUARTER.match(period or ""):
+        return int(m["y"]), int(m["q"]), True
+    return None
+
+
+_YEAR_QUARTER = regex.compile(r"^\s*(?P<y>(?:19|20)\d{2})-Q(?P<q>[1-4])\s*$", _F)
+_FISCAL_YEAR_QUARTER = regex.compile(r"^\s*Q(?P<q>[1-4])\s+FY\s*(?P<y>(?:19|20)\d{2})\s*$", _F)
+
+
 def header_quarter(header: str) -> int | None:
     """The quarter a header names by itself (`Third`, `Q3`, `Qtr 3`), else None."""
     m = _ORDINAL_HEADER.match(_normal(header))

@@ -17,7 +17,8 @@ from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.models.table import Cell, Column, Row, Table
 from shared.tables.assemble import whole_of
-from shared.tables.periods import bare_quarter, columns_for, header_quarter, period_of
+from shared.tables.periods import (bare_quarter, columns_for, header_quarter, period_of,
+                                   year_quarter)
 from shared.tables.units import PER_SHARE, SHARE_COUNT, scale_in
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
@@ -402,9 +403,16 @@ def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
     if not named:
         return {}
     if (quarter := _quarter_columns(request, table)) is not None:
-        # a table of quarters under year headings: "Q3" is the newest year's
+        # a table of quarters under year headings: "Q3" is the newest year's, "2019-Q3"
+        # the one under "2019" (under "Fiscal 2019" only the company's own, "Q3 FY2019")
         years = [p for _, _, p in named if regex.fullmatch(r"\d{4}", p)]
-        return {n: p == max(years) for n, _, p in named} if years and quarter else {}
+        if not (years and quarter):
+            return {}
+        if (asked := year_quarter(request.period)) is None:
+            return {n: p == max(years) for n, _, p in named}
+        year, _, fiscal = asked
+        return {n: p == str(year) and (fiscal or not _FISCAL.search(text))
+                for n, text, p in named}
     named += _between_balances(table, named)
     asked = set(columns_for(Table(columns=[Column(header=text, period=p)
                                            for _, text, p in named], rows=[]),
@@ -466,9 +474,15 @@ def _quarter_columns(request: Request, table: Table) -> list[int] | None:
     quarter and nothing else (`Third`, `Third Quarter`); None when no quarter is asked
     that way."""
     quarter = bare_quarter(request.period)
+    if quarter is None and (asked := year_quarter(request.period)) is not None \
+            and any(header_quarter(c.header) for c in table.columns):
+        quarter = asked[1]  # "2019-Q3" of `Third` under "2019"
     if quarter is None:
         return None
     return [i for i, c in enumerate(table.columns) if header_quarter(c.header) == quarter]
+
+
+_FISCAL = regex.compile(r"\b(?:fiscal|FY)", regex.I)
 
 
 def counts_shares(row: Row, column: int) -> bool:

@@ -591,7 +591,7 @@ def test_what_a_label_says_of_its_period_after_for_the_year_ended_is_not_its_nam
         "14,801"
 
 
-def test_a_quarter_asked_with_no_year_is_the_newest_years_in_a_table_of_quarters():
+def test_a_quarter_asked_in_a_table_of_quarters_under_years_is_the_years_asked_or_newest():
     # TAT-QA dev: quarterly results, "First" … "Fourth" over rows under "2019" and "2018"
     tables = {"t": [table_from_rows([
         ["", "First", "Second", "Third", "Fourth"], ["2019", "", "", "", ""],
@@ -603,6 +603,17 @@ def test_a_quarter_asked_with_no_year_is_the_newest_years_in_a_table_of_quarters
     assert cell("net sales", "Q3", documents=[doc("t")], tables=tables).value == "$115,651"
     assert cell("operating earnings", "Q4", documents=[doc("t")], tables=tables).value == \
         "$12,391"
+    # with its year, the quarter of the rows under that year (the cell sweep's question)
+    assert cell("net sales", "2018-Q2", documents=[doc("t")], tables=tables).value == "$118,021"
+    assert cell("net sales", "Q3 FY2019", documents=[doc("t")], tables=tables).value == \
+        "$115,651"
+    # under "Fiscal 2019" the quarters are the company's: not the calendar's 2019-Q3
+    fiscal = {"t": [table_from_rows([["", "First", "Third"], ["Fiscal 2019", "", ""],
+                                     ["Net sales", "$117,625", "$115,651"]])]}
+    assert cell("net sales", "Q3 FY2019", documents=[doc("t")], tables=fiscal).value == \
+        "$115,651"
+    assert refused("net sales", "2019-Q3", documents=[doc("t")], tables=fiscal).code == \
+        "NOT_FOUND"
     # in two tables of one year's quarters each, which year is not told
     years = {"t": [table_from_rows([["", f"Fiscal {y} First Quarter", f"Fiscal {y} Third Quarter"],
                                     ["Revenues", a, b]])
