@@ -214,6 +214,9 @@ _VARIANCE = regex.compile(r"\bvariance\b", regex.I)
 _AVERAGE = regex.compile(r"(?<!weighted[\s-])\b(?:average|mean)\b(?:\s+(?:annual|yearly)\b)?",
                          regex.I)
 """An average; "the average annual X" over years is of X itself."""
+_TOTAL_CHANGE = regex.compile(r"\b(?:total|combined|sum\s+of(?:\s+the)?)\s+(?:net\s+)?"
+                              r"(?:change|increase|decrease)s?\s+in\b", regex.I)
+_SPAN_OF = regex.compile(r"\b(?:between|from)\s+@\d", regex.I)
 _OPS = [
     ("percent_change", _PCT_CHANGE),
     ("change", regex.compile(r"\b(?:change|movement|variation|variance\s+in\s+(?:dollars|"
@@ -425,6 +428,11 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
         # "the average net change in cash balance in 2018 and 2019": the figures of a row
         # that states each year's change, averaged; never the change of the balance
         op = "average"
+    if op in ("change", "increase", "decrease") and len(set(used)) >= 2 and \
+            _TOTAL_CHANGE.search(core) and not _SPAN_OF.search(core):
+        # "the total net change in cash balance in 2018 and 2019": each year's change,
+        # added (not between the two: "the total change between 2018 and 2019" is one)
+        op = "sum"
     if op == "percent_change" and (avg := _AVERAGE.search(core)) and \
             avg.start() < _PCT_CHANGE.search(core).start():  # not "… in average price"
         return Refusal("it asks for an average rate of change over several periods, which "

@@ -239,7 +239,10 @@ ABBREVIATED = (r"(?<!\b\p{Lu}\.)"
 """Not after an abbreviation's stop: `U.S.`, `Co.`, `No.` end no sentence (`Free cash flow
 (non-U.S. GAAP measure)`)."""
 _SENTENCE_BREAK = regex.compile(rf"(?<=[.!?。！？]){ABBREVIATED}\s+|(?<=[。！？])")
-_LEAD_IN = regex.compile(r"^[^:：]*[:：]\s*(?=\S)")
+_LEAD_IN = regex.compile(r"^(?![^:：]*\b(?:what|how|which|who|whom|whose|when|where|why)\b)"
+                         r"[^:：]*[:：]\s*(?=\S)", regex.I)
+"""What comes before the question ("Kindly answer: …"); not the question's own words up to
+a colon in a row's name ("What was X as a percentage of less: valuation allowance")."""
 
 
 _DUE = regex.compile(r"\b(?:due|(?:matur|expir)(?:es|ing)(?:\s+in)?)\s+$", regex.I)

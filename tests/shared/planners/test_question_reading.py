@@ -598,3 +598,20 @@ def test_when_a_debt_falls_due_is_its_name_and_due_in_a_year_is_the_period_asked
     due = read_metric("What was the less estimated amounts not currently due in 2018?")
     assert [(t.item, t.when.text) for t in due.terms] == [
         ("less estimated amounts not currently due", "2018")]
+
+
+def test_a_colon_in_the_questions_own_words_opens_no_lead_in():
+    # the cell sweep's: "Less:" opens a row's name, and the question is all of it
+    share = read_metric("What was the deferred tax assets, net as a percentage of less: "
+                        "valuation allowance in 2019?")
+    assert share.kind == "share" and len(share.terms) == 2
+    assert [t.item for t in read_metric("Kindly answer: what was the revenue in 2019?").terms] \
+        == ["revenue"]
+
+
+def test_the_total_change_in_two_years_adds_each_years_change_and_between_them_is_one():
+    total = read_metric("What was the total net change in cash balance in 2018 and 2019?")
+    assert total.kind == "sum" and [t.item for t in total.terms] == [
+        "net change in cash balance"] * 2
+    between = read_metric("What was the total net change in cash balance between 2018 and 2019?")
+    assert between.kind == "change"
