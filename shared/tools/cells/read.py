@@ -519,7 +519,14 @@ def _label(row: Row) -> tuple[Label, Label | None]:
     text = _PERIOD_TAIL.sub("", row.label)
     if row.section and (_CONTINUES.match(text) or _LEADS_ON.search(row.section)):
         return label_words(f"{row.section} {text}"), None
+    if not row.section and (m := _HEADED.match(text)) and (head := label_words(m["head"])).words:
+        return label_words(m["label"]), head  # "Current: Federal": Federal under Current
     return label_words(text), section
+
+
+_HEADED = regex.compile(r"^\s*(?P<head>[^:\d]*\p{L}[^:\d]*?)\s*:\s*(?P<label>\p{L}.*)$", regex.S)
+"""A label that writes its heading before a colon, on its own line (`Current: Federal`,
+`Deferred: State`, `Creditors: amounts falling due within one year`)."""
 
 
 def _read_on_from(row: Row) -> Label | None:

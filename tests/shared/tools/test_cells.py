@@ -924,3 +924,18 @@ def test_a_row_under_a_heading_that_reads_on_into_it_is_named_by_its_own_words_t
         ["Research and development", "3,011", "2,500"]])
     tables = {TEN_K.doc_id: [compensation]}
     assert refused("cost of services revenue", "2019", tables=tables).code == "NOT_FOUND"
+
+
+def test_a_label_that_writes_its_heading_before_a_colon_is_read_under_that_heading():
+    # TAT-QA dev (the cell sweep's): income tax expense by jurisdiction, each line
+    # "Current: Federal", "Deferred: State" on its own
+    tables = {TEN_K.doc_id: [table_from_rows([
+        ["", "2019", "2018"],
+        ["Current: Federal", "$1,139,927", "$1,294,253"],
+        ["Current: State", "428,501", "423,209"],
+        ["Deferred: Federal", "34,466", "(470,166)"],
+        ["Deferred: State", "6,106", "(83,296)"],
+        ["Income tax expense", "$1,609,000", "$1,164,000"]])]}
+    assert cell("Current: Federal", "2019", tables=tables).value == "$1,139,927"
+    assert cell("deferred state", "2018", tables=tables).value == "(83,296)"
+    assert refused("federal", "2019", tables=tables).code == "AMBIGUOUS"
