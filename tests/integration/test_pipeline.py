@@ -214,7 +214,7 @@ def test_a_question_nothing_in_the_corpus_matches_is_answered_not_found_with_a_h
     assert record.finalizer_runs == 0  # the planner answered; no step ran
 
 
-def test_a_short_branch_finishes_before_a_long_one_and_no_step_starts_before_its_inputs(acme):
+def test_a_short_branch_does_not_wait_for_a_long_one_and_no_step_starts_before_its_inputs(acme):
     record = acme.ask("branches", {"steps": [
         get("L1", "Acme Robotics Q3 2023 Quarterly Report", "$A"),
         extract("L2", "$A", r"revenue of \$(\d+(?:\.\d+)?) million", "$RA"),
@@ -222,7 +222,9 @@ def test_a_short_branch_finishes_before_a_long_one_and_no_step_starts_before_its
         get("S1", "Zenith Motors Q3 2023 Quarterly Report", "$Z")]})
     steps = {s.step_id: s for s in record.steps}
     assert all(s.status == "ok" for s in steps.values())
-    assert steps["S1"].finished_at < steps["L3"].finished_at
+    # the one-step branch starts before the long branch's last step can (its finish time
+    # beside the long branch's depends on the machine's load: it lost by 4 ms once)
+    assert steps["S1"].started_at < steps["L3"].started_at
     for later, earlier in (("L2", "L1"), ("L3", "L2")):
         assert steps[later].started_at >= steps[earlier].finished_at
 
