@@ -483,6 +483,14 @@ def _add_months(day: date, months: int) -> date:
     return date(day.year + index // 12, index % 12 + 1, 1)
 
 
+def _quarterly(day: date, spans: list[DateRange | None]) -> bool:
+    """Whether a column dated `day` is one of quarters: another column is dated the end
+    of the quarter before or after it (a balance sheet's "September 30, 2019 | December
+    31, 2018" is not)."""
+    return any(s and s[0] == s[1] and s[0] != day and 80 <= abs((s[0] - day).days) <= 100
+               for s in spans)
+
+
 def _months(span: DateRange) -> int:
     """The whole months a span covers, to the nearest (13 weeks: 3; 52 weeks: 12)."""
     return round(((span[1] - span[0]).days + 1) / 30.44)
@@ -499,6 +507,10 @@ def _names(wanted: Request, span: DateRange, spans: list[DateRange | None],
         if instant:
             # a month asked ("as at June 2019") of a balance dated at its end ("30 June
             # 2019", a 52-week year's "June 29, 2019")
+            if _months(value) == 3 and _near(span[0], b) and _quarterly(span[0], spans):
+                # a quarter asked of a table of quarters dated by their last days
+                # ("Sept. 30, 2019 | June 30, 2019 | …"): the one ending with it
+                return True
             return _months(value) == 1 and a <= span[0] <= b and _near(span[0], b)
         # a fiscal year asked by its end ("the fiscal year ended September 25, 2021") is
         # also the bare year a filing's own tables name it by ("2021"): the year it ends

@@ -939,3 +939,17 @@ def test_a_label_that_writes_its_heading_before_a_colon_is_read_under_that_headi
     assert cell("Current: Federal", "2019", tables=tables).value == "$1,139,927"
     assert cell("deferred state", "2018", tables=tables).value == "(83,296)"
     assert refused("federal", "2019", tables=tables).code == "AMBIGUOUS"
+
+
+def test_a_quarter_is_the_column_of_a_table_of_quarters_dated_by_their_last_days():
+    # "Selected quarterly financial data" as bank 10-Ks head it: each quarter by its end
+    quarters = table_from_rows([
+        ["(in thousands)", "Dec. 31, 2019", "Sept. 30, 2019", "June 30, 2019", "March 31, 2019"],
+        ["Total interest income", "48,915", "49,102", "47,660", "46,335"]])
+    tables = {TEN_K.doc_id: [quarters]}
+    assert cell("total interest income", "2019-Q3", tables=tables).value == "49,102"
+    # a balance sheet's two dates, three quarters apart, are no table of quarters
+    balances = table_from_rows([["", "September 30, 2019", "December 31, 2018"],
+                                ["Total assets", "1,200", "1,100"]])
+    tables = {TEN_K.doc_id: [balances]}
+    assert refused("total assets", "2019-Q3", tables=tables).code == "NOT_FOUND"
