@@ -34,13 +34,14 @@ question says otherwise.
 
 from __future__ import annotations
 
+from calendar import month_name
 from dataclasses import dataclass, field
 from datetime import date
 
 import regex
 
 from shared.search.dates import DateRange, format_scope, parse_scope
-from shared.search.periods import find_dates, find_periods, part_of
+from shared.search.periods import NUMERIC_DATE, find_dates, find_periods, iso_date, part_of
 
 from shared.tables.periods import MONTH
 from shared.tools.line_items import items_named
@@ -370,6 +371,12 @@ def read_metric(question: str) -> Metric | Refusal:
     if m := _UNIT.search(text):
         scale = SCALE_ASKED[m["scale"].lower()]
         text = text[:m.start()] + " " + text[m.end():]
+    if unclear := next((m for m in NUMERIC_DATE.finditer(text) if iso_date(m) == m.group()
+                        and 0 < int(m["a"]) <= 12 and 0 < int(m["b"]) <= 12), None):
+        a, b = int(unclear["a"]), int(unclear["b"])
+        return Refusal(f"it dates {unclear.group()!r} in figures whose order of day and month "
+                       f"does not show ({month_name[a]} {b} or {a} {month_name[b]}); write "
+                       "the month's name")
     if m := _UNCLEAR.search(text):
         return Refusal(f"it asks for a {m.group().lower()}, which can be computed more than "
                        "one way")

@@ -221,12 +221,38 @@ def _find_periods(text: str) -> tuple[Mention, ...]:
 
 def find_dates(text: str) -> list[tuple[date, int, int]]:
     """The calendar days `text` names (`December 31, 2019`, `31 March 2019`,
-    `2019-09-30`: what a balance sheet's column is about), each with where it sits."""
+    `2019-09-30`, `12/31/2019` when the order of its day and month shows: what a balance
+    sheet's column is about), each with where it sits."""
     found = []
     for m in _DATES.finditer(text):
         if (day := _day(m.group())) is not None:
             found.append((day, m.start(), m.end()))
-    return found
+    for m in NUMERIC_DATE.finditer(text):
+        if (iso := iso_date(m)) != m.group():
+            found.append((date.fromisoformat(iso), m.start(), m.end()))
+    return sorted(found, key=lambda f: f[1])
+
+
+NUMERIC_DATE = regex.compile(
+    r"(?<![\d/.-])(?<a>\d{1,2})(?<s>[/.])(?<b>\d{1,2})(?P=s)(?<y>(?:19|20)\d{2}|\d{2})"
+    r"(?![\d/.-])")
+"""A date in figures: `12/31/2019`, `31/12/19`, `30.06.2019` (`iso_date` reads it)."""
+
+
+def full_year(y: str) -> str:
+    return y if len(y) == 4 else f"20{y}"
+
+
+def iso_date(m: regex.Match) -> str:
+    """A date written in figures (`12/31/2019`, `31/12/19`) as `2019-12-31` when its
+    order shows (a part above 12, or the two the same); as written otherwise (`03/04/2019`
+    is March 4 or April 3)."""
+    a, b = int(m["a"]), int(m["b"])
+    month, day = (b, a) if a > 12 else (a, b) if b > 12 or a == b else (0, 0)
+    try:
+        return date(int(full_year(m["y"])), month, day).isoformat()
+    except ValueError:
+        return m[0]
 
 
 def named_periods(text: str) -> list[DateRange]:

@@ -36,7 +36,7 @@ import regex
 
 from shared.errors import InputError
 from shared.search.dates import DateRange, format_scope, parse_scope
-from shared.search.periods import find_periods
+from shared.search.periods import NUMERIC_DATE, find_periods, full_year, iso_date
 from shared.search.terms import stem, stems, words
 
 from shared.models.table import Table
@@ -203,38 +203,19 @@ def _normal(text: str | None) -> str:
     `FY2019`) and a quarter written the way dates are read (`Qtr 4 2019`, `Quarter 4
     2019`, `2019 Fourth Quarter`: `Q4 2019`, `Fourth quarter 2019`)."""
     text = _SPACED_YEAR.sub(r"\1\2\3\4", " ".join((text or "").split()))
-    text = _DOTTED_ISO.sub(r"\g<y>-\g<mo>-\g<d>", _NUMERIC_DATE.sub(_iso_date, text))
-    text = _MONTH_YEAR.sub(lambda m: f"{m['mn']} {_full_year(m['y'])}", _DAY_MONTH_YEAR.sub(
-        lambda m: f"{m['d']} {m['mn']} {_full_year(m['y'])}", text))
+    text = _DOTTED_ISO.sub(r"\g<y>-\g<mo>-\g<d>", NUMERIC_DATE.sub(iso_date, text))
+    text = _MONTH_YEAR.sub(lambda m: f"{m['mn']} {full_year(m['y'])}", _DAY_MONTH_YEAR.sub(
+        lambda m: f"{m['d']} {m['mn']} {full_year(m['y'])}", text))
     text = _QTR.sub("quarter", _SHORT_FISCAL.sub(r"FY20\1", text))
     text = _QUARTER_NUMBER.sub(r"Q\1", text)
     return _YEAR_THEN_QUARTER.sub(r"\g<o> quarter \g<y>", text)
 
 
-_NUMERIC_DATE = regex.compile(
-    r"(?<![\d/.-])(?<a>\d{1,2})(?<s>[/.])(?<b>\d{1,2})(?P=s)(?<y>(?:19|20)\d{2}|\d{2})"
-    r"(?![\d/.-])")
 _DOTTED_ISO = regex.compile(r"(?<![\d.])(?<y>(?:19|20)\d{2})\.(?<mo>\d{2})\.(?<d>\d{2})(?![\d.])")
 _DAY_MONTH_YEAR = regex.compile(
     rf"(?<![\w-])(?<d>\d{{1,2}})[-\s](?<mn>{MONTH})[-\s](?<y>(?:19|20)?\d{{2}})(?![\w-])", _F)
 _MONTH_YEAR = regex.compile(rf"(?<![\w-])(?<mn>{MONTH})-(?<y>(?:19|20)?\d{{2}})(?![\w-])", _F)
 """Dates as spreadsheets write them: `31-Dec-19`, `31 Dec 19`, `Dec-19` (a month)."""
-
-
-def _full_year(y: str) -> str:
-    return y if len(y) == 4 else f"20{y}"
-
-
-def _iso_date(m: regex.Match) -> str:
-    """A date written in figures (`12/31/2019`, `31/12/19`) as `2019-12-31` when its
-    order shows (a part above 12, or the two the same); as written otherwise (`03/04/2019`
-    is March 4 or April 3)."""
-    a, b = int(m["a"]), int(m["b"])
-    month, day = (b, a) if a > 12 else (a, b) if b > 12 or a == b else (0, 0)
-    try:
-        return date(int(_full_year(m["y"])), month, day).isoformat()
-    except ValueError:
-        return m[0]
 
 
 _QTR = regex.compile(r"\bqtr\b\.?", _F)

@@ -615,3 +615,13 @@ def test_the_total_change_in_two_years_adds_each_years_change_and_between_them_i
         "net change in cash balance"] * 2
     between = read_metric("What was the total net change in cash balance between 2018 and 2019?")
     assert between.kind == "change"
+
+
+def test_a_date_in_figures_is_read_when_its_order_shows_and_refused_when_it_does_not():
+    balance = read_metric("What was the accumulated depreciation as of 12/31/2018?")
+    assert [(t.item, t.when.text) for t in balance.terms] == [
+        ("accumulated depreciation", "2018-12-31")]
+    assert read_metric("What was revenue for the year ended 30/06/19?").terms[0].when.text \
+        == "2019-06-30"
+    unclear = read_metric("What was the accumulated depreciation as of 03/04/2018?")
+    assert isinstance(unclear, Refusal) and "March 4 or 3 April" in unclear.why
