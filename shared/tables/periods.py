@@ -126,13 +126,17 @@ def year_quarter(period: str | None) -> tuple[int, int, bool] | None:
     quarter) or "Q3 FY2019" (the company's own); None for anything else."""
     if m := _YEAR_QUARTER.match(period or ""):
         return int(m["y"]), int(m["q"]), False
-    if m := _FISCAL_YEAR_QUARTER.match(period or ""):
-        return int(m["y"]), int(m["q"]), True
+    if named := _fiscal_quarter_named(period or ""):
+        return *named, True
     return None
 
 
+def fiscal_named(text: str | None) -> bool:
+    """Whether `text` names a year as the company's own fiscal year (`Fiscal 2019`)."""
+    return bool(_FISCAL_NAMED.search(text or ""))
+
+
 _YEAR_QUARTER = regex.compile(r"^\s*(?P<y>(?:19|20)\d{2})-Q(?P<q>[1-4])\s*$", _F)
-_FISCAL_YEAR_QUARTER = regex.compile(r"^\s*Q(?P<q>[1-4])\s+FY\s*(?P<y>(?:19|20)\d{2})\s*$", _F)
 
 
 def header_quarter(header: str) -> int | None:

@@ -17,8 +17,8 @@ from shared.models import Evidence, ExtractStep
 from shared.models.quantity import SCALE_WORDS, Quantity
 from shared.models.table import Cell, Column, Row, Table
 from shared.tables.assemble import whole_of
-from shared.tables.periods import (bare_quarter, columns_for, header_quarter, period_of,
-                                   year_quarter)
+from shared.tables.periods import (bare_quarter, columns_for, fiscal_named, header_quarter,
+                                   period_of, year_quarter)
 from shared.tables.units import PER_SHARE, SHARE_COUNT, scale_in
 from shared.tools.base import ToolOutput
 from shared.tables.quantities import is_dash, parse_quantity
@@ -411,7 +411,7 @@ def _rows_of_period(request: Request, table: Table) -> dict[int, bool]:
         if (asked := year_quarter(request.period)) is None:
             return {n: p == max(years) for n, _, p in named}
         year, _, fiscal = asked
-        return {n: p == str(year) and (fiscal or not _FISCAL.search(text))
+        return {n: p == str(year) and (fiscal or not fiscal_named(text))
                 for n, text, p in named}
     named += _between_balances(table, named)
     asked = set(columns_for(Table(columns=[Column(header=text, period=p)
@@ -480,9 +480,6 @@ def _quarter_columns(request: Request, table: Table) -> list[int] | None:
     if quarter is None:
         return None
     return [i for i, c in enumerate(table.columns) if header_quarter(c.header) == quarter]
-
-
-_FISCAL = regex.compile(r"\b(?:fiscal|FY)", regex.I)
 
 
 def counts_shares(row: Row, column: int) -> bool:
