@@ -13,8 +13,9 @@ companies, so only a bare year names it (the calendar year it ends in), and only
 newest such year of a table that does not name its fiscal years itself; "FY2019" or
 "fiscal 2019" names it never. A header naming one fiscal year over two calendar years
 ("2018/2019") is named by the fiscal year it ends in. A balance-sheet date names a
-year only in a table whose dates are year ends (a year apart, to within a week); a
-January 1 beside them is an opening balance and names none. A quarter written as
+year only in a table whose dates are year ends (a year apart, to within a week, the
+other years' maybe given by its title: "as of December 31, 2019 and 2018" over a table
+of the one date); a January 1 beside them is an opening balance and names none. A quarter written as
 a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
 marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that quarter
 ("Fiscal 2019 Third Quarter", or `Third 2019` in a quarterly results table), or else the quarter of the fiscal year read from the
@@ -278,6 +279,7 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     (`money`, `number`, `percent`), columns whose figures are of another kind (a
     percent column beside an amount column for the same year) are left out."""
     spans = [scope_of(c.period) for c in table.columns]
+    dated = spans + _titled_days(table, spans)
     if named := _header_quarters(table, period):
         found = named
     else:
@@ -287,7 +289,7 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
         company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
             _FISCAL_NAMED.search(table.title or ""))
         found = [i for i, span in enumerate(spans)
-                 if span and _names(wanted, span, spans, company_named)
+                 if span and _names(wanted, span, dated, company_named)
                  or not span and _split_year_names(wanted, table.columns[i].header)]
         if not found and wanted[0] == "date":
             found = _dated_by_title(table, wanted[1], spans)
@@ -295,6 +297,38 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     if kind is not None:
         found = [i for i in found if _column_kind(table, i) in _COMPATIBLE.get(kind, {kind})]
     return found
+
+
+_AND_YEARS = regex.compile(r"\G(?:\s*(?:,|and|&)\s*(?<y>(?:19|20)\d{2})(?!\d))+", _F)
+"""The years a title adds to a date ("December 31, 2019 and 2018")."""
+
+
+def _titled_days(table: Table, spans: list[DateRange | None]) -> list[DateRange]:
+    """The days in other years that the table's title or lead-in gives its one balance
+    date ("… as of December 31, 2019 and 2018" over columns all dated December 31, 2019,
+    the year before in a table of its own): with them its date is a year end, as the
+    dates of a table showing both are; none when the columns have other dates or spans."""
+    days = {s[0] for s in spans if s}
+    if len(days) != 1 or any(s and s[0] != s[1] for s in spans):
+        return []
+    day = next(iter(days))
+    said = " ".join(filter(None, (table.title, table.lead_in)))
+    found: set[date] = set()
+    for m in _DATE.finditer(said):
+        first = _day(m)
+        more = _AND_YEARS.match(said, m.end())
+        for d in [first, *(_same_day(first, int(y)) for y in (more.captures("y") if more
+                                                                    else []))]:
+            if d and first and (d.month, d.day) == (day.month, day.day) and d != day:
+                found.add(d)
+    return [(d, d) for d in sorted(found)]
+
+
+def _same_day(day: date | None, year: int) -> date | None:
+    try:
+        return day.replace(year=year) if day else None
+    except ValueError:
+        return None
 
 
 def _dated_by_title(table: Table, day: date, spans: list[DateRange | None]) -> list[int]:

@@ -162,6 +162,21 @@ def test_balance_sheet_dates_that_are_not_a_year_apart_name_no_year():
     assert columns_for(table, "September 30, 2018") == [1]
 
 
+def test_a_tables_one_balance_date_is_a_year_end_when_its_title_dates_it_so_in_other_years():
+    # TAT-QA dev: "… as of December 31, 2019 and 2018" over "As of December 31, 2018
+    # Amortized Cost | … Fair Value", the other year in a table of its own
+    table = _table("2018-12-31", "2018-12-31", "2018-12-31")
+    table.title = "Unrealized gains and losses as of December 31, 2019 and 2018 (in thousands):"
+    assert columns_for(table, "2018") == [0, 1, 2] and columns_for(table, "2019") == []
+    table.title = "Gains and losses as of December 31, 2019 and December 31, 2018:"
+    assert columns_for(table, "2018") == [0, 1, 2]
+    # a lone December 31 is not surely a year end (a quarter's or a half year's), nor
+    # with a title that dates it alone or with another day
+    for title in (None, "Investments as of December 31, 2018", "As of June 30, 2019 and 2018"):
+        table.title = title
+        assert columns_for(table, "2018") == []
+
+
 def test_a_balance_dated_at_the_end_of_the_year_before_a_fiscal_year_column_is_a_year_end():
     # TAT-QA dev: "2019 | December 31, 2018" over property, plant and equipment
     table = _table("2019", "2018-12-31")
