@@ -237,7 +237,9 @@ _SHARE = regex.compile(
     r"(?P<x>.+?)\s+(?:in|out\s+of|among|within)\s+(?P<y>(?:the\s+)?total\b.+)$"
     r"|^(?:the\s+)?(?P<unit>percentage|proportion)\s+constitution\s+of\s+(?P<x>.+?)\s+in\s+"
     r"(?P<y>.+)$"
-    r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$", regex.I)
+    r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$"
+    r"|^(?:the\s+)?(?P<unit>percentage|proportion|share|fraction)\s+of\s+(?P<y>.+?)\s+"
+    r"(?:is|are|was|were)\s+(?:made\s+up|comprised|composed)\s+of\s+(?P<x>.+)$", regex.I)
 _SUM_OF = regex.compile(r"^(?:the\s+)?sum\s+of\s+(?!all\b)(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
 """The sum of two line items ("the sum of net bookings and in-game net bookings")."""
 _RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
@@ -425,7 +427,7 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
     if (m := _SHARE.match(core)) and not _PCT_CHANGE.search(core):
         unit = m["unit"].lower()
         kind = "share" if unit in ("percentage", "percent", "%") or asked.percent else "ratio"
-        return _two_items(kind, m["x"], m["y"], used, whens, asked)
+        return _two_items(kind, m["x"], m["y"], used, whens, asked, m.start("x") > m.start("y"))
     if m := _RATIO.match(core):
         return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
                           asked)
@@ -610,9 +612,10 @@ def _total_first(x: str, y: str) -> tuple[str, str]:
 
 
 def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
-               asked: _Asked) -> Metric | Refusal:
+               asked: _Asked, x_last: bool = False) -> Metric | Refusal:
     """Two line items compared: each in the period it names itself, else in the one
-    period the question names for both ("X as a percentage of Y in 2019")."""
+    period the question names for both ("X as a percentage of Y in 2019"; "what
+    percentage of Y is made up of X in 2019": `x_last`)."""
     own_x = {whens[int(i)] for i in _PLACEHOLDER.findall(x)}
     own_y = {whens[int(i)] for i in _PLACEHOLDER.findall(y)}
     if kind in ("share", "ratio") and _AVERAGE.search(x) and len(set(used)) > 1:
@@ -622,8 +625,10 @@ def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
     shared = set(used) - own_x - own_y
     if len(shared) > 1:
         return Refusal(f"it compares two line items over {len(shared)} periods")
-    trailing = _TRAILING_PERIOD.search(y)
-    if own_y and not own_x and trailing:  # the period closing the question is both's
+    if x_last and own_x and not own_y and (trailing := _TRAILING_PERIOD.search(x)):
+        shared, own_x = own_x, set()  # the period closing the question is both's
+        x = x[:trailing.start()]
+    elif not x_last and own_y and not own_x and (trailing := _TRAILING_PERIOD.search(y)):
         shared, own_y = own_y, set()
         y = y[:trailing.start()]
     common = next(iter(shared), None)

@@ -354,6 +354,8 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "What year did revenue peak?",
     "What are Patriot Transportation Holding's services?",
     "What are the main risks Apple describes in its Form 10-Q?",
+    "What is the total revenue comprised of?",
+    "What are the services in the segment?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -373,9 +375,23 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     # a segment's line item (Apple's 10-K), not "what are its services"
     "What was Apple's Services gross margin in 2024?",
     "What were Apple's Products net sales in FY2024?",
+    # an average or change of a line item named like a list ("Services", "Products …")
+    "What was the average Services for 2018 and 2019?",
+    "What was the change in services between 2018 and 2019?",
+    "What is the average Products and licensing costs for 2018 and 2019?",
+    # a share asked as what a whole is made up of
+    "What proportion of level 2 inputs is made up of money market funds?",
 ])
 def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
     assert Question.read(question).not_figure is None
+
+
+def test_a_share_asked_as_what_a_whole_is_made_up_of_reads_part_over_whole():
+    m = read_metric("What percentage of the total amortized cost is made up of foreign "
+                    "government obligations in 2018, according to Pimuder's annual report?")
+    assert [(t.item, t.when.text) for t in m.terms] == [
+        ("foreign government obligations", "2018"), ("total amortized cost", "2018")]
+    assert (m.expression, m.percent) == ("round($T1 / $T2 * 100, 2)", True)
 
 
 def test_a_difference_in_a_measure_between_two_things_reads_the_measure_of_each():
