@@ -356,6 +356,7 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "What are the main risks Apple describes in its Form 10-Q?",
     "What is the total revenue comprised of?",
     "What are the services in the segment?",
+    "What are the reasons for the year over year increase?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -379,6 +380,10 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What was the average Services for 2018 and 2019?",
     "What was the change in services between 2018 and 2019?",
     "What is the average Products and licensing costs for 2018 and 2019?",
+    # a line item named like a list, at a date or in a year
+    "What was the professional services as of February 1, 2019?",
+    "What were the services in fiscal 2019?",
+    "What was the products at 30 June 2019?",
     # a share asked as what a whole is made up of
     "What proportion of level 2 inputs is made up of money market funds?",
 ])
