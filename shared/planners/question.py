@@ -68,6 +68,14 @@ _IDENTIFIER = regex.compile(r"\b[A-Za-z]+-\d+[A-Za-z]?\b|\b[A-Z]{2,}\d+[A-Z]?\b"
 _MARK = regex.compile(r"(?<![\w&])(?:[A-Z]{1,6}(?:&[A-Z]{1,6})+|\d+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*"
                       r"|[A-Z]{2,6})(?![\w&])")
 """A company as written without an initial capital word: `AT&T`, `PG&E`, `3M`, `eBay`, `IBM`."""
+_FUNCTION_WORDS = ("of|for|in|on|at|to|by|with|from|under|within|between|over|into|per|as|"
+                   "across|among|after|before|during|and|or|but|that|which|who|whose|where|"
+                   "when|why|how|the|a|an|is|are|was|were|be|been|does|do|did|has|have|had|"
+                   "it|its|this|these|those|we|they|our|their|you|your|i|there|here|each|"
+                   "all|both|any|some|such|than|then|so|not|no")
+"""Words after a list word that leave it the head of the phrase ("the products of", "the
+services the company sells"); a noun there makes it a line item's first word ("the
+equity method investments", "the stock basis in subsidiary")."""
 NOT_FIGURE = regex.compile(
     r"^\s*(?:(?:in|for|at|from|of|during|to|by|on)\s+)?(?:which|why|who|whom|whose|where)\b"
     r"|\bwhich\s+(?:years?|quarters?|months?|periods?|segments?|regions?|countries|country|"
@@ -82,7 +90,8 @@ NOT_FIGURE = regex.compile(
     r"names?|titles?|drivers|causes|risks|assumptions|approach|objectives?|strateg(?:y|ies)|"
     r"products|services|brands|locations|sources|conditions|criteria|principles|treatment|"
     r"role|status)\b(?![-\w])(?!\s+(?:gross|net|operating|total|revenues?|sales|margins?|"
-    r"income|profits?|costs?|expenses?|cash)\b)(?!\s+(?:as\s+(?:of|at)|at|in|for|during)\s+"
+    r"income|profits?|costs?|expenses?|cash)\b)(?!\s+(?!(?:" + _FUNCTION_WORDS + r")\b)"
+    r"(?-i:[a-z]+)(?<!ed|ing)\b(?![-'’]))(?!\s+(?:as\s+(?:of|at)|at|in|for|during)\s+"
     r"(?:(?:the\s+)?(?:fiscal\s+)?(?:year|quarter)s?\s+(?:ended|ending|(?:19|20)\d\d)\b|"
     r"FY\s?\d|(?:fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}\s+[a-z]{3}))"

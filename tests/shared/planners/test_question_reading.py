@@ -357,6 +357,9 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "What is the total revenue comprised of?",
     "What are the services in the segment?",
     "What are the reasons for the year over year increase?",
+    "What are the main products the company sells?",
+    "What are the products offered?",
+    "What is the nature and purpose of the facility?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -384,6 +387,8 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What was the professional services as of February 1, 2019?",
     "What were the services in fiscal 2019?",
     "What was the products at 30 June 2019?",
+    # a list word that is a line item's first word
+    "What was the equity method investments as of December 28, 2018?",
     # a share asked as what a whole is made up of
     "What proportion of level 2 inputs is made up of money market funds?",
 ])
