@@ -82,9 +82,9 @@ NOT_FIGURE = regex.compile(
     r"categor(?:y|ies)|ones?)\b"
     r"|^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b"
     r"|\b(?:describe|explain|list|name|identify|summari[sz]e|elaborate)\b"
-    r"|\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(?:(?!of\b|in\b|"
+    r"|\bwhat\s+(?P<verb>is|are|was|were)\s+(?:the\s+)?(?:(?!of\b|in\b|"
     r"(?:average|mean|change|increase|decrease|total|sum|difference|growth)\b)"
-    r"\w+(?:'s|’s)?\s+){0,2}?(?:reasons?|"
+    r"\w+(?:'s|’s)?\s+){0,2}?(?P<listed>reasons?|"
     r"purposes?|nature|types?|kinds?|sorts?|methods?|basis|bases|polic(?:y|ies)|components|"
     r"factors|regions|segments|countries|markets|items|elements|categories|definition|meaning|"
     r"names?|titles?|drivers|causes|risks|assumptions|approach|objectives?|strateg(?:y|ies)|"
@@ -125,6 +125,16 @@ period: a definition, not a figure."""
 _COUNTED = regex.compile(r"\bhow\s+many\s+((?:[^\W\d_]+\s*){1,4})", regex.I)
 _TOKEN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|(?:(?![\p{Han}\p{Hiragana}\p{Katakana}])[^\W_])+")
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]+")
+
+
+def _a_line_item(m: regex.Match, dated: bool) -> bool:
+    """Whether a list word `m` found ("products", "items") is a line item's in a question
+    of a period: asked with "is" or "was" of a plural, as a table's label is copied ("What
+    was the products and licensing costs in 2018", "the other items(1) in 2019"), where a
+    question for the list says "were" ("What were the products offered in 2018")."""
+    listed = (m["listed"] or "").lower()
+    return dated and listed.endswith("s") and listed not in ("basis", "status") and \
+        m["verb"].lower() in ("is", "was")
 
 
 @dataclass(frozen=True)
@@ -204,8 +214,9 @@ class Question:
         relative = _RELATIVE.search(text)
         identifiers = {m.group().lower() for m in _IDENTIFIER.finditer(rest)}
         marks = {m.group().lower() for m in _MARK.finditer(rest)}
-        not_figure = NOT_FIGURE.search(text) or (
-            None if periods or find_dates(text) else _DEFINITION.search(text))
+        dated = bool(periods or find_dates(text))
+        not_figure = next((m for m in NOT_FIGURE.finditer(text) if not _a_line_item(m, dated)),
+                          None) or (None if dated else _DEFINITION.search(text))
         return cls(text, period, frozenset(names), tuple(frozenset(g) for g in groups),
                    frozenset(content), kind, bool(PERSON_RE.search(text)), surface,
                    relative.group() if relative else None, frozenset(identifiers),

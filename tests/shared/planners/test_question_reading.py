@@ -360,6 +360,8 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "What are the main products the company sells?",
     "What are the products offered?",
     "What is the nature and purpose of the facility?",
+    "What were the products and services offered in 2018?",
+    "What was the basis of preparation in 2019?",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -389,6 +391,9 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What was the products at 30 June 2019?",
     # a list word that is a line item's first word
     "What was the equity method investments as of December 28, 2018?",
+    # a label copied with its list word, asked with "was" in a year
+    "What was the products and licensing costs in 2018?",
+    "What was the other items(1) in 2019?",
     # a share asked as what a whole is made up of
     "What proportion of level 2 inputs is made up of money market funds?",
 ])
