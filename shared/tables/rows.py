@@ -182,13 +182,15 @@ def _headers(rows: list[list[str]], count: int) -> tuple[list[str | None], str]:
                 prefix.append(row[0].rstrip(":"))
     last = header_rows[-1] if header_rows else None
     periods = [bool(period_of(c)) for c in last[1:]] if last else []
-    for row in header_rows:
+    for n, row in enumerate(header_rows):
         cells = row[1:]
         if all(scale_in(c) is not None and not names_more(c) or not c for c in cells) and not any(
                 period_of(c) for c in cells):
             notes.extend(c for c in cells if c)
             continue
-        for j, text in enumerate(_spread(cells, spanning=row is not last, periods=periods)):
+        below = header_rows[n + 1][1:] if n + 1 < len(header_rows) else []
+        for j, text in enumerate(_spread(cells, spanning=row is not last and not _wrapped(
+                cells, below), periods=periods)):
             if text:
                 parts[j].append(text)
     headers = [None if UNSURE in p else " ".join(prefix + p) for p in parts]
@@ -199,6 +201,20 @@ def _measure(text: str) -> bool:
     """A header naming what columns count ("Net additions (losses)", "% of
     penetration"), not when ("Years Ended", "2019 vs. 2018")."""
     return not _PERIOD_WORDS.search(text) and not period_of(text) and not YEAR_CELL.search(text)
+
+
+_DANGLING = regex.compile(r"\b(?:of|at|and|the|for|to|in|from|on|by)\s*$", regex.I)
+
+
+def _wrapped(cells: list[str], below: list[str]) -> bool:
+    """Whether a header row's one cell is the first line of its own column's head, not a
+    head over all the columns: it breaks off mid-phrase ("Balance at Beginning of" over
+    "Period (1/1/19)", "Land and" over "Ground") above a row that heads every column with
+    something other than periods alone ("… | Increase / (Decrease) | Balance at End of
+    Period"). "As of" over dates spans them."""
+    said = [c for c in cells if c]
+    return len(said) == 1 and bool(_DANGLING.search(said[0])) and len(below) == len(cells) \
+        and all(below) and not all(period_of(c) for c in below)
 
 
 def _spread(cells: list[str], *, spanning: bool, periods: list[bool]) -> list[str]:

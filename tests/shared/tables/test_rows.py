@@ -83,6 +83,21 @@ def test_a_column_between_two_years_spanned_from_above_gets_no_period():
     assert columns_for(table, "2019") == [0, 1]  # for the caller: ambiguous
 
 
+def test_a_head_broken_off_mid_phrase_over_its_own_column_heads_that_column_alone():
+    # TAT-QA dev: "Balance at Beginning of" over "Period (1/1/19)", beside two heads of
+    # their own; "As of" over dates still spans them
+    table = table_from_rows([
+        ["", "Balance at Beginning of", "", ""],
+        ["", "Period (1/1/19)", "Increase / (Decrease)", "Balance at End of Period"],
+        ["Accounts receivable", "$90,831", "$7,117", "$97,948"]])
+    assert [c.header for c in table.columns] == [
+        "Balance at Beginning of Period (1/1/19)", "Increase / (Decrease)",
+        "Balance at End of Period"]
+    spanned = table_from_rows([["", "As of", ""], ["", "December 31, 2019", "December 31, 2018"],
+                               ["Cash", "1", "2"]])
+    assert [c.period for c in spanned.columns] == ["2019-12-31", "2018-12-31"]
+
+
 @pytest.mark.parametrize("header, cells", [
     (["2019", "", "2018", ""], ["$", "1,452.4", "$", "1,146.2"]),
     (["2019", "2019", "2018", "2018"], ["$", "1,452.4", "$", "1,146.2"]),
