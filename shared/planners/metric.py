@@ -169,7 +169,9 @@ _FISCAL_FIRST = regex.compile(r"\bfiscal\s+((?:19|20)\d{2})\s+(first|second|thir
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _LEAD = regex.compile(
     r"^\s*(?:(?:in|for|during|as\s+(?:of|at)|at)\s+(?:the\s+)?@\d+\s*,\s*)?(?:(?:what|how\s+much)\s+(?:is|was|were|are|did|does|has|had)\s+|by\s+how\s+much\s+"
-    r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+)(?:the\s+)?", regex.I)
+    r"(?:did|does|has|had|was|were|is)\s+|how\s+much\s+|what\s+|(?:please\s+)?(?:give|tell|show|"
+    r"find|provide|state|report|get)\s+(?:me\s+|us\s+)?)(?:the\s+)?", regex.I)
+"""A question's opening: "What was the", "How much is", "Give me the", "Tell me the"."""
 _HOW_MANY_HAD = regex.compile(r"^\s*how\s+many\s+(?P<x>\w[\w\s-]*?)\s+(?:did|does|do|has|had)\s+"
                            r"[^?]+?\s+(?:have|employ)\b", regex.I)
 """A count of what a company has ("How many employees did Patriot Transportation Holding

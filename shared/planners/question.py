@@ -72,17 +72,20 @@ _FUNCTION_WORDS = ("of|for|in|on|at|to|by|with|from|under|within|between|over|in
                    "across|among|after|before|during|and|or|but|that|which|who|whose|where|"
                    "when|why|how|the|a|an|is|are|was|were|be|been|does|do|did|has|have|had|"
                    "it|its|this|these|those|we|they|our|their|you|your|i|there|here|each|"
-                   "all|both|any|some|such|than|then|so|not|no")
+                   "all|both|any|some|such|than|then|so|not|no|sold|made|paid|held|built|"
+                   "bought|kept|won|lost|given|taken|done|known|grown|shown|spent|sent|"
+                   "brought|found|led|met|run|set|put|cut")
 """Words after a list word that leave it the head of the phrase ("the products of", "the
-services the company sells"); a noun there makes it a line item's first word ("the
-equity method investments", "the stock basis in subsidiary")."""
+services the company sells", "the products sold"); a noun there makes it a line item's
+first word ("the equity method investments", "the stock basis in subsidiary")."""
 NOT_FIGURE = regex.compile(
     r"^\s*(?:(?:in|for|at|from|of|during|to|by|on)\s+)?(?:which|why|who|whom|whose|where)\b"
     r"|\bwhich\s+(?:years?|quarters?|months?|periods?|segments?|regions?|countries|country|"
     r"categor(?:y|ies)|ones?)\b"
     r"|^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b"
     r"|\b(?:describe|explain|list|name|identify|summari[sz]e|elaborate)\b"
-    r"|\bwhat\s+(?P<verb>is|are|was|were)\s+(?:the\s+)?(?:(?!of\b|in\b|"
+    r"|\b(?:what\s+(?P<verb>is|are|was|were)|(?:give|tell|show|find|provide|state|report|get)"
+    r"(?:\s+(?:me|us))?)\s+(?:the\s+)?(?:(?!of\b|in\b|"
     r"(?:average|mean|change|increase|decrease|total|sum|difference|growth)\b)"
     r"\w+(?:'s|’s)?\s+){0,2}?(?P<listed>reasons?|"
     r"purposes?|nature|types?|kinds?|sorts?|methods?|basis|bases|polic(?:y|ies)|components|"
@@ -134,7 +137,7 @@ def _a_line_item(m: regex.Match, dated: bool) -> bool:
     question for the list says "were" ("What were the products offered in 2018")."""
     listed = (m["listed"] or "").lower()
     return dated and listed.endswith("s") and listed not in ("basis", "status") and \
-        m["verb"].lower() in ("is", "was")
+        (m["verb"] or "").lower() in ("is", "was")
 
 
 @dataclass(frozen=True)

@@ -362,6 +362,8 @@ def test_arithmetic_a_question_leaves_open_is_not_read(question):
     "What is the nature and purpose of the facility?",
     "What were the products and services offered in 2018?",
     "What was the basis of preparation in 2019?",
+    "Give the reasons for the increase in revenue in 2019.",
+    "Show me the products sold in 2019.",
 ])
 def test_a_question_whose_answer_is_words_is_recognised(question):
     assert Question.read(question).not_figure is not None
@@ -398,6 +400,19 @@ def test_a_question_whose_answer_is_words_is_recognised(question):
     "What proportion of level 2 inputs is made up of money market funds?",
 ])
 def test_a_question_asking_for_a_figure_is_not_taken_for_one_asking_for_words(question):
+    assert Question.read(question).not_figure is None
+
+
+@pytest.mark.parametrize("question, item", [
+    ("Give the capitalized research and development expenditures for 2019.",
+     "capitalized research and development expenditures"),
+    ("Tell me the income tax provision in 2019.", "income tax provision"),
+    ("Please give me the income tax provision for 2019", "income tax provision"),
+    ("Show the United States revenue for 2019", "United States revenue"),
+])
+def test_a_request_in_the_imperative_reads_as_the_question(question, item):
+    m = read_metric(question)
+    assert [(t.item, t.when.text) for t in m.terms] == [(item, "2019")]
     assert Question.read(question).not_figure is None
 
 
