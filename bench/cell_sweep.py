@@ -9,8 +9,8 @@ written from the row's label and the column's year or date ("What was the cost o
 revenue in 2018, according to Cududic's annual report?"), in one of these forms:
 
 - `cell`: "What was the {row} in {year}"; `date`: "… as of {date}" (date headers);
-- `phrase`: the same cell in seven other wordings ("How much was …", "In 2018, what
-  was …", "… for fiscal year 2018");
+- `phrase`: the same cell in eleven other wordings ("How much was …", "In 2018, what
+  was …", "… for fiscal year 2018", "Give me the …", "… in FY2018");
 - `change`, `average`, `percent`: the row's change, average and percentage change
   between its two newest years (the answer computed from the two cells).
 
@@ -58,7 +58,8 @@ _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(
 _PHRASES = ("How much was the {n} in {y}", "What is the value of {n} for {y}",
             "What were the {n} for the year {y}", "What was the amount of {n} in {y}",
             "In {y}, what was the {n}", "What is the {n} for fiscal year {y}",
-            "What was the company's {n} in {y}")
+            "What was the company's {n} in {y}", "Give me the {n} for {y}",
+            "Tell me the {n} in {y}", "What was the {n} in FY{y}", "What were the {n} during {y}")
 
 
 class Asked(NamedTuple):
