@@ -15,17 +15,18 @@ newest such year of a table that does not name its fiscal years itself; "FY2019"
 ("2018/2019") is named by the fiscal year it ends in. A balance-sheet date names a
 year only in a table whose dates are year ends (a year apart, to within a week, the
 other years' maybe given by its title: "as of December 31, 2019 and 2018" over a table
-of the one date); a January 1 beside them is an opening balance and names none. A quarter written as
-a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the calendar quarter; one
-marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose header names that quarter
-("Fiscal 2019 Third Quarter", or `Third 2019` in a quarterly results table), or else the quarter of the fiscal year read from the
-table's own year or year-to-date columns, and names nothing in a table that shows
-neither. A header's year may be set in spaced digits ("2 0 1 8") or as a short fiscal
-year ("F19"). Of a period's columns, a request's other words pick those whose headers
-hold them ("December 31, 2019 Fair Value" beside "… Carrying Amount"); words that pick
-none leave them all. A header naming two periods ("2019 vs. 2018", "Change 2019-2018"), two
-spans, a range of years ("2021-2022") or a year with words that make it something else
-("First" over "2015") names none.
+of the one date); a January 1 beside them is an opening balance and names none. A
+quarter written as a scope ("2019-Q3") or with a calendar year ("Q3 2019") is the
+calendar quarter; one marked fiscal ("Q3 FY2019", "FY2019-Q3") is the column whose
+header names that quarter ("Fiscal 2019 Third Quarter", or `Third 2019` in a quarterly
+results table), or else the quarter of the fiscal year read from the table's own year or
+year-to-date columns, and names nothing in a table that shows neither. A header's year
+may be set in spaced digits ("2 0 1 8") or as a short fiscal year ("F19"). Of a period's
+columns, a request's other words pick those whose headers hold them ("December 31, 2019
+Fair Value" beside "… Carrying Amount"); words that pick none leave them all. A header
+naming two periods ("2019 vs. 2018", "Change 2019-2018"), two spans, a range of years
+("2021-2022") or a year with words that make it something else ("First" over "2015")
+names none.
 """
 
 from __future__ import annotations
