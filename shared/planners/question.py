@@ -36,6 +36,7 @@ import regex
 from shared.search.dates import DateRange
 from shared.search.periods import find_dates, find_periods, without_periods
 from shared.search.terms import STOPWORDS, all_words, stem, words
+from shared.tables.periods import MONTH
 
 SCAFFOLDING = frozenset(stem(w) for w in """
 what which who whom whose when where why how much many did does do was were is are be has
@@ -97,7 +98,7 @@ NOT_FIGURE = regex.compile(
     r"(?-i:[a-z]+)(?<!ed|ing)\b(?![-'’]))(?!\s+(?:as\s+(?:of|at)|at|in|for|during)\s+"
     r"(?:(?:the\s+)?(?:fiscal\s+)?(?:year|quarter)s?\s+(?:ended|ending|(?:19|20)\d\d)\b|"
     r"FY\s?\d|(?:fiscal\s+(?:year\s+)?)?(?:19|20)\d\d\b|"
-    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d{1,2}\s+[a-z]{3}))"
+    rf"{MONTH}\.?\s+\d|\d{{1,2}}\s+{MONTH}\b))"
     r"|\bwhat\s+(?:does|do|did)\b.*\b(?:mean|represent|comprise|include|consist|relate|refer|"
     r"involve|cover|contain|do|offer|provide|sell|make|reflect|indicate|show)\b"
     r"|\bwhat\s+(?:happened|caused|led|drove|resulted|contributed|accounted)\b"

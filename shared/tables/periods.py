@@ -280,15 +280,15 @@ def columns_for(table: Table, period: str, kind: str | None = None) -> list[int]
     (`money`, `number`, `percent`), columns whose figures are of another kind (a
     percent column beside an amount column for the same year) are left out."""
     spans = [scope_of(c.period) for c in table.columns]
-    dated = spans + _titled_days(table, spans)
     if named := _header_quarters(table, period):
         found = named
     else:
         wanted = _request(period, spans)
         if wanted is None:
             return []
-        company_named = any(_FISCAL_NAMED.search(c.header) for c in table.columns) or bool(
-            _FISCAL_NAMED.search(table.title or ""))
+        company_named = any(fiscal_named(c.header) for c in table.columns) or fiscal_named(
+            table.title)
+        dated = spans + _titled_days(table, spans)
         found = [i for i, span in enumerate(spans)
                  if span and _names(wanted, span, dated, company_named)
                  or not span and _split_year_names(wanted, table.columns[i].header)]
@@ -313,23 +313,29 @@ def _titled_days(table: Table, spans: list[DateRange | None]) -> list[DateRange]
     if len(days) != 1 or any(s and s[0] != s[1] for s in spans):
         return []
     day = next(iter(days))
+    return [(d, d) for d in sorted(_days_said(table, other_years=True))
+            if (d.month, d.day) == (day.month, day.day) and d != day]
+
+
+def _days_said(table: Table, other_years: bool = False) -> set[date]:
+    """The days the table's title or lead-in names; with `other_years`, also a date's day
+    in the years written after it ("December 31, 2019 and 2018")."""
     said = " ".join(filter(None, (table.title, table.lead_in)))
     found: set[date] = set()
     for m in _DATE.finditer(said):
-        first = _day(m)
-        more = _AND_YEARS.match(said, m.end())
-        for d in [first, *(_same_day(first, int(y)) for y in (more.captures("y") if more
-                                                                    else []))]:
-            if d and first and (d.month, d.day) == (day.month, day.day) and d != day:
-                found.add(d)
-    return [(d, d) for d in sorted(found)]
+        if (first := _day(m)) is None:
+            continue
+        found.add(first)
+        if other_years and (more := _AND_YEARS.match(said, m.end())):
+            found |= {d for y in more.captures("y") if (d := _same_day(first, int(y)))}
+    return found
 
 
-def _same_day(day: date | None, year: int) -> date | None:
+def _same_day(day: date, year: int) -> date | None:
     try:
-        return day.replace(year=year) if day else None
+        return day.replace(year=year)
     except ValueError:
-        return None
+        return None  # February 29 in a year without it
 
 
 def _dated_by_title(table: Table, day: date, spans: list[DateRange | None]) -> list[int]:
@@ -337,8 +343,7 @@ def _dated_by_title(table: Table, day: date, spans: list[DateRange | None]) -> l
     columns on that day ("… as of September 26, 2020 and September 28, 2019" over "2020"
     and "2019": each year's balance on its own day, which the headers leave out); none
     otherwise."""
-    said = " ".join(filter(None, (table.title, table.lead_in)))
-    if day not in {_day(m) for m in _DATE.finditer(said)}:
+    if day not in _days_said(table):
         return []
     year = (date(day.year, 1, 1), date(day.year, 12, 31))
     found = [i for i, span in enumerate(spans) if span == year]

@@ -204,6 +204,9 @@ def _measure(text: str) -> bool:
 
 
 _DANGLING = regex.compile(r"\b(?:of|at|and|the|for|to|in|from|on|by)\s*$", regex.I)
+"""A head broken off mid-phrase. Fewer words than a label line that goes on
+(assemble.py's `_CONNECTOR`): "Years ended December 31," and "Year Ended" end heads
+that span their columns."""
 
 
 def _wrapped(cells: list[str], below: list[str]) -> bool:
