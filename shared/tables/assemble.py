@@ -11,7 +11,10 @@ of property and" / "equipment  (1,234)"). A row is a total when its label says s
 every column, the sum of the rows above it back to the last total or heading, two or
 more of them ("Swiss", "Non-Swiss", then "Income before taxes"). Per-share rows are in units
 whatever the table's scale ("in thousands, except per share data"); share counts are
-numbers, not money; a row or column about percentages holds percents, and so does a
+numbers, not money, and so are the figures of a column whose header counts ("Number of
+Shares") or gives a duration ("Remaining Contractual Term (in Years)") beside a column
+of money ("Weighted-Average Exercise Price Per Share": money in units); a row or column
+about percentages holds percents, and so does a
 column whose first and last figures carry "%" and none a currency (a rate
 reconciliation writes the sign on those lines only). A table of quarters down the side
 (`Fourth Quarter` under `2019:`, columns `High` and `Low`) is turned to have its quarters
@@ -77,6 +80,7 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
     columns = _percent_pairs([Column(header=h or "", period=period_of(h, around) if h else None)
                               for h in headers])
     percent_columns = [bool(_PERCENT.search(h or "")) for h in headers]
+    column_units = [_column_unit(h or "", unit, scale, shares_out) for h in headers]
     rows: list[Row] = []
     section: str | None = None
     pending: list[str] = []
@@ -109,7 +113,8 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
         total = bool(_TOTAL.match(label)) or (not label and bool(rows))
         row_unit, row_scale = _row_unit(label, section or "", unit, scale, shares_out)
         percent_row = bool(_PERCENT.search(label))
-        cells = [_cell(text, row_unit, row_scale, percent_row or percent_columns[i])
+        cells = [_cell(text, *(column_units[i] if i < len(column_units) and column_units[i]
+                               else (row_unit, row_scale)), percent_row or percent_columns[i])
                  for i, text in enumerate(line.cells)]
         rows.append(Row(label=label, cells=cells, section=section, total=total,
                         marked=marked))
@@ -287,6 +292,35 @@ def _own(header: str, left: str) -> str:
     while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
         shared += 1
     return " ".join(mine[shared:])
+
+
+_YEARS = regex.compile(r"\((?:in\s+)?years\)|\b(?:term|life|lives|period)\b.*\byears?\b", _F)
+"""A column of durations ("Weighted-Average Remaining Contractual Term (in Years)")."""
+_COUNT = regex.compile(r"\bnumber\b", _F)
+_PRICE = regex.compile(r"\bweighted[\s-]+average\s+(?:grant[\s-]+date\s+)?(?:fair\s+value|"
+                       r"(?:exercise\s+)?price)\b|\bexercise\s+price\b|\bprice\s+paid\b", _F)
+"""A column of prices per share or option ("Weighted Average Grant Date Fair Value")."""
+
+
+def _column_unit(header: str, unit: str | None, scale: int,
+                 shares_out: bool) -> tuple[str | None, int] | None:
+    """The unit and scale a column's header gives its figures whatever their rows are,
+    where the table's unit is another column's ("Number of Shares" and "Weighted-Average
+    Exercise Price Per Share" beside it, "NUMBER M" beside "$M"): a count or a duration is
+    a number, a figure per share money in units; None when the header says neither (the
+    rows say, `_row_unit`). A header that names a currency is money."""
+    if not header or currency_in(header) or regex.search(r"[$€£¥₹]", header):
+        return None
+    own = scale_in(header)
+    if PEOPLE.search(header) or SHARE_COUNT.search(header):
+        return None, own if own is not None else 0 if shares_out else scale
+    if PER_SHARE.search(header) or _PRICE.search(header):
+        return unit, 0
+    if _YEARS.search(header):
+        return None, 0
+    if _COUNT.search(header):
+        return None, own if own is not None else scale
+    return None
 
 
 def _row_unit(label: str, section: str, unit: str | None, scale: int,

@@ -53,6 +53,29 @@ def test_columns_run_oldest_first_as_well_as_newest_first():
     assert columns_for(table, "2019") == [1] and columns_for(table, "FY18") == [0]
 
 
+def test_a_columns_header_types_its_figures_where_the_tables_unit_is_another_columns():
+    # a stock option roll-forward (TAT-QA dev): the "$" of the price column is not the
+    # unit of the share counts beside it, nor of the remaining term in years
+    options = table_from_rows([
+        ["", "Number of Shares", "Weighted-Average Exercise Price Per Share",
+         "Weighted-Average Remaining Contractual Term (in Years)"],
+        ["Outstanding at September 30, 2016", "3,015,374", "$3.95", "6.4"],
+        ["Granted", "147,800", "$7.06", ""]], title="(in thousands)")
+    counts, price, term = row(options, "Outstanding at September 30, 2016").cells
+    assert (counts.quantity.kind, counts.quantity.unit) == ("number", None)
+    assert counts.quantity.absolute() == Decimal("3015374E3")  # a count, in the table's scale
+    assert (price.quantity.kind, price.quantity.unit, price.quantity.scale) == ("money", "USD", 0)
+    assert (term.quantity.kind, term.quantity.absolute()) == ("number", Decimal("6.4"))
+    # an Australian share capital note: "NUMBER" of shares in millions beside "$M"
+    capital = table_from_rows([
+        ["", "2019", "", "2018", ""], ["", "NUMBER", "", "NUMBER", ""],
+        ["SHARE CAPITAL", "M", "$M", "M", "$M"],
+        ["Balance at start of period", "1,313.3", "6,201", "1,294.4", "5,719"]])
+    cells = row(capital, "Balance at start of period").cells
+    kinds = [(c.quantity.kind, c.quantity.unit) for c in cells]
+    assert kinds == [("number", None), ("money", "USD")] * 2
+
+
 def test_a_header_misspelt_names_no_period():
     table = table_from_rows(TABLES["3661fba5"])  # "Fiscal Yaar Ended March 31," over years
     assert [c.period for c in table.columns] == [None, None, None]
