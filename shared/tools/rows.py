@@ -15,7 +15,8 @@ year`); `total` is no word either (`Total revenues` names revenues). A label nam
   dash (`Interest expense, net`, `Accounts receivable, net of allowance of $1.2
   million`, `Long-term debt, less current portion`), a word of QUALIFIERS first: what
   follows a comma in `Sales, general and administrative` is more items, not a
-  qualification;
+  qualification; a balance at the end of a period qualifies without one
+  (`Contributed equity at end of period`);
 - in `context` when every word of the label is the name's and the row's context says
   the rest (its heading, its table's title, the header of the column read: `Americas`
   under the column `Fiscal Year 2018 Net Sales` is net sales in Americas; `Total`
@@ -51,6 +52,9 @@ QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including inc
 before at end beginning as current noncurrent non long short gross trade continuing
 discontinued reported adjusted restated cost""".split())
 """Words that open a qualification after a comma: `, net`, `, at cost`, `, end of year`."""
+_END = stem("end")
+"""The one that does without a comma: a balance "at end of period" is the item's figure
+for the period, as the year's column of "Goodwill, end of year" is."""
 
 _ASIDE = regex.compile(r"\([^()]*\)|\[[^\[\]]*\]|[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]+")
 _JOINED = regex.compile(r"(?P<a>[^\W_]+)\s*(?:\band\b|\bor\b|&)\s*(?P<b>[^\W_]+)", regex.I)
@@ -476,7 +480,8 @@ def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     for end in range(len(name.words), len(label.words)):
         prefix = Counter(label.words[:end])
         if prefix == wanted:
-            qualifies = label.breaks[end] and label.words[end] in QUALIFIERS
+            qualifies = label.breaks[end] and label.words[end] in QUALIFIERS \
+                or label.words[end] == _END  # "Contributed equity at end of period"
             return Fit("qualified", len(label.words) - end) if qualifies else None
         if prefix - wanted:
             return None

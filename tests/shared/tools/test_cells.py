@@ -644,6 +644,20 @@ def test_a_row_is_named_without_the_year_its_label_closes_with_or_the_verb_a_que
                    tables=tables).code == "NOT_FOUND"
 
 
+def test_a_balance_at_end_of_period_is_the_items_figure_for_the_period():
+    # TAT-QA dev: an Australian share capital note; the rows' figures are of the year's
+    # close, where "Contributed equity" has no row of its own
+    capital = table_from_rows([
+        ["$M", "2019", "2018"], ["Balance at start of period", "6,201", "5,719"],
+        ["Shares bought back", "(205)", "(146)"], ["Balance at end of period", "6,033", "6,201"],
+        ["Contributed equity at end of period", "5,828", "6,055"]])
+    tables = {"k": [capital]}
+    assert cell("contributed equity", "2019", [doc("k")], tables=tables).value == "5,828"
+    # the start of a period still takes its comma ("Goodwill, beginning of year") or its words
+    assert refused("contributed equity at start", "2019", [doc("k")],
+                   tables=tables).code == "NOT_FOUND"
+
+
 def test_rows_whose_words_differ_only_in_small_words_are_told_apart_word_for_word():
     # TAT-QA dev: balances with a group's parent, both ways
     peel = table_from_rows([["£m", "2019", "2018"], ["Net investment in finance lease", "0.8", "1.2"],
