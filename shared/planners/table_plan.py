@@ -330,7 +330,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     headers = all_words(" ".join(c.header for t in tables for c in t.columns))
     title = frozenset(w for w in all_words(doc.title) - headers if not w.isdigit())  # not its year
     # "the percentage of sales represented by gross profit": a percent cell
-    kind = "percent" if _PERCENT_ITEM.search(term.item) else None
+    kind = "percent" if _PERCENT_ITEM.search(term.item) else "number" if term.counted else None
     item = item_words(term.item) - title
     chosen = choose_cell(item, term.when, tables, columns_for, kind, term.item)
     picked = None if isinstance(chosen, Miss) else _row_text(tables, chosen)

@@ -520,6 +520,17 @@ def test_how_many_of_something_a_company_has_is_their_number():
     assert metric.expression is None
 
 
+@pytest.mark.parametrize("question, item", [
+    ("How many shares were granted in 2019?", "shares granted"),
+    ("How many options were outstanding in 2019?", "options outstanding"),
+    ("How many stores were opened in 2019?", "stores opened"),
+    ("What was the number of employees in 2019?", "employees")])
+def test_how_many_were_done_is_a_count_of_the_line_item_the_verb_names(question, item):
+    metric = read_metric(question)
+    assert [(t.item, t.when.text, t.counted) for t in metric.terms] == [(item, "2019", True)]
+    assert not read_metric("What was the revenue in 2019?").terms[0].counted
+
+
 def test_a_quarterly_filing_is_about_the_fiscal_quarter_its_text_names_most():
     quarter = (date(2022, 9, 25), date(2022, 12, 31))
     apple = "Apple Inc. | Q1 2023 Form 10-Q | 3 " * 5 + "the fourth quarter of fiscal 2022"

@@ -1003,3 +1003,17 @@ def test_a_debt_named_by_when_it_falls_due_keeps_that_date_in_its_name(tmp_path)
         assert run(plan, backend).value == "421.1"
     finally:
         backend.close()
+
+
+def test_how_many_asks_a_count_read_from_a_column_of_counts_never_a_price(reports):
+    # a stock option roll-forward: "Number of Shares" beside the exercise price in dollars
+    plan = heuristic_plan("How many shares were outstanding at September 30, 2019, "
+                          "according to Namopos's annual report?", reports)
+    extract = plan.steps[-1]
+    assert (extract.period, extract.quantity) == ("2019-09-30", "number")
+    out = run(plan, reports)
+    assert out.value == "1,686,902" and out.quantity.kind == "number"
+    # "what was the number of" asks a count as well; a price is not one
+    plan = heuristic_plan("What was the number of shares granted in fiscal 2019, according "
+                          "to Namopos's annual report?", reports)
+    assert run(plan, reports).value == "409,368"
