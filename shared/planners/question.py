@@ -64,7 +64,8 @@ _RELATIVE = regex.compile(r"\b(?:originally|initially|first)\s+(?:report|publish
                           r"\bbefore\s+the\s+(?:restatement|revision|correction|update)\b|"
                           r"\b(?:a\s+)?(?:year|quarter|month|season)s?\s+(?:earlier|before|"
                           r"ago|later|after)\b|\b(?:previous|prior|preceding|following|next|last)\s+"
-                          r"(?:year|quarter|month|season|period)\b|上年|去年|上一年|上季度", regex.I)
+                          r"(?:year|quarter|month|season|period)\b(?!\s+of\s+(?:the\s+)?"
+                          r"(?:fiscal(?:\s+year)?\s+|FY\s*)?\d)|上年|去年|上一年|上季度", regex.I)
 _IDENTIFIER = regex.compile(r"\b[A-Za-z]+-\d+[A-Za-z]?\b|\b[A-Z]{2,}\d+[A-Z]?\b")
 _MARK = regex.compile(r"(?<![\w&])(?:[A-Z]{1,6}(?:&[A-Z]{1,6})+|\d+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*"
                       r"|[A-Z]{2,6})(?![\w&])")

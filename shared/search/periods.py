@@ -27,6 +27,8 @@ _Y4 = r"(?:19|20)\d{2}"
 _Y = rf"(?:{_Y4}|'\s?\d{{2}})"          # 2024 or '24 (only where a Q/H/FY mark says it is a year)
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORD_RE = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+_LAST_QUARTER = r"last(?=[\s-]+quarter\s+of\s+(?:the\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*)?\d)"
+"""`last quarter of 2019`: a year's fourth quarter (not the quarter before another)."""
 _CN_NUM = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -49,14 +51,14 @@ _SPANS = regex.compile(
     rf"(?:ended|ending|to|through)\s+{_END_IN}"
     rf"|\b(?<n>half)[\s-]+year\s+(?:ended|ending|to)\s+{_END_IN}"
     rf"|\b(?<!half[\s-])(?:fiscal\s+|financial\s+)?(?<n>year)\s+(?:ended|ending|to)\s+{_END_IN}"
-    rf"|\b(?<!(?:first|second|third|fourth|1st|2nd|3rd|4th)[\s-])(?<n>quarter)\s+"
-    rf"(?:ended|ending)\s+{_END_IN}"
+    rf"|\b(?:(?:fiscal\s+)?{_ORD_RE}[\s-]+)?(?<n>quarter)\s+(?:ended|ending)\s+{_END_IN}"
     rf"|\b(?<n>52|53)[\s-]+weeks?\s+(?:ended|ending|to)\s+{_DATE_IN}"
     rf"|\b{_MONTH_END}\s+(?<n>quarter|half[\s-]year|half)\b"
     rf"|\b(?:the\s+)?first\s+(?<n>nine|six|three)\s+months\s+of\s+(?<y>{_Y4})(?!\d)", _F)
 """Spans ending at a date or a month's end: "nine months ended September 30, 2024", "year
 ended 31 March 2025", "the year ended June 2019", "the half-year ended 31 December 2019"
-(six months, not the year), "the quarter ended March 31, 2023" (its three months), "the
+(six months, not the year), "the quarter ended March 31, 2023" and "the fourth quarter
+ended December 31, 2019" (its three months, whatever its ordinal), "the
 December 2019 quarter", "the 52 weeks ended 29 June 2019", "the first nine months of
 2024"."""
 _SEASON = regex.compile(rf"{_NO_LEFT}(?<y>{_Y4})\s?[-/–]\s?(?<y2>\d{{2}}|{_Y4}){_NO_RIGHT}")
@@ -81,7 +83,8 @@ _PATTERNS: list[tuple[str, regex.Pattern]] = [
                               rf"year|year)\s+(?=(?<y>{_Y4}))", _F)),
     ("quarter", regex.compile(rf"{_NO_LEFT}(?<q>[1-4])Q\s*(?<y>{_Y4}|\d{{2}}){_NO_RIGHT}", _F)),
     ("quarter", regex.compile(
-        rf"\b(?:fiscal\s+)?(?<q>{_ORD_RE})[\s-]+quarter(?:\s+(?:of|for|in|ended))?\s+"
+        rf"\b(?:fiscal\s+)?(?<q>{_ORD_RE}|{_LAST_QUARTER})[\s-]+quarter"
+        rf"(?:\s+(?:of|for|in|ended))?\s+"
         rf"(?:(?:the\s+)?fiscal(?:\s+year)?\s+|FY\s*)?(?<y>{_Y4}){_NO_RIGHT}", _F)),
     ("half", regex.compile(
         rf"{_NO_LEFT}H(?<h>[12])\s*[,-]?\s*(?:FY\s*'?(?<y>{_Y4}|\d{{2}})|(?<y>{_Y})){_NO_RIGHT}", _F)),
@@ -129,7 +132,7 @@ def _period(kind: str, m: regex.Match) -> DateRange | None:
     year = _year(m["y"])
     if kind == "quarter":
         q = m["q"].lower()
-        return quarter_range(year, _ORD.get(q) or _CN_NUM.get(q) or int(q))
+        return quarter_range(year, _ORD.get(q) or _CN_NUM.get(q) or {"last": 4}.get(q) or int(q))
     if kind == "half":
         h = (m.groupdict().get("h") or "1").lower()
         return half_range(year, 1 if h in ("1", "first", "1st", "上") else 2)

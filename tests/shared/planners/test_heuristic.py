@@ -317,6 +317,14 @@ def test_a_period_named_relative_to_another_is_not_guessed(tmp_path):
                                 "Revenue was NOK 4.21 billion, up from NOK 3.88 billion a year "
                                 "earlier.")) as s, pytest.raises(NoAnswer, match="relative"):
         heuristic_plan("What was Halvorsen Marine's revenue a year earlier than Q2 2024?", s)
+    with store_of(tmp_path / "q4", doc("q", "Halvorsen Marine Q4 2024 Report",
+                                       "Revenue was NOK 4.40 billion.")) as s:
+        with pytest.raises(NoAnswer, match="relative"):
+            heuristic_plan("What was Halvorsen Marine's revenue in the last quarter?", s)
+        # the last quarter of a year is its fourth
+        plan = heuristic_plan("What was Halvorsen Marine's revenue in the last quarter of 2024?",
+                              s)
+        assert answer(plan, s)[1] == "4.40 billion"
 
 
 def test_a_name_that_fits_two_companies_which_disagree_is_not_answered(tmp_path):

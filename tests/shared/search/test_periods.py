@@ -44,6 +44,11 @@ from shared.search.periods import find_periods, named_period, without_periods
     ("How did sales change from 2022 to 2023?", "2022-01-01..2023-12-31"),
     ("operating revenues for the quarter ended March 31, 2023", "2023-Q1"),
     ("Form 10-Q for the quarter ended December 31, 2014", "2014-Q4"),
+    # its ordinal says no more than its end: a fiscal fourth quarter ending in July
+    ("revenue for the fourth quarter ended December 31, 2019", "2019-Q4"),
+    ("the fourth quarter ended July 27, 2019", "2019-05-01..2019-07-27"),
+    ("sales in the last quarter of 2019", "2019-Q4"),
+    ("the last quarter of fiscal 2019", "2019-Q4"),
     ("the six months ended March 31, 2023", "2022-10-01..2023-03-31"),
     # as UK and Australian reports write them: a month for its last day, weeks, a
     # financial year, a quarter or half by the month it ends in
