@@ -513,6 +513,31 @@ def test_a_difference_between_a_total_and_its_part_is_the_total_less_the_part(qu
     assert metric.expression == "$T1 - $T2"
 
 
+@pytest.mark.parametrize("question, expression", [
+    ("How much higher were total net sales in 2019 than in 2018?", "$T2 - $T1"),
+    ("How much more was revenue in 2019 than 2018?", "$T2 - $T1"),
+    ("How much lower was revenue in 2018 than in 2019?", "$T2 - $T1"),
+    ("How much higher was revenue in 2018 than in 2019?", "$T1 - $T2"),
+    ("How much less was revenue in 2019 than in 2018?", "$T1 - $T2")])
+def test_how_much_higher_in_one_period_than_another_is_the_one_less_the_other(question,
+                                                                             expression):
+    metric = read_metric(question)
+    assert [t.when.text for t in metric.terms] == ["2018", "2019"]  # oldest first
+    assert metric.expression == expression
+
+
+@pytest.mark.parametrize("question", [
+    "What was the total net sales in 2019 vs 2018?",
+    "What was the total revenue in 2019 compared to 2018?",
+    "What was the average revenue in 2019 versus 2018?"])
+def test_two_periods_set_against_each_other_are_never_added(question):
+    # "total" here is the row's ("Total net sales"), as TAT-QA's "total … in 2019 and
+    # 2018" is a sum
+    assert isinstance(read_metric(question), Refusal)
+    assert read_metric("What is the total cost of revenue in both 2019 and 2018?"
+                       ).expression == "$T1 + $T2"
+
+
 def test_how_many_of_something_a_company_has_is_their_number():
     metric = read_metric("How many employees did Patriot Transportation Holding have in "
                          "fiscal 2019?")
