@@ -31,6 +31,13 @@ def test_each_plain_cell_is_asked_for_and_rows_repeated_are_left_out(tmp_path):
     assert [(a.question.split(" between")[0], a.truth) for a in change] == [
         ("What was the change in net revenue", 5000), ("What was the change in cost of revenue",
                                                         2000)]
+    # the comparative, worded either way round, is the newer year less the older
+    compare = {a.question.split(", according")[0]: a.truth
+               for a in questions(corpus(tmp_path), "compare")}
+    assert set(compare.values()) == {5000, 2000} and len(compare) == 2
+    assert all(q in (f"How much higher was the {n} in 2019 than in 2018",
+                     f"How much lower was the {n} in 2018 than in 2019")
+               for q in compare for n in ("net revenue", "cost of revenue") if n in q)
     assert list(questions(corpus(tmp_path), "date")) == []  # its columns are years
 
 
