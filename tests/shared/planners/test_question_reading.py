@@ -526,6 +526,19 @@ def test_how_much_higher_in_one_period_than_another_is_the_one_less_the_other(qu
     assert metric.expression == expression
 
 
+@pytest.mark.parametrize("question, kind", [
+    ("What share of total net sales came from Ceramic Components in 2019?", "ratio"),
+    ("What proportion of total net sales did Ceramic Components account for in 2019?",
+     "ratio"),
+    ("What percentage of total net sales did Ceramic Components represent in 2019?", "share"),
+    ("In 2019, what percentage of total net sales was from Ceramic Components?", "share")])
+def test_a_share_asked_with_a_verb_is_the_part_over_the_whole(question, kind):
+    metric = read_metric(question)
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("Ceramic Components", "2019"), ("total net sales", "2019")]
+    assert metric.kind == kind
+
+
 @pytest.mark.parametrize("question", [
     "What was the total net sales in 2019 vs 2018?",
     "What was the total revenue in 2019 compared to 2018?",
