@@ -232,8 +232,8 @@ _DEFINED = regex.compile(r"\b(?:is\s+|are\s+)?(?:defined|calculated|computed|mea
 _PCT_CHANGE = regex.compile(
     r"(?:\bpercent(?:age)?|%)\s*(?:change|increase|decrease|growth|decline|movement|variance)"
     r"|\bchange\s*\(\s*%\s*\)|\(\s*%\s*\)\s*change"
-    r"(?:\s*/\s*\(?\s*(?:increase|decrease)\s*\)?)?|\bgrowth\s+rate\b|\byear[\s-]over[\s-]year\s+"
-    r"(?:change|growth)\b", regex.I)
+    r"(?:\s*/\s*\(?\s*(?:increase|decrease)\s*\)?)?|\bgrowth\s+rate\b"
+    r"|\b(?:year[\s-]over[\s-]year|yoy)\s+(?:change|growth)\b", regex.I)
 _INCREASE_DECREASE = regex.compile(r"\bincrease\s*/\s*\(?\s*decrease\s*\)?|\bincrease\s+or\s+"
                                    r"\(?decrease\)?", regex.I)
 _VARIANCE = regex.compile(r"\bvariance\b", regex.I)

@@ -66,6 +66,8 @@ _RELATIVE = regex.compile(r"\b(?:originally|initially|first)\s+(?:report|publish
                           r"ago|later|after)\b|\b(?:previous|prior|preceding|following|next|last)\s+"
                           r"(?:year|quarter|month|season|period)\b(?!\s+of\s+(?:the\s+)?"
                           r"(?:fiscal(?:\s+year)?\s+|FY\s*)?\d)|上年|去年|上一年|上季度", regex.I)
+_PER_PERIOD = regex.compile(r"[YQMH]o[YQMH]")
+"""`YoY`, `QoQ`, `MoM`: a change over the period before, no company's name."""
 _IDENTIFIER = regex.compile(r"\b[A-Za-z]+-\d+[A-Za-z]?\b|\b[A-Z]{2,}\d+[A-Z]?\b")
 _MARK = regex.compile(r"(?<![\w&])(?:[A-Z]{1,6}(?:&[A-Z]{1,6})+|\d+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*"
                       r"|[A-Z]{2,6})(?![\w&])")
@@ -193,8 +195,9 @@ class Question:
         tokens = list(_TOKEN.finditer(rest))
         for i, m in enumerate(tokens):
             token, low = m.group(), m.group().lower()
-            if not token[0].isupper() or token.isupper() and len(token) > 1 or len(token) == 1:
-                continue  # lower case, an acronym (CFO, EV) or a letter (A&E): not a name
+            if not token[0].isupper() or token.isupper() and len(token) > 1 or len(token) == 1 \
+                    or _PER_PERIOD.fullmatch(token):
+                continue  # lower case, an acronym (CFO, EV, YoY) or a letter (A&E): not a name
             if low in STOPWORDS or stem(low) in SCAFFOLDING:
                 continue
             if _SENTENCE_START.search(rest[:m.start()]) and not _named_start(rest, tokens, i):

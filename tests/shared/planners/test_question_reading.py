@@ -526,6 +526,16 @@ def test_how_much_higher_in_one_period_than_another_is_the_one_less_the_other(qu
     assert metric.expression == expression
 
 
+def test_yoy_is_a_change_over_the_year_before_not_a_company():
+    q = Question.read("What was the YoY change in Tocomos's total net sales between 2018 and "
+                      "2019?")
+    assert "yoy" not in q.names and "tocomo" in " ".join(q.names)
+    metric = read_metric("What was the YoY change in total net sales between 2018 and 2019?")
+    assert metric.kind == "percent_change"  # as "year-over-year change" is
+    assert [(t.item, t.when.text) for t in metric.terms] == [
+        ("total net sales", "2018"), ("total net sales", "2019")]
+
+
 @pytest.mark.parametrize("question, kind", [
     ("What share of total net sales came from Ceramic Components in 2019?", "ratio"),
     ("What proportion of total net sales did Ceramic Components account for in 2019?",
