@@ -264,15 +264,14 @@ _SHARE = regex.compile(
     r"(?P<y>.+)$"
     r"|^(?:the\s+)?(?P<unit>proportion)\s+of\s+(?P<x>.+?)\s+over\s+(?P<y>.+)$"
     r"|^(?:the\s+)?(?P<unit>percentage|proportion|share|fraction)\s+of\s+(?P<y>.+?)\s+"
-    r"(?:is|are|was|were)\s+(?:made\s+up|comprised|composed)\s+of\s+(?P<x>.+)$", regex.I)
-_SHARE_VERB = regex.compile(
-    r"^(?:the\s+)?(?P<unit>percentage|percent|proportion|share|fraction|portion)\s+of\s+"
+    r"(?:is|are|was|were)\s+(?:made\s+up|comprised|composed)\s+of\s+(?P<x>.+)$"
+    # asked with a verb, the period after it: "what share of total net sales came from
+    # Ceramic Components in 2019", "what proportion of revenue did Apple account for in 2019"
+    r"|^(?:the\s+)?(?P<unit>percentage|percent|proportion|share|fraction|portion)\s+of\s+"
     r"(?:the\s+)?(?P<y>.+?)\s+(?:(?:came|comes|come|was|were|is|are)\s+(?:from|generated\s+by|"
     r"attributable\s+to)\s+(?P<x>.+?)|(?:did|does|do)\s+(?P<x>.+?)\s+(?:account\s+for|represent|"
     r"make\s+up|contribute|constitute|comprise|generate))(?P<tail>(?:\s+(?:in|for|during|as\s+of|"
     r"at)\s+(?:the\s+)?@\d+)?)\s*$", regex.I)
-"""A share asked with a verb: "what share of total net sales came from Ceramic Components
-in 2019", "what proportion of revenue did Apple account for in 2019": X over Y."""
 _SUM_OF = regex.compile(r"^(?:the\s+)?sum\s+of\s+(?!all\b)(?P<x>.+?)\s+and\s+(?P<y>.+)$", regex.I)
 """The sum of two line items ("the sum of net bookings and in-game net bookings")."""
 _RATIO = regex.compile(r"^(?:the\s+)?ratio\s+(?:of|between)\s+(?P<x>.+?)\s+(?:to|over|against)\s+"
@@ -471,11 +470,8 @@ def _read_core(core: str, used: list[When], whens: list[When], asked: _Asked) ->
     if (m := _SHARE.match(core)) and not _PCT_CHANGE.search(core):
         unit = m["unit"].lower()
         kind = "share" if unit in ("percentage", "percent", "%") or asked.percent else "ratio"
-        return _two_items(kind, m["x"], m["y"], used, whens, asked, m.start("x") > m.start("y"))
-    if m := _SHARE_VERB.match(core):
-        kind = "share" if m["unit"].lower() in ("percentage", "percent") or asked.percent \
-            else "ratio"  # as _SHARE reads them
-        return _two_items(kind, f"{m['x']}{m['tail']}", m["y"], used, whens, asked, True)
+        return _two_items(kind, f"{m['x']}{m['tail'] or ''}", m["y"], used, whens, asked,
+                          m.start("x") > m.start("y"))
     if m := _RATIO.match(core):
         return _two_items("share" if asked.percent else "ratio", m["x"], m["y"], used, whens,
                           asked)

@@ -25,7 +25,8 @@ from .dates import DateRange, half_range, month_range, quarter_range, year_range
 
 _Y4 = r"(?:19|20)\d{2}"
 _Y = rf"(?:{_Y4}|'\s?\d{{2}})"          # 2024 or '24 (only where a Q/H/FY mark says it is a year)
-_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+        "last": 4}  # of a year's quarters (_LAST_QUARTER)
 _ORD_RE = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
 _LAST_QUARTER = r"last(?=[\s-]+quarter\s+of\s+(?:the\s+)?(?:fiscal(?:\s+year)?\s+|FY\s*)?\d)"
 """`last quarter of 2019`: a year's fourth quarter (not the quarter before another)."""
@@ -132,7 +133,7 @@ def _period(kind: str, m: regex.Match) -> DateRange | None:
     year = _year(m["y"])
     if kind == "quarter":
         q = m["q"].lower()
-        return quarter_range(year, _ORD.get(q) or _CN_NUM.get(q) or {"last": 4}.get(q) or int(q))
+        return quarter_range(year, _ORD.get(q) or _CN_NUM.get(q) or int(q))
     if kind == "half":
         h = (m.groupdict().get("h") or "1").lower()
         return half_range(year, 1 if h in ("1", "first", "1st", "上") else 2)
