@@ -11,8 +11,10 @@ which TAT-QA answers both as a distance and as a change, is not read):
 - a line item in a period: "What was the net sales in Americas in 2018?", "What is the
   FY2018 capital expenditure amount (in USD millions) for 3M?";
 - the change, increase, decrease or difference in X from P1 to P2, and its percentage;
-  a change or percentage change in X in one year or none is left `open`: the table
-  planner reads it from that year and the one before, or from a table of two periods;
+  a percentage change in X in one year or none is left `open`: the table planner reads
+  it from that year and the one before, or from a table of two periods; a change in X in
+  no period is the line item "change in X", which, when no row states it, the table
+  planner reads from a table of two periods (`change_over_periods`);
 - the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year); the
   average quarterly X in a year (its four quarters);
 - quarters named without their own year ("In 2019, … between the third quarter and fourth
@@ -125,6 +127,20 @@ def year_before(when: When) -> When | None:
         return None
     before = str(first.year - 1)
     return When(regex.sub(r"\d{4}", before, when.text), parse_scope(before), when.fiscal)
+
+
+def change_over_periods(metric: Metric) -> regex.Match | None:
+    """"The change in X" asked of no period, read as a line item: the match of CHANGE_OF
+    (`item`: X), as X may change from a table's earlier period to its later (TAT-QA's
+    "What was the change in closing cash" of a table of 2019 and 2018)."""
+    if metric.kind != "value" or len(metric.terms) != 1 or metric.terms[0].when is not None:
+        return None
+    return CHANGE_OF.match(metric.terms[0].item)
+
+
+CHANGE_OF = regex.compile(r"^(?:the\s+)?(?:change|increase)\s+in\s+(?:the\s+)?(?P<item>\S.*)$",
+                          regex.I)
+"""A line item asked as its change ("the change in the amount for Ireland")."""
 
 
 AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:(?:annual|yearly)\s+)?(?:of\s+)?"

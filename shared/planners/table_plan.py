@@ -42,7 +42,7 @@ from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
 from .metric import (Metric, Term, When, average_over_periods, by_formula, by_parts,
-                     by_shared_words, percent_change_of, year_before)
+                     by_shared_words, change_over_periods, percent_change_of, year_before)
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -172,7 +172,9 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     - "the total X across all 3 years": the sum of X over every period of that table,
       which must show as many as the question says;
     - a percentage change of X asked of no period: from the one table's earlier period
-      to its later when it shows two; "in 2019": from 2018.
+      to its later when it shows two; "in 2019": from 2018;
+    - "the change in X" asked of no period, read as a line item no row states: as the
+      percentage change, the later figure less the earlier.
     None when the question is not of that form, or when no table, or tables with other
     periods, hold such a row, or its periods differ in length (a quarter beside a year),
     or the average is within a year ("average quarterly price")."""
@@ -185,6 +187,8 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
         # not "the change in X" read as a line item: on unseen questions it answered
         # questions whose answers are words
         op, item = "average", m["item"]
+    elif (m := change_over_periods(metric)):
+        op, item = "change", m["item"]
     else:
         return None
     if _WITHIN_YEAR.search(item):
@@ -198,7 +202,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
         for table in tables[doc.id]:
             whens = _periods_of(table) if year is None else [year, term.when]
             if len(whens) > 1 and all(
-                    isinstance(choose_cell(words, w, [table], columns_for), Choice)
+                    isinstance(choose_cell(words, w, [table], columns_for, text=item), Choice)
                     for w in whens):
                 held.add(tuple(whens))
     if len(held) != 1:
@@ -218,6 +222,9 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
                           name=f"total {item}{over}")
         return Metric(terms, f"({refs}) / {len(whens)}", "average", scale=metric.scale,
                       places=metric.places, name=f"average {item}{over}")
+    if op == "change":
+        return Metric(terms, "$T2 - $T1", "change", scale=metric.scale, places=metric.places,
+                      name=f"change in {item} from {whens[0].text} to {whens[1].text}")
     return Metric(terms, percent_change_of(metric.places), "percent_change",
                   percent=True, places=metric.places, name=f"percentage change in {item} from "
                   f"{whens[0].text} to {whens[1].text}")

@@ -1,4 +1,4 @@
-"""The heuristic planner on real report tables (twenty-four TAT-QA dev contexts, data/README.md)
+"""The heuristic planner on real report tables (twenty-nine TAT-QA dev contexts, data/README.md)
 in a real SQLite store: a line item for a period becomes GET → EXTRACT by row and
 period, a metric the question asks for becomes the EXTRACTs of its parts and a COMPUTE,
 and the plan's steps, run by the real tools, give the figure the report states. What
@@ -344,6 +344,20 @@ def test_a_percentage_change_with_no_period_is_over_a_table_of_two_periods_only(
     with pytest.raises(NoAnswer, match="fewer than two periods"):  # three years: which two?
         heuristic_plan("What is the percentage change in total sales, according to "
                        "Cududic's annual report?", reports)
+
+
+def test_a_change_with_no_period_is_over_a_table_of_two_periods_only(reports):
+    plan = heuristic_plan("What was the change in total personnel expenses, according to "
+                          "Vedosif's annual report?", reports)
+    assert plan.steps[-1].expression == "$T2 - $T1"
+    assert Decimal(run(plan, reports).value) == Decimal("39224")  # 227,727 - 188,503
+    # the total of a current and a non-current part, read by the question's words
+    plan = heuristic_plan("What was the change in total net deferred tax assets, according "
+                          "to Necukiz's annual report?", reports)
+    assert Decimal(run(plan, reports).value) == Decimal("-4053")  # 14,158 - 18,211
+    with pytest.raises(NoAnswer):  # three years: which two?
+        heuristic_plan("What was the change in total sales, according to Cududic's annual "
+                       "report?", reports)
 
 
 def test_a_hyphenated_item_keeps_its_first_word(reports):
