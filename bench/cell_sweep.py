@@ -16,7 +16,8 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
 - `compare`: the same two cells compared, "How much higher was {row} in {newer} than in
   {older}" (or "lower …": the older less the newer, every other row), the answer signed;
 - `open`: the change asked of no period, "What was the change in {row}", of a row with
-  figures in exactly two years (the table's two, or not found).
+  figures in exactly two years (the table's two, or not found);
+- `combined`: the two cells added, "What was the {row} in {newer} and {older} combined".
 
 The heuristic planner plans each question against a SQLite store of the set's documents
 and the real tools run the plan in this process. An answer is right when its amount is
@@ -55,7 +56,8 @@ from shared.tables.quantities import parse_quantity
 from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
-FORMS = ("cell", "date", "phrase", "change", "compare", "open", "average", "percent")
+FORMS = ("cell", "date", "phrase", "change", "compare", "open", "combined", "average",
+         "percent")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(?:19|20)\d{2}"
                       r"|\d{1,2}\s+[a-z]+\s+(?:19|20)\d{2})")
@@ -141,6 +143,8 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"How much higher was the {name} in {b} than in {a}{source}", y - x)
     elif form == "open" and len(figures) == 2:
         yield Asked(doc, f"What was the change in {name}{source}", y - x)
+    elif form == "combined":
+        yield Asked(doc, f"What was the {name} in {b} and {a} combined{source}", x + y)
     elif form == "average":
         yield Asked(doc, f"What was the average {name} in {a} and {b}{source}", (x + y) / 2)
     elif form == "percent" and x:

@@ -327,14 +327,19 @@ _OVER_YEARS = regex.compile(r"\b(?:for|over|in|during|across)\s+(?:the\s+|all\s+
 one year ("for year 2019")."""
 _FILLER_START = regex.compile(r"^(?:the\s+)?(?:(?:amount|value|level|figure|balance|number)\s+of\s+"
                               r"|company'?s\s+|group'?s\s+|firm'?s\s+)+(?:the\s+)?", regex.I)
+_TOTAL_OF_FILLER = regex.compile(r"^(?:the\s+)?total\s+(?:amount|value|level|figure|balance|number)"
+                                 r"\s+of\b", regex.I)
+"""A total asked through a filler ("the total value of X"): its "total" adds up, the
+filler goes (`_FILLER_START`)."""
 _FILLER_END = regex.compile(r"(?<!\bas)\s+(?:recorded|reported|figures?)"
                             r"(?=(?:\s+(?:by|of|in|for|at|during))?\s*$)", regex.I)
 """A verb or noun after the item that names no line item ("the revenue reported for
 2019", "the revenue figure"); "as reported" names a column of restated tables, and
 "recognized" may name a row ("deferred revenue recognized" is not the balance)."""
 _OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by|between)\s+(?:the\s+)?", regex.I)
-_SUM_AFTER = regex.compile(r"\s+(?:altogether|in\s+total)\b", regex.I)
-"""How a question says "added up" after the item ("gross profit altogether")."""
+_SUM_AFTER = regex.compile(r"\s+(?:altogether|in\s+total|combined(?=\s*$))\b", regex.I)
+"""How a question says "added up" after the item ("gross profit altogether", "… in 2019
+and 2018 combined"; not the "combined" of a "combined ratio")."""
 _ENDING = regex.compile(r"[\s?.!,;:]+$")
 _SOURCE = regex.compile(r",?\s*\b(?:according\s+to|(?:as\s+)?(?:reported|stated|shown|disclosed|"
                         r"presented)\s+(?:in|by)\s+(?:the|its|their|(?-i:[A-Z])\w*)\b|based\s+on\s+(?:the|its)\s+"
@@ -644,7 +649,11 @@ def _is_year(w: When) -> bool:
 def _item(core: str, op: str | None) -> str:
     """The line item of `core`: without its periods, the operation's words and fillers."""
     text = _strip_periods(_SPAN_WORDS.sub(" ", core))
-    if op is not None:
+    if op == "sum" and _SUM_AFTER.search(text) and not _TOTAL_OF_FILLER.match(text):
+        # "the total other assets in 2019 and 2018 combined": the last word adds them up,
+        # and "Total other assets" is the row, not "Other assets"
+        text = _SUM_AFTER.sub("", text)
+    elif op is not None:
         pattern = dict(_OPS)[op]
         m = pattern.search(text)
         if m is not None:

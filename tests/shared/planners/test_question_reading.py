@@ -112,6 +112,11 @@ def test_an_acronym_no_title_uses_is_no_company():
     ("What is the total value of computer equipment and software at the end of 2018 and 2019 "
      "altogether?", ["computer equipment and software at the end"] * 2, ["2018", "2019"],
      "$T1 + $T2"),
+    # added up by a last "combined": a label's own "Total" stays the row's
+    ("What was the total other assets in 2019 and 2018 combined?",
+     ["total other assets"] * 2, ["2018", "2019"], "$T1 + $T2"),
+    ("What was the cost of goods sold in 2019 and 2018 combined?",
+     ["cost of goods sold"] * 2, ["2018", "2019"], "$T1 + $T2"),
     # two days of one year, the year written once; a quarter named by the day it ended
     ("What is the percentage change in the working capital adjustment at June 30 and "
      "December 31, 2019?", ["working capital adjustment"] * 2, ["2019-06-30", "2019-12-31"],

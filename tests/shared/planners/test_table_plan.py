@@ -360,6 +360,13 @@ def test_a_change_with_no_period_is_over_a_table_of_two_periods_only(reports):
                        "report?", reports)
 
 
+def test_two_rows_in_one_year_combined_are_added(reports):
+    plan = heuristic_plan("What were the fixed price and other in 2019 combined, according to "
+                          "Cududic's annual report?", reports)
+    assert [s.row for s in plan.steps if s.operation == "EXTRACT"] == ["Fixed Price", "Other"]
+    assert Decimal(run(plan, reports).value) == Decimal("1496.5")  # 1,452.4 + 44.1
+
+
 def test_a_hyphenated_item_keeps_its_first_word(reports):
     # "in-game" is not the filler "in": the row is "In-game net bookings", not "Net bookings"
     plan = heuristic_plan("What was the in-game net bookings in 2018, according to Rarofid's "
