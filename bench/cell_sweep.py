@@ -17,7 +17,9 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
   {older}" (or "lower …": the older less the newer, every other row), the answer signed;
 - `open`: the change asked of no period, "What was the change in {row}", of a row with
   figures in exactly two years (the table's two, or not found);
-- `combined`: the two cells added, "What was the {row} in {newer} and {older} combined".
+- `combined`: the two cells added, "What was the {row} in {newer} and {older} combined";
+- `recent`: the newest year's cell, "What was the {row} in the most recent year", of a
+  row whose every figure is in a column the header row dates by a year.
 
 The heuristic planner plans each question against a SQLite store of the set's documents
 and the real tools run the plan in this process. An answer is right when its amount is
@@ -56,8 +58,8 @@ from shared.tables.quantities import parse_quantity
 from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
-FORMS = ("cell", "date", "phrase", "change", "compare", "open", "combined", "average",
-         "percent")
+FORMS = ("cell", "date", "phrase", "change", "compare", "open", "combined", "recent",
+         "average", "percent")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(?:19|20)\d{2}"
                       r"|\d{1,2}\s+[a-z]+\s+(?:19|20)\d{2})")
@@ -115,6 +117,10 @@ def questions(corpus: Path, form: str) -> Iterator[Asked]:
                     q = parse_quantity(text) if text else None
                     if q is not None and q.amount is not None:
                         figures[when] = q.amount
+                if form == "recent" and any(
+                        j not in columns and (q := parse_quantity(text.strip())) is not None
+                        and q.amount is not None for j, text in enumerate(row[1:], 1)):
+                    continue  # a figure in a column the header row does not date: newer?
                 yield from _asked(doc["id"], form, name, figures, source)
 
 
@@ -145,6 +151,8 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"What was the change in {name}{source}", y - x)
     elif form == "combined":
         yield Asked(doc, f"What was the {name} in {b} and {a} combined{source}", x + y)
+    elif form == "recent":
+        yield Asked(doc, f"What was the {name} in the most recent year{source}", y)
     elif form == "average":
         yield Asked(doc, f"What was the average {name} in {a} and {b}{source}", (x + y) / 2)
     elif form == "percent" and x:
@@ -180,7 +188,7 @@ def answer(question: str, backend) -> Decimal | str:
 def judge(form: str, got: Decimal | str, truth: Decimal) -> str:
     if isinstance(got, str):
         return "not found"
-    if form in ("cell", "date", "phrase"):  # a cell read as written or as an outflow
+    if form in ("cell", "date", "phrase", "recent"):  # a cell as written or as an outflow
         return "right" if abs(got) == abs(truth) else "wrong"
     return "right" if abs(got - truth) <= max(Decimal("0.006"), abs(truth) / 10000) else "wrong"
 

@@ -88,7 +88,8 @@ class Metric:
     """COMPUTE over `$T1`… (the terms in order); None: the one term is the answer."""
     kind: str
     """`value`, `change`, `decrease`, `percent_change`, `average`, `sum`, `share`,
-    `ratio`, `difference` or `defined`."""
+    `ratio`, `difference`, `defined`, or `latest` (a value of the most recent year, which
+    the table planner finds: `open`)."""
     percent: bool = False
     """The result is a percentage (the expression multiplies by 100)."""
     scale: int | None = None
@@ -100,8 +101,9 @@ class Metric:
     open: bool = False
     """A percentage change asked of one period or none ("in 2019", "the percentage change
     in total emissions"), or a total or average over years the question does not name
-    ("across all 3 years"): its one term names the item (and the later period); the
-    periods are the table's, which the table planner reads (table_plan.py)."""
+    ("across all 3 years"), or a value of "the most recent year": its one term names the
+    item (and the later period); the periods are the table's, which the table planner
+    reads (table_plan.py)."""
     periods: int | None = None
     """How many periods the question says it is over ("across the 3 year period": 3),
     when it says so in words rather than naming them."""
@@ -470,8 +472,26 @@ def read_metric(question: str) -> Metric | Refusal:
     if d := _DEFINED.search(body):
         return _defined(body[:d.start()], body[d.end():], masked.whens, scale, places)
     used = [masked.whens[int(i)] for i in _PLACEHOLDER.findall(body)]
+    latest = None if used else _LATEST.search(body)
+    if latest:  # "in the most recent fiscal year": the newest year the tables show
+        body = f"{body[:latest.start()]} {body[latest.end():]}"
     core = _LEAD.sub("", body, count=1).strip()
-    return _read_core(core, used, masked.whens, _Asked(scale, places, percent, counted))
+    metric = _read_core(core, used, masked.whens, _Asked(scale, places, percent, counted))
+    if not latest or isinstance(metric, Refusal):
+        return metric
+    if metric.kind != "value" or len(metric.terms) != 1 or CHANGE_OF.match(
+            metric.terms[0].item) or AVERAGE_OF.match(metric.terms[0].item):
+        return Refusal("it asks for arithmetic over 'the most recent year': name the years")
+    return Metric(metric.terms, None, "latest", scale=scale, places=places,
+                  name=f"{metric.name} in the most recent year", open=True)
+
+
+_LATEST = regex.compile(r"\s*\b(?:in|for|during|of|over)\s+(?:the\s+|its\s+)?(?:most\s+recent|"
+                        r"latest)\s+(?:(?:fiscal|financial|reporting|full)\s+)?year\b"
+                        r"(?:\s+(?:reported|shown|presented))?", regex.I)
+"""The most recent year, asked without naming it ("in the most recent fiscal year", "for
+the latest year"): of the documents' tables, the newest year that states the item.
+"Last year" and "the current year" stay unread (relative to today; a row's words)."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ three-year average over two annual reports).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import regex
@@ -92,6 +92,14 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     if not with_tables:
         raise NoAnswer("not found: no document the question names has tables",
                        [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
+    if metric.kind == "latest":  # "X in the most recent year": the newest year stating X
+        if (newest := _newest_year(metric.terms[0], with_tables, tables, columns_for)) is None:
+            raise NoAnswer("not answered: it asks for the most recent year, and no table of "
+                           "the documents named states its line item in a year",
+                           [f"{d.title!r} ({period_and_date(d)})" for d in docs[:NEAREST]])
+        term = replace(metric.terms[0], when=newest)
+        metric = replace(metric, terms=(term,), kind="value", open=False,
+                         name=f"{term.item} in {newest.text}")
     if metric.open:  # "the percentage change in X in 2019": the table's two periods
         if (opened := _over_periods(metric, with_tables, tables, columns_for)) is None:
             what = {"sum": "a total", "average": "an average"}.get(
@@ -228,6 +236,30 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     return Metric(terms, percent_change_of(metric.places), "percent_change",
                   percent=True, places=metric.places, name=f"percentage change in {item} from "
                   f"{whens[0].text} to {whens[1].text}")
+
+
+def _newest_year(term: Term, docs: list[Document], tables: dict[str, list[Table]],
+                 columns_for) -> When | None:
+    """The newest year in which a table of `docs` states `term`'s item: a column of a
+    whole (calendar or fiscal) year, or of the day a document's own period ends (a
+    balance at its year end); None when none does, or when a year and a day end alike."""
+    found = []
+    for doc in docs:
+        words = item_words(term.item) - all_words(doc.title)
+        try:
+            own_end = parse_scope(doc.period)[1] if doc.period else None
+        except InputError:
+            own_end = None
+        for table in tables[doc.id]:
+            found += [w for w in _periods_of(table)
+                      if (360 <= (w.span[1] - w.span[0]).days <= 371
+                          or w.span[0] == w.span[1] == own_end)
+                      and isinstance(choose_cell(words, w, [table], columns_for,
+                                                 text=term.item), Choice)]
+    if not found:
+        return None
+    newest = [w for w in found if w.span[1] == max(w.span[1] for w in found)]
+    return newest[0] if len({w.span for w in newest}) == 1 else None
 
 
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",

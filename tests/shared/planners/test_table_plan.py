@@ -367,6 +367,21 @@ def test_two_rows_in_one_year_combined_are_added(reports):
     assert Decimal(run(plan, reports).value) == Decimal("1496.5")  # 1,452.4 + 44.1
 
 
+def test_the_most_recent_year_is_the_newest_year_a_table_states_the_item_in(reports):
+    plan = heuristic_plan("What was the total sales in the most recent fiscal year, according "
+                          "to Cududic's annual report?", reports)
+    assert [s.period for s in plan.steps if s.operation == "EXTRACT"] == [
+        "2018-10-01..2019-09-30"]  # "Years Ended September 30," 2019
+    assert run(plan, reports).value == "$1,496.5"
+    # a balance sheet's columns are days: the one its report's own year ends on
+    plan = heuristic_plan("What was the total net deferred tax assets in the most recent "
+                          "year, according to Necukiz's annual report?", reports)
+    assert run(plan, reports).value == "$14,158"
+    with pytest.raises(NoAnswer, match="name the years"):  # arithmetic over it: which years?
+        heuristic_plan("What was the change in total sales in the most recent year, "
+                       "according to Cududic's annual report?", reports)
+
+
 def test_a_hyphenated_item_keeps_its_first_word(reports):
     # "in-game" is not the filler "in": the row is "In-game net bookings", not "Net bookings"
     plan = heuristic_plan("What was the in-game net bookings in 2018, according to Rarofid's "
