@@ -19,7 +19,8 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
   figures in exactly two years (the table's two, or not found);
 - `combined`: the two cells added, "What was the {row} in {newer} and {older} combined";
 - `recent`: the newest year's cell, "What was the {row} in the most recent year", of a
-  row whose every figure is in a column the header row dates by a year.
+  row whose every figure is in a column the header row dates by a year;
+- `reported`: each cell, "How much {row} did the company report in {year}".
 
 The heuristic planner plans each question against a SQLite store of the set's documents
 and the real tools run the plan in this process. An answer is right when its amount is
@@ -58,8 +59,8 @@ from shared.tables.quantities import parse_quantity
 from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
-FORMS = ("cell", "date", "phrase", "change", "compare", "open", "combined", "recent",
-         "average", "percent")
+FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "combined",
+         "recent", "average", "percent")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(?:19|20)\d{2}"
                       r"|\d{1,2}\s+[a-z]+\s+(?:19|20)\d{2})")
@@ -126,10 +127,12 @@ def questions(corpus: Path, form: str) -> Iterator[Asked]:
 
 def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
            source: str) -> Iterator[Asked]:
-    if form in ("cell", "date", "phrase"):
+    if form in ("cell", "date", "phrase", "reported"):
         for n, (when, amount) in enumerate(figures.items()):
             if form == "cell":
                 text = f"What was the {name} in {when}"
+            elif form == "reported":
+                text = f"How much {name} did the company report in {when}"
             elif form == "date":
                 text = f"What was the {name} as of {when}"
             else:
@@ -188,7 +191,7 @@ def answer(question: str, backend) -> Decimal | str:
 def judge(form: str, got: Decimal | str, truth: Decimal) -> str:
     if isinstance(got, str):
         return "not found"
-    if form in ("cell", "date", "phrase", "recent"):  # a cell as written or as an outflow
+    if form in ("cell", "date", "phrase", "reported", "recent"):  # as written or an outflow
         return "right" if abs(got) == abs(truth) else "wrong"
     return "right" if abs(got - truth) <= max(Decimal("0.006"), abs(truth) / 10000) else "wrong"
 

@@ -218,11 +218,13 @@ options were outstanding at …"): the number of them, the verb the line item's 
 _NUMBER_OF = regex.compile(r"^\s*what\s+(?:is|was|were|are)\s+the\s+(?:total\s+)?number\s+of\b",
                            regex.I)
 _HOW_MUCH_HAD = regex.compile(r"^\s*how\s+much\s+(?P<x>\w[^?]*?)\s+(?:did|does|do|has|have|had)\s+"
-                           r"[^?]+?\s+(?:have|hold|held|carry|earn|earned|generate|generated)"
+                           r"[^?]+?\s+(?:have|hold|held|carry|earn|earned|generate|generated|"
+                           r"report|reported|record|recorded|post|posted|incur|incurred)"
                            r"(?:\s+(?:outstanding|on\s+hand))?\b", regex.I)
-"""An amount of something a company had or earned ("How much commercial paper did Apple
-have outstanding as of …", "How much cash and cash equivalents did Rocket Lab have …",
-"How much revenue did Ondas generate in 2021"): the item, whoever had it."""
+"""An amount of something a company had, earned or reported ("How much commercial paper
+did Apple have outstanding as of …", "How much cash and cash equivalents did Rocket Lab
+have …", "How much revenue did Ondas generate in 2021", "How much total sales did the
+company report in 2019"): the item, whoever had it."""
 _HOW_MUCH_IN = regex.compile(r"^\s*how\s+much\s+(?:did|does|do|has|have|had)\s+[^?]+?\s+"
                           r"(?:earn|earned|generate|generated|make|made|report|reported|"
                           r"record|recorded)\s+in\s+(?!@\d)", regex.I)
