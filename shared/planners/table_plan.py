@@ -192,10 +192,10 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     if metric.open:
         op, item = metric.kind, term.item
     elif (m := average_over_periods(metric)):
-        # not "the change in X" read as a line item: on unseen questions it answered
-        # questions whose answers are words
         op, item = "average", m["item"]
     elif (m := change_over_periods(metric)):
+        # only of a table of exactly two periods, and only when no row names "change in X":
+        # an earlier, broader reading answered held-out questions whose answers are words
         op, item = "change", m["item"]
     else:
         return None
