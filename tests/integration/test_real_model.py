@@ -6,7 +6,10 @@ endpoint before its deadline. Mechanics, not quality: the model is tiny, its pla
 answers are poor. Skipped, saying why, without `chordal[local-llm]`.
 
 Replies are kept short (CHORDAL_LLM_MAX_TOKENS=160, one plan attempt, three ReAct
-iterations): one reply takes 1–8 s on two busy cores.
+iterations), the deadlines long: the planner's prompt is about 2,250 tokens, which the
+server's one thread reads in 20–45 s on this machine alone and in over 50 s beside the rest
+of the suite (CI's run of stop 52 ran a plan past a 150 s deadline). These tests check that
+a query ends in a terminal state with real tokens, not how fast a loaded machine is.
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ from ..conftest import DATA, Pipeline, free_port
 from .conftest import local_llm_or_skip
 
 pytestmark = pytest.mark.integration
-QUERY_TIMEOUT_S = 150.0
+QUERY_TIMEOUT_S = 480.0
 MODEL_OBSERVATION = re.compile(r"^\s*Observation\b", re.M)
 
 
 def model_stack(home, server: LocalLLM, **overrides) -> Stack:
     """A stack (Redis, one worker per role, the bundled corpus) whose workers ask `server`."""
-    fields = {"llm_timeout_s": 60.0, "llm_max_retries": 1, "llm_max_tokens": 160,
+    fields = {"llm_timeout_s": 240.0, "llm_reply_s": 420.0, "llm_max_retries": 1,
+              "llm_max_tokens": 160, "task_time_limit_s": 500,
               "plan_attempts": 1, "react_max_iterations": 3,
               "query_timeout_s": QUERY_TIMEOUT_S, **overrides}
     settings = server.client_settings(Settings(
