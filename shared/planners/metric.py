@@ -344,6 +344,10 @@ _OP_PHRASE = regex.compile(r"^(?:in|of|for|on|to|by|between)\s+(?:the\s+)?", reg
 _SUM_AFTER = regex.compile(r"\s+(?:altogether|in\s+total|combined(?=\s*$))\b", regex.I)
 """How a question says "added up" after the item ("gross profit altogether", "… in 2019
 and 2018 combined"; not the "combined" of a "combined ratio")."""
+_COMBINED = regex.compile(r"\s+combined\s*$", regex.I)
+"""The last word that adds up what comes before it ("X in 2019 and 2018 combined"): a
+"total" before the item is then the label's own. "In total" and "altogether" keep their
+reading: "the total gross profit altogether" is the sum of gross profit."""
 _ENDING = regex.compile(r"[\s?.!,;:]+$")
 _SOURCE = regex.compile(r",?\s*\b(?:according\s+to|(?:as\s+)?(?:reported|stated|shown|disclosed|"
                         r"presented)\s+(?:in|by)\s+(?:the|its|their|(?-i:[A-Z])\w*)\b|based\s+on\s+(?:the|its)\s+"
@@ -481,8 +485,9 @@ def read_metric(question: str) -> Metric | Refusal:
     metric = _read_core(core, used, masked.whens, _Asked(scale, places, percent, counted))
     if not latest or isinstance(metric, Refusal):
         return metric
-    if metric.kind != "value" or len(metric.terms) != 1 or CHANGE_OF.match(
-            metric.terms[0].item) or AVERAGE_OF.match(metric.terms[0].item):
+    # (no period is named: the change or the average of X would be over the table's)
+    if metric.kind != "value" or len(metric.terms) != 1 or change_over_periods(metric) \
+            or average_over_periods(metric):
         return Refusal("it asks for arithmetic over 'the most recent year': name the years")
     return Metric(metric.terms, None, "latest", scale=scale, places=places,
                   name=f"{metric.name} in the most recent year", open=True)
@@ -671,10 +676,10 @@ def _is_year(w: When) -> bool:
 def _item(core: str, op: str | None) -> str:
     """The line item of `core`: without its periods, the operation's words and fillers."""
     text = _strip_periods(_SPAN_WORDS.sub(" ", core))
-    if op == "sum" and _SUM_AFTER.search(text) and not _TOTAL_OF_FILLER.match(text):
+    if op == "sum" and _COMBINED.search(text) and not _TOTAL_OF_FILLER.match(text):
         # "the total other assets in 2019 and 2018 combined": the last word adds them up,
         # and "Total other assets" is the row, not "Other assets"
-        text = _SUM_AFTER.sub("", text)
+        text = _COMBINED.sub("", text)
     elif op is not None:
         pattern = dict(_OPS)[op]
         m = pattern.search(text)

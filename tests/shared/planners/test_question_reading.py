@@ -117,6 +117,11 @@ def test_an_acronym_no_title_uses_is_no_company():
      ["total other assets"] * 2, ["2018", "2019"], "$T1 + $T2"),
     ("What was the cost of goods sold in 2019 and 2018 combined?",
      ["cost of goods sold"] * 2, ["2018", "2019"], "$T1 + $T2"),
+    # "altogether" and "in total" add up what a "total" before the item names
+    ("What is the total gross profit altogether for years ended December 31, 2018 and 2019?",
+     ["gross profit"] * 2, ["2018-12-31", "2019"], "$T1 + $T2"),
+    ("From fiscal year 2025 - 2026, what is the total number of leases expiring in total?",
+     ["leases expiring"] * 2, ["FY2025", "FY2026"], "$T1 + $T2"),
     # two days of one year, the year written once; a quarter named by the day it ended
     ("What is the percentage change in the working capital adjustment at June 30 and "
      "December 31, 2019?", ["working capital adjustment"] * 2, ["2019-06-30", "2019-12-31"],
