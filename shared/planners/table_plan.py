@@ -206,12 +206,10 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
         return None
     held = set()
     for doc in docs:
-        words = item_words(item) - all_words(doc.title)
         for table in tables[doc.id]:
             whens = _periods_of(table) if year is None else [year, term.when]
-            if len(whens) > 1 and all(
-                    isinstance(choose_cell(words, w, [table], columns_for, text=item), Choice)
-                    for w in whens):
+            if len(whens) > 1 and all(_states(table, item, w, doc, columns_for)
+                                      for w in whens):
                 held.add(tuple(whens))
     if len(held) != 1:
         return None
@@ -245,7 +243,6 @@ def _newest_year(term: Term, docs: list[Document], tables: dict[str, list[Table]
     balance at its year end); None when none does, or when a year and a day end alike."""
     found = []
     for doc in docs:
-        words = item_words(term.item) - all_words(doc.title)
         try:
             own_end = parse_scope(doc.period)[1] if doc.period else None
         except InputError:
@@ -254,12 +251,18 @@ def _newest_year(term: Term, docs: list[Document], tables: dict[str, list[Table]
             found += [w for w in _periods_of(table)
                       if (360 <= (w.span[1] - w.span[0]).days <= 371
                           or w.span[0] == w.span[1] == own_end)
-                      and isinstance(choose_cell(words, w, [table], columns_for,
-                                                 text=term.item), Choice)]
+                      and _states(table, term.item, w, doc, columns_for)]
     if not found:
         return None
     newest = [w for w in found if w.span[1] == max(w.span[1] for w in found)]
     return newest[0] if len({w.span for w in newest}) == 1 else None
+
+
+def _states(table: Table, item: str, when: When, doc: Document, columns_for) -> bool:
+    """Whether `table` of `doc` states `item` in `when` in one cell (the words of the
+    document's title are no words of its row)."""
+    words = item_words(item) - all_words(doc.title)
+    return isinstance(choose_cell(words, when, [table], columns_for, text=item), Choice)
 
 
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",
