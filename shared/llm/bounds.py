@@ -66,13 +66,18 @@ class OutOfBounds(Exception):
         self.why = why
 
 
+QUERY_DEADLINE = ("the query's deadline (CHORDAL_QUERY_TIMEOUT_S, or `chordal ask --timeout`, "
+                  "where the query was asked: a slow model needs a longer one)")
+"""What ends a call at its query's deadline, and the setting that gives the time."""
+
+
 @dataclass(frozen=True)
 class Budget:
     """When one call must end: `ends_at` (time.monotonic()) and what sets it."""
 
     ends_at: float
     reason: str
-    """`the query's deadline` or `its 120s limit (CHORDAL_LLM_REPLY_S)`."""
+    """`QUERY_DEADLINE` or `its 120s limit (CHORDAL_LLM_REPLY_S)`."""
 
     @classmethod
     def of(cls, reply_s: float, deadline: float | None) -> Budget:
@@ -81,7 +86,7 @@ class Budget:
         now = time.monotonic()
         budget = cls(now + reply_s, f"its {reply_s:g}s limit (CHORDAL_LLM_REPLY_S)")
         if deadline is not None and deadline - time.time() < reply_s:
-            budget = cls(now + deadline - time.time(), "the query's deadline")
+            budget = cls(now + deadline - time.time(), QUERY_DEADLINE)
         return budget
 
     def left(self) -> float:

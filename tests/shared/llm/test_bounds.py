@@ -100,9 +100,10 @@ def test_a_stream_that_trickles_is_stopped_at_the_reply_limit_naming_the_setting
 def test_a_whole_reply_that_takes_longer_than_the_deadline_is_stopped_and_not_retried(
         fake_llm, llm_settings):
     fake_llm.load([{"content": "x" * 400, "token_delay": 0.3}, {"content": "again"}])
-    with pytest.raises(LLMReplyStopped, match="the reply ran past the query's deadline"):
+    with pytest.raises(LLMReplyStopped, match="the reply ran past the query's deadline") as caught:
         client(llm_settings).chat(ASK, purpose="react 1", deadline=time.time() + 1)
     assert len(fake_llm.log()) == 1
+    assert "CHORDAL_QUERY_TIMEOUT_S, or `chordal ask --timeout`" in str(caught.value)
 
 
 def test_a_call_whose_deadline_has_passed_sends_nothing(fake_llm, llm_settings):
