@@ -8,8 +8,9 @@ answers are poor. Skipped, saying why, without `chordal[local-llm]`.
 Replies are kept short (CHORDAL_LLM_MAX_TOKENS=160, one plan attempt, three ReAct
 iterations), the deadlines long: the planner's prompt is about 2,250 tokens, which the
 server's one thread reads in 20–45 s on this machine alone and in over 50 s beside the rest
-of the suite (CI's run of stop 52 ran a plan past a 150 s deadline). These tests check that
-a query ends in a terminal state with real tokens, not how fast a loaded machine is.
+of the suite (CI's run of stop 52 ran a plan past its deadline: the query's own, 60 s, as
+the test did not give it this module's). These tests check that a query ends in a
+terminal state with real tokens, not how fast a loaded machine is.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def model_pipeline(tmp_path_factory, local_llm) -> Pipeline:
 
 
 def ask(p: Pipeline, question: str, mode: str):
-    query = p.submit(question, mode=mode)
+    # the query's own deadline (a Query's is 60 s unless given; the stack's
+    # CHORDAL_QUERY_TIMEOUT_S is what `chordal ask` would give it)
+    query = p.submit(question, mode=mode, deadline_s=QUERY_TIMEOUT_S)
     record = p.store.wait(query.id, QUERY_TIMEOUT_S + 30)
     assert record.status in ("done", "failed"), f"query stuck in {record.status}"
     return record
