@@ -23,6 +23,7 @@ missing column or an empty cell is a Miss.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import regex
 
@@ -54,9 +55,11 @@ _MARKED = regex.compile(r"^([a-z]{3,})\d$")
 """A word with a footnote number glued to it, as text layers write superscripts: `intake1`."""
 
 
+@lru_cache(maxsize=8192)
 def item_words(text: str) -> frozenset[str]:
     """The stems that name a line item: `Less: Purchases of property (see Note 5) (1)`
-    -> `less`, `purchas`, `property`."""
+    -> `less`, `purchas`, `property`. Cached: a planner asks it of the same labels and
+    items for every table and period it weighs."""
     text = closed_prefixes(_NOTE.sub(" ", _FOOTNOTE.sub("", text.replace("’", "'"))))
     return frozenset(stem(_MARKED.sub(r"\1", w)) for w in words(text)
                      if w not in LINKS and w != "s")
