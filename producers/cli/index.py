@@ -49,7 +49,10 @@ def index(files: list[Path] = typer.Argument(
                                                "(2024, FY2024, 2024-Q3, 2023-10-01..2024-09-30)."),
           url: Optional[str] = typer.Option(None, "--url", help="Where a reader finds it."),
           source_type: Optional[str] = typer.Option(None, "--source-type",
-                                                    help="Its kind: filing, official_report, …")):
+                                                    help="Its kind: filing, official_report, …"),
+          processes: Optional[int] = typer.Option(
+              None, "--processes", min=1, help="Processes finding a PDF's words, the most "
+              "of the time (default: one per core; 1: none besides this one).")):
     """Add documents to the search store (SQLite: all or nothing; Elasticsearch: per
     document, naming any it rejected) and clear the shared GET cache."""
     from shared.search.cache import clear_get_cache
@@ -63,7 +66,7 @@ def index(files: list[Path] = typer.Argument(
     try:
         paths = files_of(files)
         _one_file_for_options(options, paths)
-        reader = Reader(paths, options)
+        reader = Reader(paths, options, processes)
         docs = reader.documents()
         if kind == "elasticsearch":  # no transaction there: every file read before any is sent
             docs = iter(list(docs))
@@ -101,8 +104,9 @@ class Reader:
     Once a file fails the rest are read only to name every bad one, and the end raises
     one InputError naming each: the store rolls back, nothing of the run is written."""
 
-    def __init__(self, paths: list[Path], options: dict[str, str | None]):
-        self.paths, self.options = paths, options
+    def __init__(self, paths: list[Path], options: dict[str, str | None],
+                 processes: int | None = None):
+        self.paths, self.options, self.processes = paths, options, processes
         self.problems: list[str] = []
         self.outlines: list[Document] = []
         """The documents given, without their contents and tables (for the summary)."""
@@ -133,7 +137,7 @@ class Reader:
             def progress(page: int, pages: int) -> None:
                 status.update(f"{counter}reading {escape(str(path))}: page {page} of {pages}")
             try:
-                read = read_file(path, self.options, progress)
+                read = read_file(path, self.options, progress, self.processes)
             except InputError as exc:
                 self.problems.append(str(exc))
                 if len(self.paths) > 1:

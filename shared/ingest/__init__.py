@@ -71,9 +71,11 @@ def files_of(paths: list[Path]) -> list[Path]:
 
 
 def read_file(path: Path, options: dict[str, str | None] | None = None,
-              progress: Callable[[int, int], None] | None = None) -> Read:
+              progress: Callable[[int, int], None] | None = None,
+              processes: int | None = None) -> Read:
     """The documents of the file at `path`; `options` are its metadata given on the
-    command line; `progress(page, pages)` follows a PDF page by page."""
+    command line; `progress(page, pages)` follows a PDF page by page, whose words
+    `processes` find (unset: one per core; see shared/ingest/pdf.py)."""
     options = {k: v for k, v in (options or {}).items() if v is not None}
     kind = SUFFIXES.get(path.suffix.lower())
     started = time.perf_counter()
@@ -93,7 +95,7 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
     if kind == "PDF":
         from .pdf import read_pdf  # pdfplumber loads only for PDFs
 
-        text = read_pdf(path, progress)
+        text = read_pdf(path, progress, processes)
         title = None
     else:
         from .html import read_html

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from shared.search import SqliteSearch
 from shared.search.cache import CachedSearch
 from shared.stack.redis_server import EmbeddedRedis
 
-from ..conftest import free_port
+from ..conftest import free_port, processes_using
 
 pytestmark = pytest.mark.integration  # each test runs the CLI or a Redis of its own
 
@@ -179,3 +181,41 @@ def test_two_files_that_name_one_document_are_refused_before_one_replaces_the_ot
     assert "b.htm: its document 'aapl-20250329' has the id of one in" in result.stderr
     with SqliteSearch(tmp_path / "home" / "search.db") as store:
         assert store.count() == 0
+
+
+def test_a_killed_index_command_leaves_no_process_reading_pages(tmp_path):
+    # a 449-page 10-K, whose pages' words worker processes find: the command killed (the
+    # OOM killer, `kill -9`) mid-file takes them with it, where they would read on alone
+    tesla = ROOT / "bench" / "data" / "filings" / "tsla-20201231-10k.pdf"
+    home = tmp_path / "home"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CHORDAL_")}
+    command = subprocess.Popen(
+        [sys.executable, "-m", "producers", "index", str(tesla), "--title", "Tesla 10-K 2020",
+         "--processes", "2"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**clean, "PYTHONPATH": str(ROOT), "CHORDAL_HOME": str(home)})
+    try:
+        deadline = time.monotonic() + 60
+        while (len(workers := [p for p in processes_using(home) if p != command.pid]) < 3
+               and time.monotonic() < deadline):
+            time.sleep(0.2)  # two workers and multiprocessing's resource tracker
+        assert len(workers) >= 3, "the command started no worker processes"
+        time.sleep(2)  # reading pages
+    finally:
+        command.send_signal(signal.SIGKILL)
+        command.wait(30)
+    deadline = time.monotonic() + 30
+    while (alive := [p for p in workers if running(p)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in alive:  # this test's own, by PID: stopped before it fails
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"processes {alive} outlived the killed command"
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie has)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -3,6 +3,10 @@ pages' words laid out in columns, pages apart, tables from the table reader."""
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
+import os
+import signal
 from pathlib import Path
 
 import pypdfium2
@@ -18,7 +22,7 @@ FILING = Path(__file__).parents[2] / "fixtures" / "documents" / "pati-20141231-1
 
 @pytest.fixture(scope="module")
 def filing():
-    return read_pdf(FILING)
+    return read_pdf(FILING, processes=2)  # its pages' words found by two worker processes
 
 
 def page(text: str, number: int) -> str:
@@ -126,3 +130,33 @@ def test_a_page_the_reader_fails_on_keeps_its_text_and_is_named(monkeypatch, fil
     assert "Revolving credit (uncollateralized) $ 6,551 7,282" in page(read.content, 8)
     assert [t for t in read.tables if t.page != 6] == [t for t in filing.tables if t.page != 6]
     assert filing.unread == []
+
+
+@pytest.fixture(scope="module")
+def alone():
+    return read_pdf(FILING, processes=1)
+
+
+def test_pages_read_in_worker_processes_read_as_in_this_one_and_the_workers_end(filing, alone):
+    assert (alone.content, alone.tables, alone.unread) == (
+        filing.content, filing.tables, filing.unread)
+    assert not multiprocessing.active_children()
+
+
+def test_a_worker_process_that_dies_costs_no_page(caplog, alone):
+    # a worker killed while pages are being read (the OOM killer, an operator): the pages
+    # not yet read are read in this process, with a warning, and the file reads whole
+    killed = []
+
+    def kill_a_worker(number, pages):
+        if number == 3 and not killed:
+            killed.append(multiprocessing.active_children()[0].pid)
+            os.kill(killed[0], signal.SIGKILL)
+
+    with caplog.at_level(logging.WARNING, logger="shared.ingest.pdf"):
+        read = read_pdf(FILING, kill_a_worker, processes=2)
+    assert killed and not multiprocessing.active_children()
+    assert (read.content, read.tables, read.pages) == (alone.content, alone.tables, 30)
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "a process finding the words of its pages died" in warning
+    assert "read in this process" in warning
