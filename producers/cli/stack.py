@@ -46,6 +46,10 @@ def stack_for(settings: Settings, mode: str = "rewoo"):
         yield
 
 
+LOCAL_LLM_DEADLINE_S = 300
+"""A query deadline the local model meets on a small machine (docs/llm.md)."""
+
+
 def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the local model "
                                       "server (chordal\\[local-llm], CHORDAL_LOCAL_LLM_*) and "
                                       "point the workers' CHORDAL_LLM_BASE_URL and "
@@ -71,6 +75,14 @@ def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the l
     with stack:
         if stack.local_llm is not None:
             out.print(escape(stack.local_llm.describe()), highlight=False)
+            if settings.query_timeout_s < LOCAL_LLM_DEADLINE_S:
+                given = f"{settings.query_timeout_s:g}"
+                err.print(f"A query asked with CHORDAL_QUERY_TIMEOUT_S={given} s may not be "
+                          "planned in time: a small model on a few cores takes "
+                          "minutes (the bundled one, on 2 cores: over a minute for a first "
+                          f"plan). Ask with `chordal ask --timeout {LOCAL_LLM_DEADLINE_S}`, or "
+                          f"set CHORDAL_QUERY_TIMEOUT_S={LOCAL_LLM_DEADLINE_S} where queries "
+                          "are asked", markup=False, highlight=False)
         out.print(f"chordal stack up: redis {escape(settings.masked_redis_url)}, home "
                   f"{settings.home}. Ctrl-C stops it.", highlight=False)
         if tls_by_flag:

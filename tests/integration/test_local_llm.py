@@ -190,6 +190,8 @@ def test_chordal_up_with_local_llm_points_the_planner_at_it_and_stops_it_too(tmp
     assert code == 0, up.log_tail()
     assert "chordal stack stopped" in up.log_tail()
     assert server_pid not in processes_using(home) and processes_using(home) == []
+    # the default 60 s deadline is too short for the bundled model on a small machine
+    assert "`chordal ask --timeout 300`, or set CHORDAL_QUERY_TIMEOUT_S=300" in up.log_tail()
 
 
 def test_a_local_model_server_that_dies_under_chordal_up_is_started_again(tmp_path):
