@@ -166,9 +166,9 @@ class Settings(BaseSettings):
     """Context window of the local model in tokens, prompt and reply together (planning
     prompts with their retries take a few thousand)."""
     local_llm_threads: int | None = Field(None, ge=1)
-    """CPU threads the local model computes on; unset, half the cores (the rest stay for
-    Redis and the workers; llama.cpp slows down sharply when its threads must wait for a
-    core)."""
+    """CPU threads the local model computes on; unset, half the cores to write replies
+    (the rest stay for Redis and the workers; llama.cpp slows down sharply when its
+    threads must wait for a core) and every core to read a prompt (once a call)."""
     local_llm_alias: str = Field("local", min_length=1)
     """The model name the local server answers to: what `CHORDAL_LLM_MODEL` is set to for
     the workers of `chordal up --local-llm`."""

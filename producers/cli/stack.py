@@ -79,7 +79,7 @@ def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the l
                 given = f"{settings.query_timeout_s:g}"
                 err.print(f"A query asked with CHORDAL_QUERY_TIMEOUT_S={given} s may not be "
                           "planned in time: a small model on a few cores takes "
-                          "minutes (the bundled one, on 2 cores: over a minute for a first "
+                          "minutes (the bundled one, on 2 cores: about a minute for a first "
                           f"plan). Ask with `chordal ask --timeout {LOCAL_LLM_DEADLINE_S}`, or "
                           f"set CHORDAL_QUERY_TIMEOUT_S={LOCAL_LLM_DEADLINE_S} where queries "
                           "are asked", markup=False, highlight=False)
