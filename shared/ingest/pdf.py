@@ -119,9 +119,7 @@ def _words_of_pages(path: Path, pdf, processes: int | None) -> Iterator[list[Pla
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
     for index in range(done, count):
-        page = pdf.pages[index]
-        yield _words(page)
-        page.close()
+        yield _words_at(pdf, index)
 
 
 _WORKER_PDF = None
@@ -151,17 +149,18 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _words_in_worker(index: int) -> list[Placed]:
-    page = _WORKER_PDF.pages[index]
+    return _words_at(_WORKER_PDF, index)
+
+
+def _words_at(pdf, index: int) -> list[Placed]:
+    """The upright words of page `index` of `pdf`, with their boxes; the page's parsed
+    objects are dropped once they are taken."""
+    page = pdf.pages[index]
     try:
-        return _words(page)
+        return [Placed(w["x0"], w["x1"], w["top"], w["bottom"], w["text"])
+                for w in page.extract_words() if w["upright"] and w["text"].strip()]
     finally:
         page.close()
-
-
-def _words(page) -> list[Placed]:
-    """The page's upright words with their boxes."""
-    return [Placed(w["x0"], w["x1"], w["top"], w["bottom"], w["text"])
-            for w in page.extract_words() if w["upright"] and w["text"].strip()]
 
 
 def _page(words: list[Placed], number: int,

@@ -93,7 +93,7 @@ def server_threads(settings: Settings) -> int:
 def prompt_threads(settings: Settings) -> int:
     """CHORDAL_LOCAL_LLM_THREADS, else every core: a prompt is read once, at the start of
     a call, and reading it spreads over cores (the planner's 2,247-token prompt: 39 s on
-    one thread, 22 s on two, here), where writing the reply does not gain as much."""
+    one thread, 22 s on two, here); replies, written for longer, keep to half."""
     return settings.local_llm_threads or os.cpu_count() or 1
 
 
