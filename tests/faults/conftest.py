@@ -9,6 +9,8 @@ own (tests/integration/conftest.py's FakeLLM), stopped by its PID when the test 
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import time
 from pathlib import Path
@@ -40,6 +42,22 @@ def plan(source: str = TESLA) -> dict:
          "pattern": r"battery yield rate of (\d+\.\d+)%", "output_var": "$Y",
          "fallback": "unknown"}],
         "answer": "Battery yield was {{ Y }}%."}
+
+
+def unacked_step_tasks(store: RunStore) -> dict[str, dict]:
+    """Delivery tag -> the StepTask (as JSON data) of every step message a worker holds
+    unacknowledged (kombu's Redis transport parks them in the `unacked` hash until acked
+    or restored)."""
+    held = {}
+    for tag, raw in store.r.hgetall("unacked").items():
+        message, _exchange, routing_key = json.loads(raw)
+        if routing_key != "execute":
+            continue
+        body = message["body"]
+        if message["properties"].get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        held[tag] = json.loads(body)[0][0]
+    return held
 
 
 def wait_for(predicate, timeout: float, what: str) -> None:

@@ -11,34 +11,21 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import time
 
 import pytest
 
 from shared import naming
 
-from .conftest import (TESLA, assert_one_outcome, kill_worker, plan, start_worker, wait_all,
-                       wait_for)
+from .conftest import (TESLA, assert_one_outcome, kill_worker, plan, start_worker,
+                       unacked_step_tasks, wait_all, wait_for)
 
 pytestmark = pytest.mark.faults
 
 
 def unacked_steps(store) -> dict[str, str]:
-    """Delivery tag -> query id of every step message a worker holds unacknowledged
-    (kombu's Redis transport parks them in the `unacked` hash until acked or restored)."""
-    held = {}
-    for tag, raw in store.r.hgetall("unacked").items():
-        message, _exchange, routing_key = json.loads(raw)
-        if routing_key != "execute":
-            continue
-        body = message["body"]
-        if message["properties"].get("body_encoding") == "base64":
-            body = base64.b64decode(body)
-        args = json.loads(body)[0]
-        held[tag] = args[0]["query_id"]
-    return held
+    """Delivery tag -> query id of every step message a worker holds unacknowledged."""
+    return {tag: task["query_id"] for tag, task in unacked_step_tasks(store).items()}
 
 
 def test_a_query_whose_steps_never_report_is_failed_by_the_workers_sweeper_with_the_reason(

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import time
 
-from ..faults.conftest import TESLA, assert_one_outcome, wait_all
+from shared import naming
+from shared.stores.retire import DELIVERED
+
+from ..faults.conftest import TESLA, assert_one_outcome, unacked_step_tasks, wait_all
 from ..faults.conftest import plan as faults_plan
 from .conftest import wait_for
 
@@ -38,6 +41,15 @@ def held_by(h, host: str) -> list[str]:
     return [tag for tag, value in held.items() if value.split("|", 1)[0] in names]
 
 
+def started_by(h, host: str) -> list[str]:
+    """Delivery tags of the step messages the workers of `host` hold and have started:
+    the step's delivery is counted in its run hash (a message only received, or whose
+    `start_step` has not run yet, is delivered again as the step's first delivery)."""
+    tasks = unacked_step_tasks(h.pipeline.store)
+    return [tag for tag in held_by(h, host) if tag in tasks and h.pipeline.store.r.hget(
+        naming.run_key(tasks[tag]["query_id"]), DELIVERED + tasks[tag]["step"]["id"])]
+
+
 def batch(h, n: int, slow_s: float) -> list[str]:
     return [h.pipeline.submit(f"What was Tesla's battery yield in Q3 2023? ({i})", plan(slow_s),
                               deadline_s=180).id for i in range(n)]
@@ -54,7 +66,7 @@ def finish(h, ids: list[str], timeout: float) -> dict:
 def test_an_executor_cut_off_past_dead_after_has_its_tasks_answered_once_by_the_others(hosts):
     h = hosts(executors=2, worker_dead_after_s=4)
     ids = batch(h, 8, slow_s=3)
-    wait_for(lambda: held_by(h, "exec1"), 30, "exec1 to hold a step")
+    wait_for(lambda: started_by(h, "exec1"), 30, "exec1 to start a step")
     cut = h.cluster.cut(h.host("exec1"))
     records = finish(h, ids, 90)
     recovered = time.monotonic() - cut
