@@ -168,7 +168,8 @@ class Settings(BaseSettings):
     local_llm_threads: int | None = Field(None, ge=1)
     """CPU threads the local model computes on; unset, half the cores to write replies
     (the rest stay for Redis and the workers; llama.cpp slows down sharply when its
-    threads must wait for a core) and every core to read a prompt (once a call)."""
+    threads must wait for a core) and every core to read a prompt (once a call). The
+    cores counted are those the process may run on, at most a container's CPU quota."""
     local_llm_alias: str = Field("local", min_length=1)
     """The model name the local server answers to: what `CHORDAL_LLM_MODEL` is set to for
     the workers of `chordal up --local-llm`."""

@@ -52,7 +52,8 @@ def index(files: list[Path] = typer.Argument(
                                                     help="Its kind: filing, official_report, …"),
           processes: Optional[int] = typer.Option(
               None, "--processes", min=1, help="Processes finding a PDF's words, the most "
-              "of the time (default: one per core; 1: none besides this one).")):
+              "of the time (default: one per usable core, at most a container's CPU "
+              "quota; 1: none besides this one).")):
     """Add documents to the search store (SQLite: all or nothing; Elasticsearch: per
     document, naming any it rejected) and clear the shared GET cache."""
     from shared.search.cache import clear_get_cache

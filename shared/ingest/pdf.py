@@ -38,6 +38,7 @@ from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
 from shared.errors import InputError, fault
 from shared.search.document import PAGE_BREAK
+from shared.stack.process import usable_cores
 from shared.models.table import Table
 from shared.tables.read import Pages
 
@@ -101,7 +102,7 @@ def _words_of_pages(path: Path, pdf, processes: int | None) -> Iterator[list[Pla
     """Each page's words in page order: found by worker processes for a file of
     MIN_PAGES_TO_SHARE pages or more, else (or once a worker has died) by `pdf` here."""
     count = len(pdf.pages)
-    processes = min(processes or os.cpu_count() or 1, count)
+    processes = min(processes or usable_cores(), count)
     done = 0
     if processes > 1 and count >= MIN_PAGES_TO_SHARE:
         # spawned, not forked: `chordal index` shows its progress from a thread, and a

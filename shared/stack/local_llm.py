@@ -29,7 +29,7 @@ from pathlib import Path
 
 from shared.config import Settings
 from shared.errors import ConfigError, StackError
-from shared.stack.process import ChildProcess, answers_http, port_taken
+from shared.stack.process import ChildProcess, answers_http, port_taken, usable_cores
 
 HOST = "127.0.0.1"
 SERVER_MODULES = ("llama_cpp", "sse_starlette", "starlette_context")
@@ -86,15 +86,15 @@ def gguf_file(settings: Settings) -> Path:
 
 
 def server_threads(settings: Settings) -> int:
-    """CHORDAL_LOCAL_LLM_THREADS, else half the cores (at least one)."""
-    return settings.local_llm_threads or max(1, (os.cpu_count() or 1) // 2)
+    """CHORDAL_LOCAL_LLM_THREADS, else half the usable cores (at least one)."""
+    return settings.local_llm_threads or max(1, usable_cores() // 2)
 
 
 def prompt_threads(settings: Settings) -> int:
-    """CHORDAL_LOCAL_LLM_THREADS, else every core: a prompt is read once, at the start of
+    """CHORDAL_LOCAL_LLM_THREADS, else every usable core: a prompt is read once, at the start of
     a call, and reading it spreads over cores (the planner's 2,247-token prompt: 39 s on
     one thread, 22 s on two, here); replies, written for longer, keep to half."""
-    return settings.local_llm_threads or os.cpu_count() or 1
+    return settings.local_llm_threads or usable_cores()
 
 
 def server_argv(model: Path, settings: Settings) -> list[str]:

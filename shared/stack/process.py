@@ -12,6 +12,7 @@ command the tests and the bench run in the background are one of these.
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import signal
 import socket
@@ -49,6 +50,34 @@ def port_taken(port: int, host: str = "127.0.0.1", timeout: float = 0.3) -> bool
     with socket.socket() as probe:
         probe.settimeout(timeout)
         return probe.connect_ex((host, port)) == 0
+
+
+CGROUP = Path("/sys/fs/cgroup")
+
+
+def usable_cores(cgroup: Path = CGROUP) -> int:
+    """The cores this process may use: those it may run on (its CPU affinity: a cpuset,
+    `taskset`), at most its container's CPU quota rounded up (`docker run --cpus`: the
+    cgroup v2 `cpu.max`, or v1's `cpu.cfs_quota_us` over `cpu.cfs_period_us`, as a
+    container sees its own cgroup at `cgroup`); at least 1. `os.cpu_count()` is the
+    host's count in both cases."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this platform (macOS)
+        cores = os.cpu_count() or 1
+    for quota_file, period_file in (("cpu.max", None),
+                                    ("cpu/cpu.cfs_quota_us", "cpu/cpu.cfs_period_us")):
+        try:
+            fields = (cgroup / quota_file).read_text().split()
+            if period_file:
+                fields.append((cgroup / period_file).read_text().strip())
+            quota, period = fields[0], int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if quota not in ("max", "-1") and period > 0:
+            cores = min(cores, math.ceil(int(quota) / period))
+        break
+    return max(1, cores)
 
 
 class ChildProcess:

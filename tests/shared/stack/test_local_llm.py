@@ -71,7 +71,7 @@ def test_without_the_bundled_model_any_gguf_still_serves_and_none_says_what_to_s
 def test_the_server_reads_prompts_on_every_core_and_writes_on_half_unless_told(monkeypatch):
     # reading the planner's prompt spreads over cores (39 s on one thread, 22 s on two, on
     # this project's 2-core machine); writing stays on half, leaving cores to the workers
-    monkeypatch.setattr(local_llm.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(local_llm, "usable_cores", lambda: 8)
 
     def threads(settings: Settings) -> tuple[str, str]:
         argv = local_llm.server_argv(local_llm.Path("m.gguf"), settings)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.stack.process import ChildProcess
+from shared.stack.process import ChildProcess, usable_cores
 
 from .conftest import pid_exists
 
@@ -108,3 +108,38 @@ def test_a_parent_that_exits_normally_leaves_no_child_behind(tmp_path):
     if pid_exists(child):
         os.kill(child, signal.SIGKILL)  # ours, by its PID; the test fails below
     assert not pid_exists(child)
+
+
+def test_usable_cores_are_at_most_a_containers_cpu_quota(tmp_path):
+    # a container sees its own cgroup at /sys/fs/cgroup: v2's cpu.max, v1's cfs quota and
+    # period (docker run --cpus 1.5 writes 150000 100000); os.cpu_count() is the host's
+    cores = len(os.sched_getaffinity(0))
+    v2, v1, none = tmp_path / "v2", tmp_path / "v1", tmp_path / "none"
+    (v1 / "cpu").mkdir(parents=True)
+    v2.mkdir()
+    none.mkdir()
+    assert usable_cores(none) == cores
+    (v2 / "cpu.max").write_text("max 100000\n")
+    assert usable_cores(v2) == cores
+    (v2 / "cpu.max").write_text("50000 100000\n")
+    assert usable_cores(v2) == 1  # half a core is one process
+    (v2 / "cpu.max").write_text("150000 100000\n")
+    assert usable_cores(v2) == min(cores, 2)
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert usable_cores(v1) == cores
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("100000\n")
+    assert usable_cores(v1) == 1
+    (v2 / "cpu.max").write_text("garbled\n")
+    assert usable_cores(v2) == cores
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux CPU affinity")
+def test_usable_cores_are_those_the_process_may_run_on(tmp_path):
+    # taskset -c 0, or a cpuset: one core usable whatever the machine has
+    code = ("import os, sys; from pathlib import Path; os.sched_setaffinity(0, {0}); "
+            "from shared.stack.process import usable_cores; "
+            "print(usable_cores(Path(sys.argv[1])), os.cpu_count())")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == "1" and int(out[1]) == os.cpu_count()
