@@ -91,9 +91,16 @@ def up(local_llm: bool = typer.Option(False, "--local-llm", help="Also run the l
         store = RunStore.from_url(settings.effective_redis_url, settings.run_ttl_s)
         supervisor = Supervisor(stack, store, say=lambda m: out.print(escape(m), highlight=False),
                                 warn=lambda m: err.print(escape(m), highlight=False))
-        with contextlib.suppress(KeyboardInterrupt):
+        signalled = None
+        try:
             supervisor.run()
+        except KeyboardInterrupt:  # Ctrl-C
+            pass
+        except SystemExit as e:  # SIGTERM (systemd, docker stop): exit as stopped by it
+            signalled = e
     out.print("chordal stack stopped")
+    if signalled is not None:
+        raise signalled
 
 
 def worker(role: str = typer.Option("all", "--role", help="planner, executor, finalizer, react or all."),

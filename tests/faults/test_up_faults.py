@@ -21,7 +21,7 @@ from shared.stack.embedded import redis_answers
 from shared.stack.process import ChildProcess
 from shared.stack.redis_server import EmbeddedRedis
 
-from ..conftest import DATA, free_port
+from ..conftest import DATA, free_port, processes_using
 from .conftest import assert_one_outcome, wait_all, wait_for
 
 pytestmark = pytest.mark.faults
@@ -126,3 +126,14 @@ def test_an_external_redis_that_restarts_is_waited_for_and_the_stack_carries_on(
         assert_one_outcome(store, records)
         assert all(r.status == "done" for r in records.values())
         assert "Traceback" not in u.logs()
+
+
+def test_sigterm_stops_the_stack_and_its_children_and_says_so(up):
+    # what systemd, docker stop and kill send: the same clean stop as Ctrl-C, said as it
+    u = up()
+    children = processes_using(u.home)
+    assert len(children) >= 2  # Redis and the workers
+    code = u.process.stop(sig=signal.SIGTERM)
+    assert code == 128 + signal.SIGTERM  # a stop by signal, as the shell reports it
+    assert "chordal stack stopped" in u.logs()
+    assert processes_using(u.home) == []
