@@ -240,7 +240,7 @@ class Question:
                                         for i in self.identifiers):
             return False  # "KESTREL-2" is not "Phase 2"
         title_words = all_words(title)
-        known = [m for m in self.marks if set(words(m)) <= titled]
+        known = [m for m in self.marks if all_words(m) <= titled]  # stemmed, as `titled`
         if any(not _holds_mark(title, m) for m in known):
             return False  # "3M" names a company the store's titles know: this is not it
         head = _CJK.match(without_periods(title).strip())
