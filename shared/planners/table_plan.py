@@ -702,7 +702,9 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     def where(f: _Found) -> str:
         page = f.read.document.page if f.read.document else None
         period = f", column {f.step.period}" if f.step.period else ""
-        return (f"row \"{_raw(f.step.row)}\"{period} of the tables"
+        # the row as the table writes it, for a reader to find ("Total sales" where the
+        # question and the step say "revenue", the domain library's name for it)
+        return (f"row \"{_raw(f.label)}\"{period} of the tables"
                 f"{f' on page {page}' if page else ''} in {cited(f.doc.title)} "
                 f"({period_and_date(f.doc)})")
 
