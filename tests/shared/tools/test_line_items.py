@@ -37,6 +37,8 @@ def test_the_finance_library_knows_the_line_items_analysts_ask_about():
     # as analysts write them
     ("PP&E", "property, plant and equipment, net"),
     ("SG&A expenses", "selling, general and administrative expenses"),
+    ("R&D expense", "research and development expenses"),
+    ("R&D costs", "research and development expenses"),
 ])
 def test_a_name_filings_give_a_row_finds_its_line_item(written, item):
     assert [i.name for i in items_named(written)] == [item]
