@@ -29,6 +29,7 @@ a question is never answered with a figure.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import regex
@@ -37,6 +38,7 @@ from shared.search.dates import DateRange
 from shared.search.periods import find_dates, find_periods, without_periods
 from shared.search.terms import STOPWORDS, all_words, stem, words
 from shared.tables.periods import MONTH
+from shared.tools.line_items import line_items
 
 SCAFFOLDING = frozenset(stem(w) for w in """
 what which who whom whose when where why how much many did does do was were is are be has
@@ -235,7 +237,10 @@ class Question:
         """Whether a document of `title` and `content` is about the question's names:
         each run of names that some title in the store uses (`titled`: their words) is
         whole in `title`, the others are in `content`. A question without capitals (or
-        in Chinese) needs the title's first two name characters, or two of its words."""
+        in Chinese) needs the title's first two name characters, or two of its words, or
+        the title's first word where no line item uses it ("what was acme's revenue" of
+        "ACME Corp. Annual Report 2023": written in lower case, the company is still the
+        word its titles begin with)."""
         if self.identifiers and not all(i in f"{title} {content}".lower()
                                         for i in self.identifiers):
             return False  # "KESTREL-2" is not "Phase 2"
@@ -247,7 +252,8 @@ class Question:
         if head and len(head.group()) >= 2 and head.group()[:2] in self.text:
             return True
         if not self.groups:
-            return bool(known) or len(self.content & title_words) >= 2
+            return (bool(known) or len(self.content & title_words) >= 2
+                    or _lead_name(title) in self.content)
         # no run of names the titles use: those runs name the document, unless a company
         # written as a mark does ("NVIDIA's Data Center revenue": Data Center is in its text)
         in_titles = [g for g in self.groups if g & titled] or ([] if known else list(self.groups))
@@ -318,6 +324,31 @@ def _without_dates(text: str) -> str:
     for _, start, end in reversed(find_dates(text)):
         text = text[:start] + " " + text[end:]
     return text
+
+
+def _lead_name(title: str) -> str | None:
+    """The stem of the word `title` begins with (after "The") when it is written as a
+    name — capitalized, or a number run into letters (`3M`) — and is no word of the
+    domain library's line items (a title "Revenue Holdings 10-K" names no company a
+    question's "revenue" asks about) nor of a document's kind ("Annual report …");
+    else None."""
+    m = _TITLE_LEAD.match(title)
+    if m is None or m["word"].lower() in _DOCUMENT_WORDS or stem(m["word"].lower()) in \
+            _item_words():
+        return None
+    return stem(m["word"].lower())
+
+
+_TITLE_LEAD = regex.compile(r"\s*(?:(?i:the)\s+)?(?P<word>\p{Lu}[\w&]*|\d+\p{L}[\w&]*)")
+_DOCUMENT_WORDS = frozenset("""annual quarterly interim form fiscal consolidated financial
+report reports statement statements proxy prospectus""".split())
+
+
+@functools.cache
+def _item_words() -> frozenset[str]:
+    """The stems of every word of every name the domain library gives a line item."""
+    return frozenset().union(*(all_words(name) for item in line_items()
+                               for name in item.names))
 
 
 def _holds_mark(title: str, mark: str) -> bool:

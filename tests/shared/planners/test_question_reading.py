@@ -75,6 +75,22 @@ def test_a_company_as_written_must_be_the_documents(question, title, other):
     assert not q.names_in(other, "", titled)
 
 
+@pytest.mark.parametrize("question, title, about", [
+    # typed in lower case, the company is the word its titles begin with
+    ("what was acme's revenue in 2023?", "ACME Corp. Annual Report 2023", True),
+    ("what was 3m's capital expenditure in 2018?", "3M 2018 Form 10-K", True),
+    ("what was the revenue of coca-cola in 2022?", "The Coca-Cola Company 10-K 2022", True),
+    ("what was apex's revenue in 2023?", "ACME Corp. Annual Report 2023", False),
+    # no company named: a title's first word is not enough
+    ("what was the revenue in 2023?", "ACME Corp. Annual Report 2023", False),
+    # a line item's word, or a document's kind, names no company
+    ("what was apex revenue in 2023?", "Revenue Holdings 10-K", False),
+    ("what was the annual revenue of apex?", "Annual Report ACME", False),
+])
+def test_a_company_typed_in_lower_case_is_the_titles_first_word(question, title, about):
+    assert Question.read(question).names_in(title, "", set(all_words(title))) is about
+
+
 def test_an_acronym_no_title_uses_is_no_company():
     q = Question.read("What was the EBITDA of Cududic in 2019?")
     assert q.names_in("Cududic annual report 2019", "", {"cududic", "annual", "report"})
