@@ -204,6 +204,24 @@ def test_a_metric_the_question_defines_becomes_its_parts_and_the_arithmetic():
     assert metric.expression == "round($T1 / ( (($T2 + $T3) / 2) ), 2)"
 
 
+@pytest.mark.parametrize("definition, items, expression", [
+    ("Free cash flow is defined as operating cash flow minus capital expenditure.",
+     ["operating cash flow", "capital expenditure"], "round($T1 - $T2, 2)"),
+    ("It is defined as operating cash flow less capital expenditure.",
+     ["operating cash flow", "capital expenditure"], "round($T1 - $T2, 2)"),
+    ("It is calculated as net income divided by total assets.",
+     ["net income", "total assets"], "round($T1 / $T2, 2)"),
+    ("It is defined as net income plus depreciation times 2.",
+     ["net income", "depreciation"], "round($T1 + $T2 * 2, 2)"),
+    # "less than" is no operator: one operand, which no row will be named
+    ("It is defined as revenue less than cash.", ["revenue less than cash"], "round($T1, 2)"),
+])
+def test_a_defined_formula_may_write_its_operators_as_words(definition, items, expression):
+    metric = read_metric(f"What was ACME's metric in FY2020? {definition}")
+    assert [t.item for t in metric.terms] == items
+    assert metric.expression == expression
+
+
 def test_an_average_of_a_defined_metric_over_years_is_the_formula_in_each_year_averaged():
     metric = read_metric("What is Apple's 3 year average gross margin from FY2022 to FY2024? "
                          "Gross margin is defined as: gross margin / total net sales, as a "
