@@ -721,7 +721,9 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     parts = "; ".join(f"{{{{ T{n} }}}} ({_raw(t.item)}"
                       f"{', ' + t.when.text if t.when else ''}) from the {where(f)}"
                       for n, (t, f) in enumerate(zip(metric.terms, found), 1))
-    return (f"{{{{ VALUE }}}}{unit}: the {_raw(metric.name)}, computed as "
+    # "the change in revenue", but "Apple's free cash flow", not "the Apple's …"
+    the = "" if regex.match(r"[^\s']+(?:'s|s')\s", metric.name) else "the "
+    return (f"{{{{ VALUE }}}}{unit}: {the}{_raw(metric.name)}, computed as "
             f"{_raw(expression)} from {parts}. {NOTE}")
 
 

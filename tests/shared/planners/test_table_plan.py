@@ -81,6 +81,12 @@ def test_the_answer_names_the_row_read_as_the_table_writes_it(reports, question,
     assert 'row "revenue"' not in answer and 'row "sales"' not in answer
 
 
+def test_an_answer_of_a_companys_metric_reads_as_english(reports):
+    answer = heuristic_plan("What was Cududic's other sales share in 2019? It is defined as "
+                            "other sales divided by total sales.", reports).answer
+    assert answer.startswith("{{ VALUE }}: Cududic's other sales share, computed as"), answer
+
+
 @pytest.mark.parametrize("question, expression, value", [
     ("What is the change in Other in 2019 from 2018, according to Cududic's annual report?",
      "$T2 - $T1", Decimal("-12.6")),
