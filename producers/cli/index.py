@@ -26,7 +26,7 @@ from producers.cli.output import fail
 from shared.config import Settings
 from shared.errors import ChordalError, InputError
 from shared.search import BACKENDS, Document, default_backend, open_backend
-from shared.ingest import Read, files_of, read_file
+from shared.ingest import Read, check_metadata, files_of, read_file
 from shared.ingest.metadata import sidecar_of
 
 out = Console(soft_wrap=True)
@@ -114,6 +114,14 @@ class Reader:
         self._seen: dict[str, Path] = {}
 
     def documents(self) -> Iterator[Document]:
+        # what is wrong before reading (a PDF without a title, a bad sidecar) is said
+        # before any file's pages are read, which may take minutes
+        for path in self.paths:
+            try:
+                check_metadata(path, self.options)
+            except InputError as exc:
+                self.problems.append(str(exc))
+        self._raise_problems()
         for n, path in enumerate(self.paths, start=1):
             read = self._read(n, path)
             for doc in read.documents if read else []:
@@ -125,6 +133,9 @@ class Reader:
                 self.outlines.append(doc.model_copy(update={"content": "", "tables": []}))
                 if not self.problems:
                     yield doc
+        self._raise_problems()
+
+    def _raise_problems(self) -> None:
         if len(self.paths) == 1 and self.problems:
             raise InputError(self.problems[0])
         if self.problems:

@@ -27,7 +27,8 @@ from .metadata import FIELDS, SIDECAR, given_metadata, missing_title
 SUFFIXES = {".pdf": "PDF", ".html": "HTML", ".htm": "HTML", ".jsonl": "JSON Lines"}
 """The files `chordal index` reads, by suffix (any case)."""
 
-__all__ = ["FIELDS", "Read", "SUFFIXES", "files_of", "load_jsonl", "read_file"]
+__all__ = ["FIELDS", "Read", "SUFFIXES", "check_metadata", "files_of", "load_jsonl",
+           "read_file"]
 
 
 @dataclass(frozen=True)
@@ -70,15 +71,15 @@ def files_of(paths: list[Path]) -> list[Path]:
     return found
 
 
-def read_file(path: Path, options: dict[str, str | None] | None = None,
-              progress: Callable[[int, int], None] | None = None,
-              processes: int | None = None) -> Read:
-    """The documents of the file at `path`; `options` are its metadata given on the
-    command line; `progress(page, pages)` follows a PDF page by page, whose words
-    `processes` find (unset: one per core; see shared/ingest/pdf.py)."""
+def check_metadata(path: Path, options: dict[str, str | None] | None = None) -> str:
+    """What can be known of the file at `path` before reading it: its kind (`PDF`,
+    `HTML`, `JSON Lines`), else InputError for a suffix Chordal does not read, options
+    given for a JSON Lines file, an unusable sidecar, a PDF without a title, or a field
+    that is not valid (a date that is no date). `chordal index` checks every file so
+    before reading any: a missing title is said at once, not after the other files'
+    pages were read."""
     options = {k: v for k, v in (options or {}).items() if v is not None}
     kind = SUFFIXES.get(path.suffix.lower())
-    started = time.perf_counter()
     if kind is None:
         extra = (f" (the metadata of {path.name.removesuffix(SIDECAR)} is read from it)"
                  if path.name.endswith(SIDECAR) else "")
@@ -89,9 +90,33 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
             raise InputError(f"{path}: --{next(iter(options)).replace('_', '-')} describes one "
                              "PDF or HTML file; a JSON Lines file's records carry their own "
                              "fields")
+        return kind
+    fields = given_metadata(path, options)
+    if kind == "PDF" and not fields.get("title"):
+        raise missing_title(path)
+    _validated(path, {"title": "(the page's <title>)", **fields, "content": "(its text)"})
+    return kind
+
+
+def _validated(path: Path, fields: dict) -> Document:
+    try:
+        return Document.model_validate(fields)
+    except ValidationError as e:
+        raise InputError(f"{path}: {'; '.join(describe(e))}") from None
+
+
+def read_file(path: Path, options: dict[str, str | None] | None = None,
+              progress: Callable[[int, int], None] | None = None,
+              processes: int | None = None) -> Read:
+    """The documents of the file at `path`; `options` are its metadata given on the
+    command line; `progress(page, pages)` follows a PDF page by page, whose words
+    `processes` find (unset: one per core; see shared/ingest/pdf.py)."""
+    kind = check_metadata(path, options)
+    started = time.perf_counter()
+    if kind == "JSON Lines":
         docs = load_jsonl(path)
         return Read(path, docs, 0, time.perf_counter() - started)
-    fields = given_metadata(path, options)
+    fields = given_metadata(path, {k: v for k, v in (options or {}).items() if v is not None})
     if kind == "PDF":
         from .pdf import read_pdf  # pdfplumber loads only for PDFs
 
@@ -106,9 +131,6 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
     fields.setdefault("title", title)
     if not fields.get("title"):
         raise missing_title(path)
-    try:
-        doc = Document.model_validate({**fields, "content": text.content, "tables": text.tables})
-    except ValidationError as e:
-        raise InputError(f"{path}: {'; '.join(describe(e))}") from None
+    doc = _validated(path, {**fields, "content": text.content, "tables": text.tables})
     return Read(path, [doc], text.pages, time.perf_counter() - started, title_from,
                 text.unread)

@@ -164,6 +164,24 @@ def test_a_file_without_a_title_fails_the_run_naming_it_and_nothing_is_written(t
         assert store.count() == 0  # the good file's documents were rolled back with the run
 
 
+def test_a_file_without_a_title_is_named_before_any_file_is_read(tmp_path):
+    # a folder of filings, one without its sidecar: said at once, where the run had read
+    # every other file's pages first (Tesla's 449-page 10-K: minutes) to refuse them all
+    folder = tmp_path / "filings"
+    folder.mkdir()
+    (folder / "a.pdf").symlink_to(ROOT / "bench" / "data" / "filings" / "tsla-20201231-10k.pdf")
+    (folder / "a.pdf.json").write_text(json.dumps({"title": "Tesla 10-K 2020"}))
+    (folder / "b.pdf").symlink_to(FILING)
+    (folder / "c.pdf").symlink_to(FILING)
+    (folder / "c.pdf.json").write_text(json.dumps({"title": "Patriot 10-Q", "date": "soon"}))
+    result = chordal(tmp_path, "index", str(folder), CHORDAL_GET_CACHE_S="0")
+    assert result.returncode == 2, result.stderr
+    assert "nothing indexed: 2 of 3 files cannot be indexed" in result.stderr
+    assert f"{folder / 'b.pdf'}: no title for this document" in result.stderr
+    assert f"{folder / 'c.pdf'}: field 'date'" in result.stderr
+    assert "'Tesla 10-K 2020'," not in result.stderr  # the summary of a file read
+
+
 def test_options_for_one_document_are_refused_with_several_files(tmp_path, corpus):
     result = chordal(tmp_path, "index", str(FILING), str(PAGE), "--title", TITLE)
     assert result.returncode == 2
