@@ -72,10 +72,10 @@ def usable_cores(cgroup: Path = CGROUP) -> int:
             if period_file:
                 fields.append((cgroup / period_file).read_text().strip())
             quota, period = fields[0], int(fields[1])
+            if quota not in ("max", "-1") and period > 0:
+                cores = min(cores, math.ceil(int(quota) / period))
         except (OSError, ValueError, IndexError):
             continue
-        if quota not in ("max", "-1") and period > 0:
-            cores = min(cores, math.ceil(int(quota) / period))
         break
     return max(1, cores)
 

@@ -132,6 +132,8 @@ def test_usable_cores_are_at_most_a_containers_cpu_quota(tmp_path):
     assert usable_cores(v1) == 1
     (v2 / "cpu.max").write_text("garbled\n")
     assert usable_cores(v2) == cores
+    (v2 / "cpu.max").write_text("garbled 100000\n")
+    assert usable_cores(v2) == cores
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux CPU affinity")
