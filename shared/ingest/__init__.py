@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pydantic import ValidationError
 
@@ -78,6 +78,12 @@ def check_metadata(path: Path, options: dict[str, str | None] | None = None) -> 
     that is not valid (a date that is no date). `chordal index` checks every file so
     before reading any: a missing title is said at once, not after the other files'
     pages were read."""
+    return _checked(path, options)[0]
+
+
+def _checked(path: Path, options: dict[str, str | None] | None) -> tuple[str, dict[str, Any]]:
+    """`check_metadata`'s kind, and the fields given for a PDF or HTML file (none for a
+    JSON Lines file)."""
     options = {k: v for k, v in (options or {}).items() if v is not None}
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
@@ -90,12 +96,12 @@ def check_metadata(path: Path, options: dict[str, str | None] | None = None) -> 
             raise InputError(f"{path}: --{next(iter(options)).replace('_', '-')} describes one "
                              "PDF or HTML file; a JSON Lines file's records carry their own "
                              "fields")
-        return kind
+        return kind, {}
     fields = given_metadata(path, options)
     if kind == "PDF" and not fields.get("title"):
         raise missing_title(path)
     _validated(path, {"title": "(the page's <title>)", **fields, "content": "(its text)"})
-    return kind
+    return kind, fields
 
 
 def _validated(path: Path, fields: dict) -> Document:
@@ -111,12 +117,11 @@ def read_file(path: Path, options: dict[str, str | None] | None = None,
     """The documents of the file at `path`; `options` are its metadata given on the
     command line; `progress(page, pages)` follows a PDF page by page, whose words
     `processes` find (unset: one per core; see shared/ingest/pdf.py)."""
-    kind = check_metadata(path, options)
+    kind, fields = _checked(path, options)
     started = time.perf_counter()
     if kind == "JSON Lines":
         docs = load_jsonl(path)
         return Read(path, docs, 0, time.perf_counter() - started)
-    fields = given_metadata(path, {k: v for k, v in (options or {}).items() if v is not None})
     if kind == "PDF":
         from .pdf import read_pdf  # pdfplumber loads only for PDFs
 

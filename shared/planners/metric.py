@@ -785,8 +785,8 @@ _TRAILING_PERIOD = regex.compile(r"\s+(?:in|for|during|as\s+(?:of|at)|at)\s+(?:t
 _TOKEN = regex.compile(r"\s*(?:(?P<op>[-+*/()])|(?P<operand>[^-+*/()]+))")
 
 
-_WORD_OPS = regex.compile(r"\s+(?:minus|less(?!\s+than\b)|plus|times|multiplied\s+by|"
-                          r"divided\s+by)\s+", regex.I)
+_WORD_OPS = regex.compile(r"\s+(?P<op>minus|less(?!\s+than\b)|plus|times|multiplied(?=\s+by)|"
+                          r"divided(?=\s+by))(?:\s+by)?\s+", regex.I)
 """An operator a defined formula writes as a word ("operating cash flow minus capital
 expenditure", "gross profit divided by revenue"); not "over", which also means a span."""
 _WORD_OP = {"minus": "-", "less": "-", "plus": "+", "times": "*", "multiplied": "*",
@@ -808,8 +808,7 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
     if tail:  # "…, as a percentage", "…, rounded to two decimal places": not operands
         formula = formula[:tail.start()]
     formula = regex.sub(r"(?<=\w)\s*/\s*(?=\()", " / ", formula)
-    formula = _WORD_OPS.sub(lambda m: f" {_WORD_OP[m.group().strip().split()[0].lower()]} ",
-                            formula)
+    formula = _WORD_OPS.sub(lambda m: f" {_WORD_OP[m['op'].lower()]} ", formula)
     if len(default) > 1:
         # "the 3 year average gross margin from FY2022 to FY2024": the formula in each
         # year, averaged; any other metric over several periods is not told

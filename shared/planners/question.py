@@ -333,10 +333,10 @@ def _lead_name(title: str) -> str | None:
     question's "revenue" asks about) nor of a document's kind ("Annual report …");
     else None."""
     m = _TITLE_LEAD.match(title)
-    if m is None or m["word"].lower() in _DOCUMENT_WORDS or stem(m["word"].lower()) in \
-            _item_words():
+    word = m["word"].lower() if m else ""
+    if not word or word in _DOCUMENT_WORDS or stem(word) in _item_words():
         return None
-    return stem(m["word"].lower())
+    return stem(word)
 
 
 _TITLE_LEAD = regex.compile(r"\s*(?:(?i:the)\s+)?(?P<word>\p{Lu}[\w&]*|\d+\p{L}[\w&]*)")
