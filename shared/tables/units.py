@@ -57,6 +57,25 @@ def scale_in(text: str) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def unit_clause(text: str) -> str | None:
+    """The part of a sentence that states a table's scale, when it states one: its
+    parenthesis ("Revenue is as follows (in thousands, except percentages):" ->
+    "(in thousands, except percentages)"), else the words from the scale on ("…, in
+    millions:" -> "in millions"); None when it states none."""
+    if scale_in(text) is None:
+        return None
+    for m in regex.finditer(r"\([^()]*\)", text):
+        if scale_in(m.group()) is not None:
+            return m.group()
+    rates = [m.span() for m in _PER.finditer(text)]
+    for m in _SCALE.finditer(text):
+        if not any(a <= m.start() < b for a, b in rates):
+            start = m.start() - 3 if text[max(0, m.start() - 3):m.start()].lower() == "in " \
+                else m.start()
+            return text[start:].strip(" :.") or None
+    return None
+
+
 _PER = regex.compile(r"\bper\s+(?:(?:[$€£¥]|\b(?:CODES))\s*)?(?:thousand|million|billion|mn|m|bn|k|"
                     r"'?000)\b".replace("CODES", _CODES), _F)
 """A rate's denominator ("Normalised per $ million of revenues"): no scale of figures."""

@@ -22,7 +22,7 @@ from .header import (area_of, column_of, header_of, heading, label_only, lead_in
                      text_in)
 from .lines import SIGN, Parsed, Phrase, Word, is_figure, parse_line
 from shared.models.table import Table
-from .units import scale_in
+from .units import scale_in, unit_clause
 
 __all__ = ["Heads", "page_tables"]
 
@@ -172,6 +172,10 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float, page: int | 
         return None
     top, headers, beside = header_of(parsed, start, columns, area, char)
     notes, title = notes_of(parsed, top, area)
+    lead = lead_in_of(parsed, top, area)
+    if scale_in(" ".join([*notes, *beside, title or "", *filter(None, headers)])) is None and (
+            clause := unit_clause(lead or "")):
+        notes = [*notes, clause]  # "… Revenue is as follows (in thousands, except …):"
     if running and scale_in(" ".join([*notes, *beside, title or ""])) is None:
         notes = [*notes, running]  # the page's "(In thousands, …)", which it states for all
     heads = Heads(columns, headers, " ".join(notes + beside), title)
@@ -179,7 +183,7 @@ def _table(parsed: list[Parsed], start: int, end: int, char: float, page: int | 
         heads = Heads(columns, before.headers, before.notes, title or before.title)
     table = assemble(heads.headers, lines, notes=heads.notes, title=heads.title, page=page,
                      wraps=True)
-    if table is not None and (lead := lead_in_of(parsed, top, area)):
+    if table is not None and lead:
         table = table.model_copy(update={"lead_in": lead})
     return None if table is None else (table, heads)
 

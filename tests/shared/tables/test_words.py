@@ -17,6 +17,7 @@ from shared.tools.cells import read_cell
 from shared.tools.rows import of_a_statement, term_part, under_changes
 from shared.tables.periods import columns_for
 from shared.tables.read import Pages, tables_in_words
+from shared.tables.units import unit_clause
 
 from .conftest import row, titled
 
@@ -670,3 +671,24 @@ def test_a_row_joining_both_parts_is_not_the_one_part_asked(filing_words):
                        period="2023-09-30")
     doc = Evidence(doc_id="aapl", title="Apple Inc. Form 10-K for fiscal 2024")
     assert read_cell(step, [doc], lambda _: tables).value == "95,281"
+
+
+def test_a_lead_in_that_ends_a_paragraph_still_gives_the_table_its_scale(filing_words):
+    # Palantir's 10-K for 2022, page 114: "… at the time of sale. Revenue is as follows (in
+    # thousands, except percentages):" ends a paragraph above the revenue by geography;
+    # the unit was lost with the paragraph and "United States" answered $1,161,416
+    # (dollars) for $1,161,416 thousand
+    revenue = [t for t in _palantir(filing_words, 114)
+               if t.lead_in and t.lead_in.startswith("Revenue is as follows")]
+    assert len(revenue) == 1 and (revenue[0].unit, revenue[0].scale) == ("USD", 3)
+    us = row(revenue[0], "United States")
+    assert us.cells[0].quantity.scale == 3 and us.cells[1].quantity.kind == "percent"
+
+
+def test_the_unit_clause_of_a_lead_in():
+    assert unit_clause("Revenue is as follows (in thousands, except percentages):") == (
+        "(in thousands, except percentages)")
+    assert unit_clause("Revenue by geography was as follows, in millions:") == "in millions"
+    assert unit_clause("Revenue by geography was as follows:") is None
+    # a rate's denominator states no scale of the figures
+    assert unit_clause("Costs normalised per $ million of revenue:") is None
