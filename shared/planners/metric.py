@@ -37,7 +37,7 @@ question says otherwise.
 from __future__ import annotations
 
 from calendar import month_name
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import regex
@@ -830,7 +830,10 @@ def _defined(name: str, formula: str, whens: list[When], scale, places) -> Metri
                    or tail and _PERCENT_TAIL.match(tail.group()))
     if percent:
         expression = f"({expression}) * 100"
-    expression = f"round({expression}, {_places(places)})"
+    if places is not None or regex.search(r"[*/]", expression):
+        # sums and differences are exact in their cells' places: "$73,365 million", not
+        # "$73,365.00 million"
+        expression = f"round({expression}, {_places(places)})"
     asked = name.split("?")[0]  # "What was X's gross margin for @0? Gross margin": X's
     label = _item(_LEAD.sub("", asked).strip(), None) or "the metric"
     return Metric(tuple(terms), expression, "defined", percent=percent,
@@ -889,14 +892,19 @@ def by_formula(metric: Metric, computed) -> Metric | None:
                 parts.append(f"$T{len(terms)}")
         subs.append("(" + " ".join(parts) + ")")
     expression = _PLACEHOLDER_REF.sub(lambda m: subs[int(m[1]) - 1], metric.expression or "$T1")
+    kind = "defined" if metric.kind == "value" else metric.kind
     if all(f is None or f[1] == "money" for f in found):
-        return Metric(tuple(terms), expression, metric.kind, percent=metric.percent,
+        # a payment it subtracts is its amount ("free cash flow": operating cash flow less
+        # the capital expenditure written "(9,917)"), as in a formula the question defines
+        return Metric(tuple(terms), expression, kind, percent=metric.percent,
                       scale=metric.scale, places=metric.places, name=metric.name)
     places = _places(metric.places)
     if not expression.startswith("round("):
         expression = f"round({expression}, {places})"
-    return Metric(tuple(terms), expression, "defined" if metric.kind == "value" else metric.kind,
-                  percent=metric.percent, places=places, name=metric.name)
+    # a percentage the library computes ("operating income / revenue * 100") prints "%"
+    percent = metric.percent or any(f is not None and f[1] == "percent" for f in found)
+    return Metric(tuple(terms), expression, kind, percent=percent, places=places,
+                  name=metric.name)
 
 
 _PLACEHOLDER_REF = regex.compile(r"\$T(\d+)")
@@ -952,6 +960,37 @@ def by_shared_words(metric: Metric) -> Metric | None:
     terms = (Term(f"{first.item} {' '.join(words[1:])}", first.when), second)
     return Metric(terms, metric.expression, metric.kind, percent=metric.percent,
                   scale=metric.scale, places=metric.places, name=metric.name)
+
+
+def as_losses(metric: Metric, loss_names) -> list[Metric]:
+    """`metric` with each term whose line item reports state as a loss when there is one
+    (`loss_names(item)`: "net loss", … for "Palantir's net income") named so, once for
+    each such name; [] when no term's item has one."""
+    names = [loss_names(t.item) if t.when is not None else () for t in metric.terms]
+    if not any(names):
+        return []
+    return [replace(metric, terms=tuple(
+                Term(n[min(k, len(n) - 1)], t.when, t.counted) if n else t
+                for t, n in zip(metric.terms, names)))
+            for k in range(max(len(n) for n in names))]
+
+
+def at_period_end(metric: Metric) -> Metric | None:
+    """`metric` with "at the end" (of its period) taken off its items ("cash at the end"
+    of "How much cash did Palantir have at the end of 2022?": the balance that day,
+    "Cash and cash equivalents" on the balance sheet); None when no item ends so. Read
+    only when no row is named with it: a roll-forward's "Outstanding at end of year" is
+    the row "shares outstanding at the end" asks for, not its "… at beginning of year"."""
+    items = [_AT_THE_END.sub("", t.item) for t in metric.terms]
+    if items == [t.item for t in metric.terms] or not all(items):
+        return None
+    terms = tuple(Term(item, t.when, t.counted) for item, t in zip(items, metric.terms))
+    return Metric(terms, metric.expression, metric.kind, percent=metric.percent,
+                  scale=metric.scale, places=metric.places,
+                  name=_AT_THE_END.sub("", metric.name) or metric.name)
+
+
+_AT_THE_END = regex.compile(r"\s+(?:at|as\s+(?:of|at)|by)\s+(?:the\s+)?(?:end|close)$", regex.I)
 
 
 def _parts(item: str, part_of_share: bool) -> tuple[tuple[str, str], bool] | None:

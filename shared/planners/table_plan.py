@@ -41,8 +41,9 @@ from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
 from shared.tools.line_items import items_named
 
-from .metric import (Metric, Term, When, average_over_periods, by_formula, by_parts,
-                     by_shared_words, change_over_periods, percent_change_of, year_before)
+from .metric import (Metric, Term, When, as_losses, at_period_end, average_over_periods,
+                     by_formula, by_parts, by_shared_words, change_over_periods,
+                     percent_change_of, year_before)
 from .quarters import filing_quarter
 from .rows import FILLERS, Choice, Miss, choose_cell, context_words, item_words, of_a_day
 from .sources import NOTE, PROVISIONAL_RANK, cited, get_step, period_and_date, source_rank
@@ -125,12 +126,18 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
             # two things the question adds, which no row states together, or two it
             # compares that share their last words: their rows, or the miss of the items
             # as the question names them
-            for other in filter(None, (by_parts(metric), by_shared_words(metric))):
+            # or the row that states the item as a loss ("Net loss" for net income)
+            losses = as_losses(metric, _loss_names_of)
+            for other in filter(None, (by_parts(metric), by_shared_words(metric),
+                                       at_period_end(metric), *losses)):
                 try:
-                    metric, found = other, read(other)
-                    break
+                    found = read(other)
                 except NoAnswer:
                     continue
+                if other in losses:
+                    _signed_losses(metric, other, found)
+                metric = other
+                break
             else:
                 raise missed from None
     if why := _unclear(metric, found):
@@ -138,6 +145,28 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
                         for f in found][:NEAREST])
     return _plan(metric, found, backend)
+
+
+def _loss_names_of(item: str) -> tuple[str, ...]:
+    """The labels of the row that states the line item `item` names as a loss, as the
+    domain library gives them (`net loss`, … for "Palantir's net income")."""
+    named = items_named(item) or items_named(_POSSESSOR.sub("", item))
+    names = {i.loss_names for i in named if i.loss_names}
+    return names.pop() if len(names) == 1 else ()
+
+
+def _signed_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:
+    """Raise NoAnswer unless each cell read from a loss's row in place of the item asked
+    is written negative: "Net loss (371,094)" is net income of -371,094; "Net loss 371,094"
+    may state the loss's amount or a figure signed as income, which the row does not tell."""
+    for term, row, f in zip(asked.terms, read.terms, found):
+        if row.item != term.item and not _negative(f):
+            raise NoAnswer(f"not found: no row states {term.item!r}"
+                           f"{' for ' + term.when.text if term.when else ''}; the row "
+                           f"{f.label!r} states the loss as {f.read.value}, without a sign, "
+                           "so whether it is the loss's amount or the income is not told; "
+                           "nothing is answered rather than a figure of the wrong sign",
+                           [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"])
 
 
 def _formula_of(item: str) -> tuple[str, str] | None:
@@ -724,7 +753,35 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     # "the change in revenue", but "Apple's free cash flow", not "the Apple's …"
     the = "" if regex.match(r"[^\s']+(?:'s|s')\s", metric.name) else "the "
     return (f"{{{{ VALUE }}}}{unit}: {the}{_raw(metric.name)}, computed as "
-            f"{_raw(expression)} from {parts}. {NOTE}")
+            f"{_raw(_in_words(expression, metric))} from {parts}. {NOTE}")
+
+
+def _in_words(expression: str | None, metric: Metric) -> str:
+    """`expression` as a reader follows it: each cell by its line item (and period, when
+    the terms differ in theirs), "round(x, 2)" as "x, rounded to 2 places":
+    "operating income / revenue * 100, rounded to 2 places", not "round(($T1 / $T2 *
+    100), 2)"."""
+    if expression is None:
+        return ""
+    periods = {t.when.text if t.when else "" for t in metric.terms}
+
+    def term(m: regex.Match) -> str:
+        t = metric.terms[int(m["n"]) - 1]
+        return t.item if len(periods) == 1 or not t.when else f"{t.item} ({t.when.text})"
+
+    def bare(text: str) -> str:
+        text = text.strip()
+        return text[1:-1] if _WHOLE_PARENS.fullmatch(text) else text
+
+    text = _CELL_REF.sub(term, expression)
+    if rounded := _ROUNDED.fullmatch(text):
+        return f"{bare(rounded['x'])}, rounded to {rounded['n']} places"
+    return bare(text)
+
+
+_CELL_REF = regex.compile(r"(?P<abs>abs\()?\$T(?P<n>\d+)\b(?(abs)\))")
+_ROUNDED = regex.compile(r"round\((?P<x>.+),\s*(?P<n>\d+)\)")
+_WHOLE_PARENS = regex.compile(r"\((?:[^()]|\((?:[^()])*\))*\)")
 
 
 def _unit_of_percents(metric: Metric, found: list[_Found]) -> str:

@@ -6,7 +6,7 @@ property, plant and equipment", "additions to property and equipment"), its kind
 per share.
 
 A file is `{"domain": …, "about": …, "line_items": [{"name", "kind", "names",
-"sections"?, "per_share"?, "formula"?}, …]}`; a new domain is a new file. `items_named(text)` finds
+"sections"?, "per_share"?, "formula"?, "loss_names"?}, …]}`; a new domain is a new file. `items_named(text)` finds
 the items one of whose names is `text` word for word (shared/tools/rows.py's words:
 case, punctuation, plurals, small words and "total" aside). EXTRACT by row consults
 every domain's file: a step does not carry its plan's domain, and a statement's line
@@ -49,6 +49,11 @@ class LineItem(BaseModel):
     """How the item is computed from other line items of the same period when no row
     states it (`current assets / current liabilities`): the heuristic planner reads the
     operands' rows and computes it."""
+    loss_names: tuple[str, ...] = ()
+    """The labels reports give the row when it states a loss (`net loss`, `loss from
+    operations`): read only when no row names the item, and only a figure written
+    negative, which is the item's value (a loss of 371,094 is net income of -371,094);
+    an unsigned figure there may be the loss's amount, and is not answered."""
 
     def all_names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((self.name, *self.names)))

@@ -206,15 +206,19 @@ def test_a_metric_the_question_defines_becomes_its_parts_and_the_arithmetic():
 
 @pytest.mark.parametrize("definition, items, expression", [
     ("Free cash flow is defined as operating cash flow minus capital expenditure.",
-     ["operating cash flow", "capital expenditure"], "round($T1 - $T2, 2)"),
+     ["operating cash flow", "capital expenditure"], "$T1 - $T2"),
     ("It is defined as operating cash flow less capital expenditure.",
-     ["operating cash flow", "capital expenditure"], "round($T1 - $T2, 2)"),
+     ["operating cash flow", "capital expenditure"], "$T1 - $T2"),
     ("It is calculated as net income divided by total assets.",
      ["net income", "total assets"], "round($T1 / $T2, 2)"),
     ("It is defined as net income plus depreciation times 2.",
      ["net income", "depreciation"], "round($T1 + $T2 * 2, 2)"),
     # "less than" is no operator: one operand, which no row will be named
-    ("It is defined as revenue less than cash.", ["revenue less than cash"], "round($T1, 2)"),
+    ("It is defined as revenue less than cash.", ["revenue less than cash"], "$T1"),
+    # a difference is exact in its cells' places ("$73,365 million", not "73,365.00"),
+    # unless the question asks for places
+    ("It is defined as operating cash flow minus capital expenditure, rounded to one decimal "
+     "place.", ["operating cash flow", "capital expenditure"], "round($T1 - $T2, 1)"),
 ])
 def test_a_defined_formula_may_write_its_operators_as_words(definition, items, expression):
     metric = read_metric(f"What was ACME's metric in FY2020? {definition}")

@@ -85,6 +85,12 @@ def test_an_answer_of_a_companys_metric_reads_as_english(reports):
     answer = heuristic_plan("What was Cududic's other sales share in 2019? It is defined as "
                             "other sales divided by total sales.", reports).answer
     assert answer.startswith("{{ VALUE }}: Cududic's other sales share, computed as"), answer
+    # the arithmetic by line item, not by the plan's variables ("round($T1 / $T2, 2)")
+    assert "computed as other sales / total sales, rounded to 2 places from" in answer, answer
+    assert "$T" not in answer
+    change = heuristic_plan("What is the change in revenue in 2019 from 2018, according to "
+                            "Cududic's annual report?", reports).answer
+    assert "computed as revenue (2019) - revenue (2018) from" in change, change
 
 
 @pytest.mark.parametrize("question, expression, value", [
@@ -487,8 +493,9 @@ def test_a_defined_formula_subtracting_a_payment_subtracts_its_amount(tmp_path):
             "What is Halvorsen Marine's FY2020 free cash flow? Free cash flow is defined as: "
             "net cash provided by operating activities - purchase of property and equipment.",
             backend)
-        assert plan.steps[-1].expression == "round($T1 - abs($T2), 2)"
-        assert Decimal(run(plan, backend).value) == Decimal("4337")  # 9,382 - 5,045
+        assert plan.steps[-1].expression == "$T1 - abs($T2)"
+        # 9,382 - 5,045, exact as its cells are: "4,337", not "4,337.00"
+        assert run(plan, backend).value == "4337"
         # added, the payment's sign is not told: nothing is answered
         added = heuristic_plan(
             "What is Halvorsen Marine's FY2020 net investment? Net investment is defined as: "
@@ -1075,3 +1082,174 @@ def test_how_many_asks_a_count_read_from_a_column_of_counts_never_a_price(report
     plan = heuristic_plan("What was the number of shares granted in fiscal 2019, according "
                           "to Namopos's annual report?", reports)
     assert run(plan, reports).value == "409,368"
+
+
+def _cash_filings() -> tuple[dict, dict]:
+    # Palantir's 10-K for 2022 writes "Cash and cash equivalents" on its balance sheet
+    # (2,598,540 at December 31, 2022) and, in a note, the cash apart from its equivalents
+    sheet = {"title": "Palantir Technologies Inc. Consolidated Balance Sheets (in thousands)",
+             "page": 85,
+             "rows": [["", "December 31, 2022", "December 31, 2021"],
+                      ["Cash and cash equivalents", "$ 2,598,540", "$ 2,335,172"],
+                      ["Marketable securities", "$ 26,868", "$ 226,145"],
+                      ["Total current assets", "3,169,669", "2,884,212"]]}
+    note = {"title": "Cash and cash equivalents consisted of the following (in thousands)",
+            "page": 93,
+            "rows": [["", "December 31, 2022", "December 31, 2021"],
+                     ["Cash", "$ 1,100,000", "$ 900,000"],
+                     ["Money market funds", "1,498,540", "1,435,172"],
+                     ["Total cash and cash equivalents", "$ 2,598,540", "$ 2,335,172"]]}
+    record = {"title": "Palantir Technologies Inc. Form 10-K for the fiscal year ended "
+                       "December 31, 2022", "period": "2022",
+              "content": "Palantir Technologies Inc. annual report.", "tables": [sheet]}
+    return record, {**record, "tables": [sheet, note]}
+
+
+@pytest.mark.parametrize("question", [
+    # "at the end of 2022", where no row says "cash at end of …", is the balance that day
+    "How much cash did Palantir have at the end of 2022?",
+    "What was Palantir's cash at the end of fiscal year 2022?",
+    # cash, as analysts ask it, is the line item the statements call cash and equivalents
+    "What was Palantir's cash balance as of December 31, 2022?",
+    "How much cash on hand did Palantir have at the close of 2022?",
+])
+def test_cash_at_the_end_of_a_year_is_the_cash_and_cash_equivalents_then(tmp_path, question):
+    backend = _store(tmp_path, _cash_filings()[0])
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == "$ 2,598,540"
+    finally:
+        backend.close()
+
+
+def test_a_row_labelled_cash_is_the_cash_asked_where_a_table_states_it_apart(tmp_path):
+    backend = _store(tmp_path, _cash_filings()[1])
+    try:
+        found = run(heuristic_plan("How much cash did Palantir have at the end of 2022?",
+                                   backend), backend)
+        assert found.value == "$ 1,100,000"
+    finally:
+        backend.close()
+
+
+def _microsoft_10q(tmp_path, table: dict) -> SqliteSearch:
+    """Microsoft's 10-Q for the quarter ended September 30, 2023, with `table`."""
+    return _store(tmp_path, {
+        "title": "Microsoft Corporation Form 10-Q for the quarter ended September 30, 2023",
+        "period": "2023-07-01..2023-09-30", "content": "Microsoft Corporation quarterly report.",
+        "tables": [table]})
+
+
+@pytest.mark.parametrize("question, value", [
+    # Microsoft's 10-Q for the quarter ended September 30, 2023 states no margin: the
+    # library computes it from the rows it does state, in the quarter asked
+    ("What was Microsoft's operating margin in the September 2023 quarter?", "47.59"),
+    ("What was Microsoft's net profit margin in Q3 2022?", "35.03"),
+])
+def test_a_margin_no_row_states_is_computed_from_its_income_and_revenue(tmp_path, question,
+                                                                         value):
+    income = {"title": "Microsoft Corporation Income Statements (In millions, except per "
+                       "share amounts) (Unaudited)", "page": 3,
+              "rows": [["", "Three Months Ended September 30, 2023",
+                        "Three Months Ended September 30, 2022"],
+                       ["Total revenue", "56,517", "50,122"],
+                       ["Gross margin", "40,215", "34,670"],
+                       ["Operating income", "26,895", "21,518"],
+                       ["Net income", "$ 22,291", "$ 17,556"]]}
+    backend = _microsoft_10q(tmp_path, income)
+    try:
+        plan = heuristic_plan(question, backend)
+        assert run(plan, backend).value == value
+        # a percentage, said so, with its arithmetic in words
+        assert plan.answer.startswith("{{ VALUE }}%: Microsoft's "), plan.answer
+        assert " income / revenue * 100, rounded to 2 places from" in plan.answer
+    finally:
+        backend.close()
+
+
+def test_at_the_end_of_a_year_names_a_roll_forwards_end_row_before_the_period(tmp_path):
+    # "at the end" is the row's own words where a roll-forward writes them: not the
+    # beginning balance, which "options outstanding" alone would name as well
+    options = {"title": "Stock option activity", "page": 80,
+               "rows": [["", "2019", "2018"],
+                        ["Options outstanding at beginning of year", "1,200", "1,000"],
+                        ["Granted", "300", "400"],
+                        ["Exercised", "(100)", "(200)"],
+                        ["Options outstanding at end of year", "1,400", "1,200"]]}
+    record = {"title": "Corvalis Inc. annual report 2019", "period": "2019",
+              "content": "Corvalis Inc. annual report.", "tables": [options]}
+    backend = _store(tmp_path, record)
+    try:
+        plan = heuristic_plan("How many options were outstanding at the end of 2019, according "
+                              "to Corvalis's annual report?", backend)
+        assert run(plan, backend).value == "1,400"
+    finally:
+        backend.close()
+
+
+def test_free_cash_flow_no_row_states_is_operating_cash_flow_less_capital_expenditure(
+        tmp_path):
+    # Microsoft's 10-Q for the quarter ended September 30, 2023: "Net cash from operations"
+    # 30,583 and "Additions to property and equipment" (9,917), an outflow: its amount is
+    # subtracted, 20,666, exact as the cells are
+    flows = {"title": "Microsoft Corporation Cash Flows Statements (In millions) (Unaudited)",
+             "page": 6,
+             "rows": [["", "Three Months Ended September 30, 2023",
+                       "Three Months Ended September 30, 2022"],
+                      ["Net cash from operations", "30,583", "23,198"],
+                      ["Additions to property and equipment", "(9,917)", "(6,283)"],
+                      ["Net cash used in investing", "(6,079)", "(4,373)"]]}
+    backend = _microsoft_10q(tmp_path, flows)
+    try:
+        plan = heuristic_plan("What was Microsoft's free cash flow in the quarter ended "
+                              "September 30, 2023?", backend)
+        assert run(plan, backend).value == "20666"
+        assert "computed as operating cash flow - capital expenditure from" in plan.answer
+    finally:
+        backend.close()
+
+
+def _loss_maker(tmp_path, net_loss: list[str]) -> SqliteSearch:
+    # Palantir's 10-K for 2022 states no income, only losses: "Loss from operations" and
+    # "Net loss", written in parentheses
+    statement = {"title": "Palantir Technologies Inc. Consolidated Statements of Operations "
+                          "(in thousands)", "page": 86,
+                 "rows": [["", "2022", "2021", "2020"],
+                          ["Total revenue", "1,905,871", "1,541,889", "1,092,673"],
+                          ["Loss from operations", "(161,201)", "(411,046)", "(1,173,679)"],
+                          ["Net loss", *net_loss]]}
+    record = {"title": "Palantir Technologies Inc. Form 10-K for the fiscal year ended "
+                       "December 31, 2022", "period": "2022",
+              "content": "Palantir Technologies Inc. annual report.", "tables": [statement]}
+    return _store(tmp_path, record)
+
+
+@pytest.mark.parametrize("question, value", [
+    ("What was Palantir's net income in 2022?", "(371,094)"),
+    ("What was Palantir's operating income in 2021?", "(411,046)"),
+    # the row named as asked is still read first
+    ("What was Palantir's net loss in 2022?", "(371,094)"),
+])
+def test_income_a_company_states_only_as_a_loss_is_the_loss_written_negative(
+        tmp_path, question, value):
+    backend = _loss_maker(tmp_path, ["(371,094)", "(520,379)", "(1,166,391)"])
+    try:
+        plan = heuristic_plan(question, backend)
+        assert run(plan, backend).value == value
+        assert 'row "Net loss"' in plan.answer or 'row "Loss from operations"' in plan.answer
+    finally:
+        backend.close()
+
+
+def test_a_loss_written_without_a_sign_is_not_read_as_income(tmp_path):
+    # a loss stated as its amount, "Net loss 371,094", is income of -371,094 only if the
+    # table means it so: nothing is answered rather than +371,094
+    backend = _loss_maker(tmp_path, ["371,094", "520,379", "1,166,391"])
+    try:
+        with pytest.raises(NoAnswer) as missed:
+            heuristic_plan("What was Palantir's net income in 2022?", backend)
+        assert "'Net loss' states the loss as 371,094, without a sign" in str(missed.value)
+        # the loss itself, asked as such, is read as written
+        plan = heuristic_plan("What was Palantir's net loss in 2022?", backend)
+        assert run(plan, backend).value == "371,094"
+    finally:
+        backend.close()
