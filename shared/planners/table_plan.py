@@ -759,7 +759,7 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
 def _in_words(expression: str | None, metric: Metric) -> str:
     """`expression` as a reader follows it: each cell by its line item (and period, when
     the terms differ in theirs), "round(x, 2)" as "x, rounded to 2 places":
-    "operating income / revenue * 100, rounded to 2 places", not "round(($T1 / $T2 *
+    "operating income / revenue * 100, rounded to 2 places,", not "round(($T1 / $T2 *
     100), 2)"."""
     if expression is None:
         return ""
@@ -775,7 +775,7 @@ def _in_words(expression: str | None, metric: Metric) -> str:
 
     text = _CELL_REF.sub(term, expression)
     if rounded := _ROUNDED.fullmatch(text):
-        return f"{bare(rounded['x'])}, rounded to {rounded['n']} places"
+        return f"{bare(rounded['x'])}, rounded to {rounded['n']} places,"
     return bare(text)
 
 

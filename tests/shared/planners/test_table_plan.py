@@ -86,7 +86,7 @@ def test_an_answer_of_a_companys_metric_reads_as_english(reports):
                             "other sales divided by total sales.", reports).answer
     assert answer.startswith("{{ VALUE }}: Cududic's other sales share, computed as"), answer
     # the arithmetic by line item, not by the plan's variables ("round($T1 / $T2, 2)")
-    assert "computed as other sales / total sales, rounded to 2 places from" in answer, answer
+    assert "computed as other sales / total sales, rounded to 2 places, from" in answer, answer
     assert "$T" not in answer
     change = heuristic_plan("What is the change in revenue in 2019 from 2018, according to "
                             "Cududic's annual report?", reports).answer
@@ -1161,7 +1161,7 @@ def test_a_margin_no_row_states_is_computed_from_its_income_and_revenue(tmp_path
         assert run(plan, backend).value == value
         # a percentage, said so, with its arithmetic in words
         assert plan.answer.startswith("{{ VALUE }}%: Microsoft's "), plan.answer
-        assert " income / revenue * 100, rounded to 2 places from" in plan.answer
+        assert " income / revenue * 100, rounded to 2 places, from" in plan.answer
     finally:
         backend.close()
 
