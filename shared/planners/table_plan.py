@@ -128,8 +128,9 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
             # as the question names them
             # or the row that states the item as a loss ("Net loss" for net income)
             losses = as_losses(metric, _loss_names_of)
-            for other in filter(None, (by_parts(metric), by_shared_words(metric),
-                                       at_period_end(metric), *losses)):
+            ended = at_period_end(metric)
+            for other in filter(None, (by_parts(metric), by_shared_words(metric), ended,
+                                       ended and by_formula(ended, _formula_of), *losses)):
                 try:
                     found = read(other)
                 except NoAnswer:

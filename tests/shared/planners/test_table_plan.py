@@ -1092,7 +1092,8 @@ def _cash_filings() -> tuple[dict, dict]:
              "rows": [["", "December 31, 2022", "December 31, 2021"],
                       ["Cash and cash equivalents", "$ 2,598,540", "$ 2,335,172"],
                       ["Marketable securities", "$ 26,868", "$ 226,145"],
-                      ["Total current assets", "3,169,669", "2,884,212"]]}
+                      ["Total current assets", "3,169,669", "2,884,212"],
+                      ["Total current liabilities", "445,023", "435,148"]]}
     note = {"title": "Cash and cash equivalents consisted of the following (in thousands)",
             "page": 93,
             "rows": [["", "December 31, 2022", "December 31, 2021"],
@@ -1117,6 +1118,18 @@ def test_cash_at_the_end_of_a_year_is_the_cash_and_cash_equivalents_then(tmp_pat
     backend = _store(tmp_path, _cash_filings()[0])
     try:
         assert run(heuristic_plan(question, backend), backend).value == "$ 2,598,540"
+    finally:
+        backend.close()
+
+
+def test_a_ratio_at_the_end_of_a_year_is_the_librarys_formula_that_day(tmp_path):
+    backend = _store(tmp_path, _cash_filings()[0])
+    try:
+        # the library's current ratio, total current assets / total current liabilities,
+        # "at the end" taken off as for a row: 3,169,669 / 445,023
+        found = run(heuristic_plan("What was Palantir's current ratio at the end of 2022?",
+                                   backend), backend)
+        assert found.value == "7.12"
     finally:
         backend.close()
 
