@@ -115,32 +115,44 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
         return [_find(n, term, with_tables, tables, columns_for)
                 for n, term in enumerate(metric.terms, 1)]
 
+    def first_read(asked: Metric, others) -> tuple[Metric, list[_Found]] | None:
+        """The first of `others` whose cells are all read; a loss's row in place of an
+        income item (`as_losses`) only when written negative."""
+        losses = as_losses(asked, _loss_names_of)
+        for other in filter(None, (*others, *losses)):
+            try:
+                found = read(other)
+            except NoAnswer:
+                continue
+            if other in losses:
+                _signed_losses(asked, other, found)
+                other, found = _losses_as_income(asked, other, found)
+            return other, found
+        return None
+
     try:
         found = read(metric)
     except NoAnswer as missed:
         # the periods the table has, or the library's formula for an item no row states
+        # (its income items read from a loss's row: Palantir's net profit margin)
         if (other := _over_periods(metric, with_tables, tables, columns_for)
                 or by_formula(metric, _formula_of)) is not None:
-            metric, found = other, read(other)
+            try:
+                metric, found = other, read(other)
+            except NoAnswer:
+                if (got := first_read(other, [])) is None:
+                    raise  # the formula's miss: which of its parts no row states
+                metric, found = got
         else:
             # two things the question adds, which no row states together, or two it
             # compares that share their last words: their rows, or the miss of the items
-            # as the question names them
+            # as the question names them; the item at a year's end without "at the end";
             # or the row that states the item as a loss ("Net loss" for net income)
-            losses = as_losses(metric, _loss_names_of)
             ended = at_period_end(metric)
-            for other in filter(None, (by_parts(metric), by_shared_words(metric), ended,
-                                       ended and by_formula(ended, _formula_of), *losses)):
-                try:
-                    found = read(other)
-                except NoAnswer:
-                    continue
-                if other in losses:
-                    _signed_losses(metric, other, found)
-                metric = other
-                break
-            else:
+            if (got := first_read(metric, [by_parts(metric), by_shared_words(metric), ended,
+                                           ended and by_formula(ended, _formula_of)])) is None:
                 raise missed from None
+            metric, found = got
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
@@ -168,6 +180,20 @@ def _signed_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:
                            "so whether it is the loss's amount or the income is not told; "
                            "nothing is answered rather than a figure of the wrong sign",
                            [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"])
+
+
+def _losses_as_income(asked: Metric, read: Metric,
+                      found: list[_Found]) -> tuple[Metric, list[_Found]]:
+    """`read` (a loss's rows in place of the income items `asked` names, each written
+    negative) with arithmetic on the income: each such cell is `-abs()` of the loss's
+    amount, a signed figure (net profit margin: -371,094 / 1,905,871)."""
+    expression = read.expression
+    for n, (a, b) in enumerate(zip(asked.terms, read.terms), 1):
+        if a.item != b.item:
+            found[n - 1] = replace(found[n - 1], signed=True)
+            if expression is not None:
+                expression = regex.sub(rf"(?<!abs\()\$T{n}\b", f"(-abs($T{n}))", expression)
+    return replace(read, expression=expression), found
 
 
 def _formula_of(item: str) -> tuple[str, str] | None:

@@ -1241,6 +1241,10 @@ def _loss_maker(tmp_path, net_loss: list[str]) -> SqliteSearch:
     ("What was Palantir's operating income in 2021?", "(411,046)"),
     # the row named as asked is still read first
     ("What was Palantir's net loss in 2022?", "(371,094)"),
+    # arithmetic on the income: the loss's amount, negated (-371,094 / 1,905,871; a
+    # loss smaller by 149,285)
+    ("What was Palantir's net profit margin in 2022?", "-19.47"),
+    ("What was the change in Palantir's net income from 2021 to 2022?", "149285"),
 ])
 def test_income_a_company_states_only_as_a_loss_is_the_loss_written_negative(
         tmp_path, question, value):
