@@ -969,9 +969,8 @@ def as_losses(metric: Metric, loss_names) -> list[Metric]:
     names = [loss_names(t.item) if t.when is not None else () for t in metric.terms]
     if not any(names):
         return []
-    return [replace(metric, terms=tuple(
-                Term(n[min(k, len(n) - 1)], t.when, t.counted) if n else t
-                for t, n in zip(metric.terms, names)))
+    return [replace(metric, terms=tuple(replace(t, item=n[min(k, len(n) - 1)]) if n else t
+                                        for t, n in zip(metric.terms, names)))
             for k in range(max(len(n) for n in names))]
 
 
@@ -984,10 +983,9 @@ def at_period_end(metric: Metric) -> Metric | None:
     items = [_AT_THE_END.sub("", t.item) for t in metric.terms]
     if items == [t.item for t in metric.terms] or not all(items):
         return None
-    terms = tuple(Term(item, t.when, t.counted) for item, t in zip(items, metric.terms))
-    return Metric(terms, metric.expression, metric.kind, percent=metric.percent,
-                  scale=metric.scale, places=metric.places,
-                  name=_AT_THE_END.sub("", metric.name) or metric.name)
+    return replace(metric, terms=tuple(replace(t, item=item)
+                                       for item, t in zip(items, metric.terms)),
+                   name=_AT_THE_END.sub("", metric.name) or metric.name)
 
 
 _AT_THE_END = regex.compile(r"\s+(?:at|as\s+(?:of|at)|by)\s+(?:the\s+)?(?:end|close)$", regex.I)

@@ -125,7 +125,6 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
             except NoAnswer:
                 continue
             if other in losses:
-                _signed_losses(asked, other, found)
                 other, found = _losses_as_income(asked, other, found)
             return other, found
         return None
@@ -160,48 +159,48 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     return _plan(metric, found, backend)
 
 
+def _items_of(item: str):
+    """The domain library's line items `item` names: also the item a company's
+    possessive opens ("Patriot Transportation Holding's working capital")."""
+    return items_named(item) or items_named(_POSSESSOR.sub("", item))
+
+
 def _loss_names_of(item: str) -> tuple[str, ...]:
     """The labels of the row that states the line item `item` names as a loss, as the
     domain library gives them (`net loss`, … for "Palantir's net income")."""
-    named = items_named(item) or items_named(_POSSESSOR.sub("", item))
-    names = {i.loss_names for i in named if i.loss_names}
+    names = {i.loss_names for i in _items_of(item) if i.loss_names}
     return names.pop() if len(names) == 1 else ()
 
 
-def _signed_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:
-    """Raise NoAnswer unless each cell read from a loss's row in place of the item asked
-    is written negative: "Net loss (371,094)" is net income of -371,094; "Net loss 371,094"
-    may state the loss's amount or a figure signed as income, which the row does not tell."""
-    for term, row, f in zip(asked.terms, read.terms, found):
-        if row.item != term.item and not _negative(f):
+def _losses_as_income(asked: Metric, read: Metric,
+                      found: list[_Found]) -> tuple[Metric, list[_Found]]:
+    """`read` (a loss's rows in place of the income items `asked` names) with arithmetic
+    on the income: each such cell is `-abs()` of the loss's amount, a signed figure (net
+    profit margin: -371,094 / 1,905,871). NoAnswer unless each is written negative: "Net
+    loss (371,094)" is net income of -371,094; "Net loss 371,094" may state the loss's
+    amount or a figure signed as income, which the row does not tell."""
+    expression, signed = read.expression, list(found)
+    for n, (term, row, f) in enumerate(zip(asked.terms, read.terms, found), 1):
+        if row.item == term.item:
+            continue
+        if not _negative(f):
             raise NoAnswer(f"not found: no row states {term.item!r}"
                            f"{' for ' + term.when.text if term.when else ''}; the row "
                            f"{f.label!r} states the loss as {f.read.value}, without a sign, "
                            "so whether it is the loss's amount or the income is not told; "
                            "nothing is answered rather than a figure of the wrong sign",
                            [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"])
-
-
-def _losses_as_income(asked: Metric, read: Metric,
-                      found: list[_Found]) -> tuple[Metric, list[_Found]]:
-    """`read` (a loss's rows in place of the income items `asked` names, each written
-    negative) with arithmetic on the income: each such cell is `-abs()` of the loss's
-    amount, a signed figure (net profit margin: -371,094 / 1,905,871)."""
-    expression = read.expression
-    for n, (a, b) in enumerate(zip(asked.terms, read.terms), 1):
-        if a.item != b.item:
-            found[n - 1] = replace(found[n - 1], signed=True)
-            if expression is not None:
-                expression = regex.sub(rf"(?<!abs\()\$T{n}\b", f"(-abs($T{n}))", expression)
-    return replace(read, expression=expression), found
+        signed[n - 1] = replace(f, signed=True)
+        if expression is not None:
+            expression = regex.sub(rf"(?<!abs\()\$T{n}\b", f"(-abs($T{n}))", expression)
+    return replace(read, expression=expression), signed
 
 
 def _formula_of(item: str) -> tuple[str, str] | None:
     """The domain library's formula for the line item `item` names, and its kind: also
     of the item a company's possessive opens ("Patriot Transportation Holding's working
     capital")."""
-    named = items_named(item) or items_named(_POSSESSOR.sub("", item))
-    formulas = {(i.formula, i.kind) for i in named if i.formula}
+    formulas = {(i.formula, i.kind) for i in _items_of(item) if i.formula}
     return formulas.pop() if len(formulas) == 1 else None
 
 
