@@ -12,9 +12,10 @@ which TAT-QA answers both as a distance and as a change, is not read):
   FY2018 capital expenditure amount (in USD millions) for 3M?";
 - the change, increase, decrease or difference in X from P1 to P2, and its percentage;
   a percentage change in X in one year or none is left `open`: the table planner reads
-  it from that year and the one before, or from a table of two periods; a change in X in
-  no period is the line item "change in X", which, when no row states it, the table
-  planner reads from a table of two periods (`change_over_periods`);
+  it from that year and the one before, or from a table of two periods; a change (or
+  increase) in X in no period or one year is the line item "change in X", which, when no
+  row states it, the table planner reads from a table of two periods, or from that year
+  and the one before (`change_over_periods`); "how much did X grow in 2022" is its change;
 - the average of X for P1 and P2 (or "2017-2019", "from 2017 to 2019": every year); the
   average quarterly X in a year (its four quarters);
 - quarters named without their own year ("In 2019, … between the third quarter and fourth
@@ -132,10 +133,15 @@ def year_before(when: When) -> When | None:
 
 
 def change_over_periods(metric: Metric) -> regex.Match | None:
-    """"The change in X" asked of no period, read as a line item: the match of CHANGE_OF
-    (`item`: X), as X may change from a table's earlier period to its later (TAT-QA's
-    "What was the change in closing cash" of a table of 2019 and 2018)."""
-    if metric.kind != "value" or len(metric.terms) != 1 or metric.terms[0].when is not None:
+    """"The change in X" asked of no period or of one whole year, read as a line item: the
+    match of CHANGE_OF (`item`: X), as X may change from a table's earlier period to its
+    later (TAT-QA's "What was the change in closing cash" of a table of 2019 and 2018), or
+    from the year before to the year asked ("the increase in Palantir's total revenue in
+    2022": from 2021)."""
+    if metric.kind != "value" or len(metric.terms) != 1:
+        return None
+    when = metric.terms[0].when
+    if when is not None and year_before(when) is None:
         return None
     return CHANGE_OF.match(metric.terms[0].item)
 
@@ -173,6 +179,13 @@ _BY_WHAT_PERCENT = regex.compile(
     r"\b(?:by\s+)?what\s+(?:percentage|percent|%)\s+(?:did|does|has|have|was|were|is)\s+(?:the\s+)?"
     r"(?P<x>.+?)\s+(?:increase|grow|grew|rise|rose|decrease|decline|fall|fell|drop|change)(?:d|s)?"
     r"(?:\s+by)?\b", regex.I)
+_HOW_MUCH_GREW = regex.compile(
+    r"^\s*(?:by\s+)?how\s+much\s+(?:did|does|do|has|have)\s+(?:the\s+)?(?P<x>\w.*?)\s+"
+    r"(?:grow|grown|increase|increased|rise|risen|change|changed)(?:\s+by)?\b", regex.I)
+"""How much a line item grew ("How much did Palantir's revenue grow in 2022?"): its
+change, the later figure less the earlier (a fall is negative); "by what percentage" is
+the percentage change (`_BY_WHAT_PERCENT`). How much it fell is left unread: the size of
+a fall and a signed change differ in sign."""
 _HOW_MUCH_MORE = regex.compile(
     r"^\s*(?:by\s+)?how\s+much\s+(?P<dir>higher|more|greater|larger|bigger|lower|less|"
     r"smaller)\s+(?:was|were|is|are)\s+(?:the\s+)?(?P<x>\w.*?)\s+(?:{IN}\s+(?:the\s+)?)?@(?P<a>\d+)"
@@ -473,6 +486,8 @@ def read_metric(question: str) -> Metric | Refusal:
             items_named(thing["thing"].strip(" ,"))
         body = f"what was the {rest}" if spent else \
             f"what was the{' cash' if m['cash'] else ''} payments of {rest}"
+    if m := _HOW_MUCH_GREW.match(body):  # "how much did revenue grow in 2022": its change
+        body = f"what was the change in {m['x']}{body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):

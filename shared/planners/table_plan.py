@@ -69,6 +69,8 @@ class _Found:
     """The row states figures of both signs: a negative is the figure's sign."""
     instant: bool = False
     """The cell's column is of a day (a balance "as of"), not of a span ending on it."""
+    section: str = ""
+    """The heading the row sits under, if any."""
 
 
 @dataclass(frozen=True)
@@ -315,9 +317,19 @@ def _newest_year(term: Term, docs: list[Document], tables: dict[str, list[Table]
 
 def _states(table: Table, item: str, when: When, doc: Document, columns_for) -> bool:
     """Whether `table` of `doc` states `item` in `when` in one cell (the words of the
-    document's title are no words of its row)."""
+    document's title are no words of its row): by the question's words, else as the plan
+    would read it (by the domain library's names: "revenue" is Microsoft's "Total
+    revenue"), from a row whose label or heading says some of them: not a bare "Total"
+    that only the table's title names ("The segment's operating income included the
+    following": the total of some of its items, not the operating income)."""
     words = item_words(item) - all_words(doc.title)
-    return isinstance(choose_cell(words, when, [table], columns_for, text=item), Choice)
+    if isinstance(choose_cell(words, when, [table], columns_for, text=item), Choice):
+        return True
+    found = _read(1, Term(item, when), doc, [table], columns_for)
+    if not isinstance(found, _Found):
+        return False
+    named = words | item_words(" ".join(n for i in _items_of(item) for n in i.names))
+    return bool((item_words(f"{found.label} {found.section}") - NEUTRAL) & named)
 
 
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",
@@ -485,7 +497,8 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
         reads.append((step, out, first.row.label,
                       first.row.both_signs(first.quantity.kind == "percent",
                                            first.table.alike(first.column)),
-                      of_a_day(first.table.columns[first.column].period)))
+                      of_a_day(first.table.columns[first.column].period),
+                      first.row.section or ""))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"

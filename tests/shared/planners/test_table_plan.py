@@ -1270,3 +1270,98 @@ def test_a_loss_written_without_a_sign_is_not_read_as_income(tmp_path):
         assert run(plan, backend).value == "371,094"
     finally:
         backend.close()
+
+
+def _palantir_income(*extra_rows) -> dict:
+    """Palantir's 10-K for 2022: its revenue (in thousands) for three years."""
+    income = {"title": "Palantir Technologies Inc. Consolidated Statements of Operations (in "
+                       "thousands)", "page": 84,
+              "rows": [["", "2022", "2021", "2020"],
+                       ["Total revenue", "$ 1,905,871", "$ 1,541,889", "$ 1,092,673"],
+                       *extra_rows]}
+    return {"title": "Palantir Technologies Inc. Form 10-K for the fiscal year ended "
+                     "December 31, 2022", "period": "2022",
+            "content": "Palantir Technologies Inc. annual report.", "tables": [income]}
+
+
+@pytest.mark.parametrize("question", [
+    # how much a line item grew in one year, where no row states its change: the year
+    # asked less the year before
+    "How much did Palantir's revenue grow in 2022?",
+    "What was the increase in Palantir's total revenue in 2022?",
+    "What was the change in Palantir's revenue in 2022?",
+    "By how much did Palantir's total revenue increase in 2022?",
+])
+def test_a_change_in_one_year_is_that_year_less_the_year_before(tmp_path, question):
+    backend = _store(tmp_path, _palantir_income())
+    try:
+        plan = heuristic_plan(question, backend)
+        assert run(plan, backend).value == "363982"  # 1,905,871 - 1,541,889
+        assert "from 2021 to 2022" in plan.answer, plan.answer
+    finally:
+        backend.close()
+
+
+def test_a_change_in_one_year_a_row_states_is_that_rows(tmp_path):
+    backend = _store(tmp_path, _palantir_income(["Change in revenue", "$ 363,000", "$ 449,216",
+                                                 "$ 349,923"]))
+    try:
+        plan = heuristic_plan("What was the change in Palantir's revenue in 2022?", backend)
+        assert run(plan, backend).value == "$ 363,000"
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("question", [
+    # a fall's size and a signed change differ in sign: not read
+    "How much did Palantir's revenue fall in 2022?",
+    # the year before is not in the table
+    "How much did Palantir's revenue grow in 2020?",
+])
+def test_a_change_in_one_year_is_not_answered_when_it_is_not_plain(tmp_path, question):
+    backend = _store(tmp_path, _palantir_income())
+    try:
+        with pytest.raises(NoAnswer):
+            heuristic_plan(question, backend)
+    finally:
+        backend.close()
+
+
+def test_a_change_in_one_year_is_not_read_from_a_total_only_the_title_names(tmp_path):
+    # a table of what a segment's operating income included: its "Total" is those items'
+    # total, not the operating income, whose change it would otherwise answer (175 - 45)
+    charges = {"title": "The Transportation Solutions segment’s operating income included "
+                        "the following:", "page": 40,
+               "rows": [["", "2019", "2018"],
+                        ["", "(in millions)", ""],
+                        ["Acquisition and integration costs", "$ 17", "$ 8"],
+                        ["Restructuring and other charges, net", "144", "33"],
+                        ["Other items", "14", "—"],
+                        ["Total", "$ 175", "$ 45"]]}
+    backend = _store(tmp_path, {"title": "Corvalis Inc. annual report 2019", "period": "2019",
+                                "content": "Corvalis Inc. annual report.", "tables": [charges]})
+    try:
+        with pytest.raises(NoAnswer):
+            heuristic_plan("How much did operating income in the transportation solutions "
+                           "segment change by in 2019, according to Corvalis's annual report?",
+                           backend)
+    finally:
+        backend.close()
+
+
+def test_a_change_in_one_year_is_read_by_the_librarys_name_of_the_row(tmp_path):
+    # Microsoft writes its revenue "Total revenue": the library's name for revenue
+    income = {"title": "Microsoft Corporation Income Statements (In millions)", "page": 3,
+              "rows": [["", "Year Ended June 30, 2023", "Year Ended June 30, 2022"],
+                       ["Product", "64,699", "72,732"],
+                       ["Service and other", "147,216", "125,538"],
+                       ["Total revenue", "211,915", "198,270"]]}
+    backend = _store(tmp_path, {"title": "Microsoft Corporation Form 10-K for the fiscal year "
+                                         "ended June 30, 2023", "period": "FY2023",
+                                "content": "Microsoft Corporation annual report.",
+                                "tables": [income]})
+    try:
+        plan = heuristic_plan("How much did Microsoft's revenue grow in fiscal 2023?", backend)
+        assert run(plan, backend).value == "13645"  # 211,915 - 198,270
+    finally:
+        backend.close()
