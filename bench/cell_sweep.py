@@ -17,6 +17,8 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
   {older}" (or "lower …": the older less the newer, every other row), the answer signed;
 - `open`: the change asked of no period, "What was the change in {row}", of a row with
   figures in exactly two years (the table's two, or not found);
+- `grew`: the change asked of one year, "How much did the {row} grow in {newer}", of a
+  row whose two newest years follow each other (the newer less the older);
 - `combined`: the two cells added, "What was the {row} in {newer} and {older} combined";
 - `recent`: the newest year's cell, "What was the {row} in the most recent year", of a
   row whose every figure is in a column the header row dates by a year;
@@ -59,8 +61,8 @@ from shared.tables.quantities import parse_quantity
 from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
-FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "combined",
-         "recent", "average", "percent")
+FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "grew",
+         "combined", "recent", "average", "percent")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(?:19|20)\d{2}"
                       r"|\d{1,2}\s+[a-z]+\s+(?:19|20)\d{2})")
@@ -152,6 +154,8 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"How much higher was the {name} in {b} than in {a}{source}", y - x)
     elif form == "open" and len(figures) == 2:
         yield Asked(doc, f"What was the change in {name}{source}", y - x)
+    elif form == "grew" and int(b) == int(a) + 1:
+        yield Asked(doc, f"How much did the {name} grow in {b}{source}", y - x)
     elif form == "combined":
         yield Asked(doc, f"What was the {name} in {b} and {a} combined{source}", x + y)
     elif form == "recent":

@@ -32,8 +32,8 @@ from shared.models.table import Cell, Row, Table
 from shared.tables.periods import scope_of
 from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
                                footnoted, label_words, of_a_part, of_a_statement,
-                               other_term_cells, other_than_asked, read_after_whole, subject_of,
-                               word_for_word)
+                               other_term_cells, other_than_asked, read_after_whole, rows_title,
+                               subject_of, word_for_word)
 
 from .metric import When
 
@@ -234,7 +234,7 @@ def context_words(table: Table, row: Row, columns) -> frozenset[str]:
     out: its heading, the table's title, the columns' headers, and the table's totals
     (the rows above "Total operating revenues" are operating revenues)."""
     totals = [r.label for r in table.rows if r.total and r is not row]
-    text = " ".join(filter(None, [row.label, row.section, table.title, subject_of(table),
+    text = " ".join(filter(None, [row.label, row.section, rows_title(table), subject_of(table),
                                   *totals,
                                   *(table.columns[c].header for c in columns
                                     if c < len(table.columns))]))

@@ -69,8 +69,6 @@ class _Found:
     """The row states figures of both signs: a negative is the figure's sign."""
     instant: bool = False
     """The cell's column is of a day (a balance "as of"), not of a span ending on it."""
-    section: str = ""
-    """The heading the row sits under, if any."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +131,9 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
 
     try:
         found = read(metric)
+        if (said := _change_unsaid(metric, found)) is not None:
+            raise NoAnswer(said, [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"
+                                  for f in found])
     except NoAnswer as missed:
         # the periods the table has, or the library's formula for an item no row states
         # (its income items read from a loss's row: Palantir's net profit margin)
@@ -159,6 +160,20 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
                        [f"{f.doc.title!r}: row {f.step.row!r}, {f.read.value}"
                         for f in found][:NEAREST])
     return _plan(metric, found, backend)
+
+
+def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
+    """Why the row read for "the change in X" is not X's change: its label does not say
+    so, only its heading ("Service cost" under a roll-forward's "Change in benefit
+    obligation" is the year's service cost, not how much it grew); None when it says
+    so, or the metric asks no change."""
+    if (m := change_over_periods(metric)) is None:
+        return None
+    change = item_words(metric.terms[0].item) - item_words(m["item"])
+    if any(change & item_words(f.label) for f in found):
+        return None
+    return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
+            f"read for it, {found[0].label!r}, does not say {', '.join(sorted(change))}")
 
 
 def _items_of(item: str):
@@ -317,19 +332,9 @@ def _newest_year(term: Term, docs: list[Document], tables: dict[str, list[Table]
 
 def _states(table: Table, item: str, when: When, doc: Document, columns_for) -> bool:
     """Whether `table` of `doc` states `item` in `when` in one cell (the words of the
-    document's title are no words of its row): by the question's words, else as the plan
-    would read it (by the domain library's names: "revenue" is Microsoft's "Total
-    revenue"), from a row whose label or heading says some of them: not a bare "Total"
-    that only the table's title names ("The segment's operating income included the
-    following": the total of some of its items, not the operating income)."""
+    document's title are no words of its row)."""
     words = item_words(item) - all_words(doc.title)
-    if isinstance(choose_cell(words, when, [table], columns_for, text=item), Choice):
-        return True
-    found = _read(1, Term(item, when), doc, [table], columns_for)
-    if not isinstance(found, _Found):
-        return False
-    named = words | item_words(" ".join(n for i in _items_of(item) for n in i.names))
-    return bool((item_words(f"{found.label} {found.section}") - NEUTRAL) & named)
+    return isinstance(choose_cell(words, when, [table], columns_for, text=item), Choice)
 
 
 _WITHIN_YEAR = regex.compile(r"\b(?:quarterly|monthly|weekly|daily|per\s+(?:quarter|month))\b",
@@ -497,8 +502,7 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
         reads.append((step, out, first.row.label,
                       first.row.both_signs(first.quantity.kind == "percent",
                                            first.table.alike(first.column)),
-                      of_a_day(first.table.columns[first.column].period),
-                      first.row.section or ""))
+                      of_a_day(first.table.columns[first.column].period)))
     if not reads:
         found = [chosen.why] if isinstance(chosen, Miss) else []
         nearest = (f"; nearest rows: {', '.join(chosen.nearest)}"

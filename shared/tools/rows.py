@@ -408,6 +408,18 @@ PRICE_SUBJECT = "sales price of the common stock per share, traded on the market
 """What a table of a stock's price range is about, which its rows need not say."""
 
 
+def rows_title(table: Table) -> str:
+    """The words of `table`'s title that may name its rows: all of them, but for what
+    "… included the following" says its rows are in ("The Transportation Solutions
+    segment's operating income included the following:" lists charges within the
+    operating income; its "Total" is theirs, not the operating income)."""
+    title = table.title or ""
+    return title[m.end():] if (m := _INCLUDED_IN.match(title)) else title
+
+
+_INCLUDED_IN = regex.compile(r"^.*?\b(?:included|includes|include)\s+the\s+following\b", regex.I)
+
+
 def subject_of(table: Table) -> str | None:
     """What a table's figures are about when nothing in it says so: a table whose rows
     are only "High" and "Low" (and a close) of amounts per share, by quarter, is the

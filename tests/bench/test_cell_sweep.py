@@ -39,6 +39,11 @@ def test_each_plain_cell_is_asked_for_and_rows_repeated_are_left_out(tmp_path):
                      f"How much lower was the {n} in 2018 than in 2019")
                for q in compare for n in ("net revenue", "cost of revenue") if n in q)
     assert list(questions(corpus(tmp_path), "date")) == []  # its columns are years
+    # the change asked of the newer year alone, of two years that follow each other
+    grew = [(a.question.split(", according")[0], a.truth)
+            for a in questions(corpus(tmp_path), "grew")]
+    assert grew == [("How much did the net revenue grow in 2019", 5000),
+                    ("How much did the cost of revenue grow in 2019", 2000)]
 
 
 def test_an_answer_is_judged_against_the_table(tmp_path):

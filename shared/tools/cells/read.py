@@ -26,7 +26,7 @@ from shared.tables.quantities import is_dash, parse_quantity
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, a_component, aside_words,
                     current_part, fit, footnoted, implied_rival, in_context, label_words,
                     of_a_statement, other_term_cells, other_than_asked, read_after_whole,
-                    subject_of, term_part, word_for_word)
+                    rows_title, subject_of, term_part, word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -242,7 +242,7 @@ def _row_options(request: Request, evidence: Evidence, table: Table, n: int, dat
     the period asked in its label or heading (`_rows_of_period`)."""
     row = table.rows[n]
     label, section = _label(_undated(row) if dated else row)
-    title = set(label_words(table.title).words) if table.title else set()
+    title = set(label_words(rows_title(table)).words) if table.title else set()
     subject = set(label_words(about).words) if (about := subject_of(table)) else set()
     heading = title | subject | set(section.words if section else ())
     columns = _figures_asked(request, table, row) if dated else _columns(request, table, row)
