@@ -172,8 +172,9 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
     change = item_words(metric.terms[0].item) - item_words(m["item"])
     if any(change & item_words(f.label) for f in found):
         return None
+    said = regex.search(r"\b(?:change|increase)\b", m.group(), regex.I).group()
     return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
-            f"read for it, {found[0].label!r}, does not say {', '.join(sorted(change))}")
+            f"read for it, {found[0].label!r}, does not say {said!r}")
 
 
 def _items_of(item: str):

@@ -1374,3 +1374,20 @@ def test_a_change_in_one_year_is_not_a_row_only_its_heading_calls_a_change(tmp_p
         assert run(plan, backend).value == "-10"
     finally:
         backend.close()
+
+
+def test_a_change_no_row_states_and_no_year_before_is_not_found_saying_why(tmp_path):
+    # the roll-forward's "Service cost" without the year before: nothing to subtract
+    obligation = {"title": "Benefit obligations (Dollars in millions)", "page": 90,
+                  "rows": [["", "2019", "2017"], ["Change in benefit obligation", "", ""],
+                           ["Service cost", "56", "63"]]}
+    backend = _store(tmp_path, {"title": "Corvalis Inc. annual report 2019", "period": "2019",
+                                "content": "Corvalis Inc. annual report.",
+                                "tables": [obligation]})
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan("What was the change in service cost in 2019, according to "
+                           "Corvalis's annual report?", backend)
+        assert "the row read for it, 'Service cost', does not say 'change'" in str(e.value)
+    finally:
+        backend.close()
