@@ -146,8 +146,8 @@ def change_over_periods(metric: Metric) -> regex.Match | None:
     return CHANGE_OF.match(metric.terms[0].item)
 
 
-CHANGE_OF = regex.compile(r"^(?:the\s+)?(?:change|increase)\s+in\s+(?:the\s+)?(?P<item>\S.*)$",
-                          regex.I)
+CHANGE_OF = regex.compile(r"^(?:the\s+)?(?P<word>change|increase)\s+in\s+(?:the\s+)?"
+                          r"(?P<item>\S.*)$", regex.I)
 """A line item asked as its change ("the change in the amount for Ireland")."""
 
 

@@ -169,12 +169,10 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
     so, or the metric asks no change."""
     if (m := change_over_periods(metric)) is None:
         return None
-    change = item_words(metric.terms[0].item) - item_words(m["item"])
-    if any(change & item_words(f.label) for f in found):
+    if any(item_words(m["word"]) & item_words(f.label) for f in found):
         return None
-    said = regex.search(r"\b(?:change|increase)\b", m.group(), regex.I).group()
     return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
-            f"read for it, {found[0].label!r}, does not say {said!r}")
+            f"read for it, {found[0].label!r}, does not say {m['word']!r}")
 
 
 def _items_of(item: str):
