@@ -169,7 +169,9 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
     so, or the metric asks no change."""
     if (m := change_over_periods(metric)) is None:
         return None
-    if any(item_words(m["word"]) & item_words(f.label) for f in found):
+    # a word the item says itself ("… observable price changes") is not its change
+    change = item_words(m["word"]) - item_words(m["item"])
+    if any(change & item_words(f.label) for f in found):
         return None
     return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
             f"read for it, {found[0].label!r}, does not say {m['word']!r}")

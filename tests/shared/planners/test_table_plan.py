@@ -1391,3 +1391,24 @@ def test_a_change_no_row_states_and_no_year_before_is_not_found_saying_why(tmp_p
         assert "the row read for it, 'Service cost', does not say 'change'" in str(e.value)
     finally:
         backend.close()
+
+
+
+def test_a_change_of_an_item_that_says_changes_is_the_year_less_the_year_before(tmp_path):
+    # the item says "changes" itself: its row is the item, not its change (1,750)
+    investments = {"title": "The Company’s non-marketable investments are composed of the "
+                            "following (in thousands):", "page": 80,
+                   "rows": [["", "December 31,", ""], ["", "2019", "2018"],
+                            ["Accounted for at cost, adjusted for observable price changes",
+                             "$1,750", "$1,250"],
+                            ["Accounted for using the equity method", "8,000", "—"],
+                            ["Total non-marketable investments", "$9,750", "$1,250"]]}
+    backend = _store(tmp_path, {"title": "Pabalal annual report 2019", "period": "2019",
+                                "content": "Pabalal annual report.", "tables": [investments]})
+    try:
+        plan = heuristic_plan("How much did the accounted for at cost, adjusted for observable "
+                              "price changes grow in 2019, according to Pabalal's annual "
+                              "report?", backend)
+        assert run(plan, backend).value == "500"  # 1,750 - 1,250
+    finally:
+        backend.close()
