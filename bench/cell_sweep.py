@@ -22,7 +22,9 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
 - `combined`: the two cells added, "What was the {row} in {newer} and {older} combined";
 - `recent`: the newest year's cell, "What was the {row} in the most recent year", of a
   row whose every figure is in a column the header row dates by a year;
-- `reported`: each cell, "How much {row} did the company report in {year}".
+- `reported`: each cell, "How much {row} did the company report in {year}";
+- `bare`: `grew` of a total named without its "Total" ("Total revenue": "How much did
+  the revenue grow in 2019"), of a table with no other row of that name.
 
 The heuristic planner plans each question against a SQLite store of the set's documents
 and the real tools run the plan in this process. An answer is right when its amount is
@@ -62,8 +64,11 @@ from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
 FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "grew",
-         "combined", "recent", "average", "percent")
+         "combined", "recent", "average", "percent", "bare")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
+_TOTAL = regex.compile(r"(?i)total\s+(?P<rest>\S.*)")
+_MARK = regex.compile(r"\s*(?:\(\w\)|\*+)")
+"""A footnote mark after a label ("Other assets(1)")."""
 _DATE = regex.compile(r"(?i)(?:as\s+(?:of|at)\s+)?(?P<d>[a-z]+\.?\s+\d{1,2},\s+(?:19|20)\d{2}"
                       r"|\d{1,2}\s+[a-z]+\s+(?:19|20)\d{2})")
 _PHRASES = ("How much was the {n} in {y}", "What is the value of {n} for {y}",
@@ -113,6 +118,12 @@ def questions(corpus: Path, form: str) -> Iterator[Asked]:
                 label = row[0].strip() if row else ""
                 if not label or labels.count(label) > 1 or len(label) > 60:
                     continue
+                if form == "bare":
+                    bare = _TOTAL.fullmatch(label)
+                    if bare is None or _MARK.sub("", bare["rest"]).lower() in {
+                            _MARK.sub("", x).lower() for x in labels}:
+                        continue
+                    label = bare["rest"]
                 name = label if label[:2].isupper() else label[0].lower() + label[1:]
                 figures = {}
                 for j, when in columns.items():
@@ -154,7 +165,7 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"How much higher was the {name} in {b} than in {a}{source}", y - x)
     elif form == "open" and len(figures) == 2:
         yield Asked(doc, f"What was the change in {name}{source}", y - x)
-    elif form == "grew" and int(b) == int(a) + 1:
+    elif form in ("grew", "bare") and int(b) == int(a) + 1:
         yield Asked(doc, f"How much did the {name} grow in {b}{source}", y - x)
     elif form == "combined":
         yield Asked(doc, f"What was the {name} in {b} and {a} combined{source}", x + y)

@@ -30,8 +30,8 @@ import regex
 from shared.search.terms import closed_prefixes, stem, words
 from shared.models.table import Cell, Row, Table
 from shared.tables.periods import scope_of
-from shared.tools.rows import (FILLERS as ROW_FILLERS, TERM_SAID, aside_words, current_part,
-                               footnoted, label_words, of_a_part, of_a_statement,
+from shared.tools.rows import (FILLERS as ROW_FILLERS, NEUTRAL, TERM_SAID, aside_words,
+                               current_part, footnoted, label_words, of_a_part, of_a_statement,
                                other_term_cells, other_than_asked, read_after_whole, rows_title,
                                subject_of, word_for_word)
 
@@ -116,7 +116,11 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             aside = aside_words(row.label) - item
             # "Goodwill, end of the year" for "goodwill at the end of 2018": the label's
             # fillers are what the question's period says
-            if not label - FILLERS or not label - aside - FILLERS <= item:
+            # "Total revenue" for "revenue": a total's word may go unsaid too, not all a
+            # label says but its asides ("Total (loan)" names no item asked)
+            unsaid = NEUTRAL - item
+            core = label - aside - FILLERS
+            if not label - FILLERS or not core - unsaid <= item or core and core <= unsaid:
                 continue
             extra = item - label - FILLERS
             if extra - context_words(table, row, columns):
@@ -134,7 +138,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             column, cell = cells[0]
             choice = Choice(t, r, column, row.label, when.text if when else None, cell,
                             table.page, by_header)
-            # the row whose label and heading say most of the item ("Basic" under "Net
+            # a total the question does not say ("Total revenue" for "revenue") only where
+            # no row names the item without it; then the row whose label and heading say
+            # most of the item ("Basic" under "Net
             # income per share" over "Net income" under "Numerator" for "basic net income
             # per share"); "Software delivery … revenue": under "Revenue" before under
             # "Cost of revenue"
@@ -148,8 +154,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # …"), the one with fewer words is no nearer to the question
             percent = (cell.quantity.kind == "percent") == (kind == "percent")
             unasked = bool(section) and not section & (item - label)
-            scored.append(((len((label | section) & item), len(label & item),
-                            -len(item - label), -len(aside), _kind_fit(when, period), percent,
+            scored.append(((-len(label & unsaid), len((label | section) & item),
+                            len(label & item), -len(item - label), -len(aside),
+                            _kind_fit(when, period), percent,
                             _UNASKED if unasked else -len(section - item - FILLERS),
                             not of_a_part(table, asked)), choice))
     if in_parts:
@@ -162,11 +169,11 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, best = scored[0]
-    rivals = [c for s, c in scored[1:] if (s == best_score or s[:3] == best_score[:3] and _negated(
+    rivals = [c for s, c in scored[1:] if (s == best_score or s[:4] == best_score[:4] and _negated(
         _section(best, tables), _section(c, tables), item - item_words(best.label))
         # a footnote qualifies the row it marks ("… expenses (1)": "excludes stock-based
         # compensation"): a row whose label and heading name the item too is its rival
-        or s[0] == best_score[0] and footnoted(_row(best, tables))
+        or s[:2] == best_score[:2] and footnoted(_row(best, tables))
         and not footnoted(_row(c, tables)) and s[-1])
         and _value(c) != _value(best)]
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]

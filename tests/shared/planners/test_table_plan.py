@@ -1412,3 +1412,70 @@ def test_a_change_of_an_item_that_says_changes_is_the_year_less_the_year_before(
         assert run(plan, backend).value == "500"  # 1,750 - 1,250
     finally:
         backend.close()
+
+
+def _microsoft_income(*extra_rows) -> dict:
+    """Microsoft's 10-K for fiscal 2023: its revenue under a heading, its total labelled so."""
+    income = {"title": "Microsoft Corporation Income Statements (In millions)", "page": 3,
+              "rows": [["", "Year Ended June 30, 2023", "Year Ended June 30, 2022"],
+                       ["Revenue:", "", ""],
+                       ["Product", "$ 64,699", "$ 72,732"],
+                       ["Service and other", "147,216", "125,538"],
+                       ["Total revenue", "211,915", "198,270"],
+                       *extra_rows]}
+    return {"title": "Microsoft Corporation Form 10-K for the fiscal year ended June 30, 2023",
+            "period": "FY2023", "content": "Microsoft Corporation annual report.",
+            "tables": [income]}
+
+
+@pytest.mark.parametrize("question, value", [
+    # "revenue" names the row "Total revenue": a total's word may go unsaid
+    ("How much did Microsoft's revenue grow in fiscal 2023?", "13645"),  # 211,915 - 198,270
+    ("What was the percentage change in Microsoft's revenue from fiscal 2022 to fiscal 2023?",
+     "6.88"),
+])
+def test_an_item_names_its_total_when_the_question_does_not_say_total(tmp_path, question,
+                                                                        value):
+    backend = _store(tmp_path, _microsoft_income())
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
+def test_a_total_the_question_does_not_say_ranks_below_a_row_that_names_the_item(tmp_path):
+    # "Other revenue" names "other segment revenue" but for "segment", which only the
+    # title says; "Total other revenue" under "Segment:" says more of it, but also a total
+    # the question does not say: it is not read (its change would be 1,000)
+    revenue = {"title": "Revenue by segment (In millions)", "page": 5,
+               "rows": [["", "2019", "2018"], ["Other revenue", "1,200", "1,000"],
+                        ["Segment:", "", ""], ["Hardware", "3,000", "2,500"],
+                        ["Total other revenue", "5,000", "4,000"]]}
+    backend = _store(tmp_path, {"title": "Vugikit annual report 2019", "period": "2019",
+                                "content": "Vugikit annual report.", "tables": [revenue]})
+    try:
+        plan = heuristic_plan("How much did the other segment revenue grow in 2019, according "
+                              "to Vugikit's annual report?", backend)
+        assert run(plan, backend).value == "200"
+    except NoAnswer as e:
+        assert "different cells" in str(e)  # the two readings disagree: nothing answered
+    finally:
+        backend.close()
+
+
+def test_a_total_of_nothing_but_an_aside_names_no_item(tmp_path):
+    # "Total (loan)": its one word besides "Total" is an aside; the title's "vessel values"
+    # do not make it the vessel values (its change would be -56.5)
+    loans = {"title": "Vessel values and loan-to-value (USDm)", "page": 5,
+             "rows": [["", "2019", "2018"],
+                      ["Vessel values including newbuildings", "1,801.5", "1,675.1"],
+                      ["Borrowings", "863.4", "754.7"], ["Total (loan)", "828.8", "885.3"]]}
+    backend = _store(tmp_path, {"title": "Vugikit annual report 2019", "period": "2019",
+                                "content": "Vugikit annual report.", "tables": [loans]})
+    try:
+        with pytest.raises(NoAnswer):
+            heuristic_plan("How much did the vessel values grow in 2019, according to "
+                           "Vugikit's annual report?", backend)
+    finally:
+        backend.close()
+
