@@ -39,7 +39,7 @@ from shared.tables.periods import column_periods, one_length
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
-from shared.tools.line_items import items_named
+from shared.tools.line_items import choices_named, item_called, items_named
 
 from .metric import (Metric, Term, When, as_losses, at_period_end, average_over_periods,
                      by_formula, by_parts, by_shared_words, change_over_periods,
@@ -153,7 +153,7 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
             ended = at_period_end(metric)
             if (got := first_read(metric, [by_parts(metric), by_shared_words(metric), ended,
                                            ended and by_formula(ended, _formula_of)])) is None:
-                raise missed from None
+                raise _which_of(metric, with_tables, tables, columns_for) or missed from None
             metric, found = got
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
@@ -175,6 +175,32 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
         return None
     return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
             f"read for it, {found[0].label!r}, does not say {m['word']!r}")
+
+
+def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
+              columns_for) -> NoAnswer | None:
+    """Why a term no row states is not answered when the library states its item only
+    as one of others ("Apple's EPS": basic or diluted), naming each one's figure; None
+    when no term is such an item."""
+    for n, term in enumerate(metric.terms, 1):
+        for choice in choices_named(_POSSESSOR.sub("", term.item)):
+            parts = [item for name in choice.one_of if (item := item_called(name))]
+            stated = []
+            for part in parts:
+                try:
+                    found = _find(n, replace(term, item=part.names[0]), docs, tables,
+                                  columns_for)
+                except NoAnswer:
+                    continue
+                page = found.read.document.page if found.read.document else None
+                stated.append(f"{found.doc.title!r}: row {found.label!r}, {found.read.value}"
+                              + (f" (page {page})" if page else ""))
+            stated = list(dict.fromkeys(stated))  # one row "basic and diluted": once
+            kinds = " or ".join(part.names[0] for part in parts)
+            neither = "neither" if len(parts) == 2 else "none of them"
+            return NoAnswer(f"not answered: reports state {term.item!r} as {kinds}, and the "
+                            f"question says {neither}", stated)
+    return None
 
 
 def _items_of(item: str):

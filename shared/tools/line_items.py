@@ -6,9 +6,10 @@ property, plant and equipment", "additions to property and equipment"), its kind
 per share.
 
 A file is `{"domain": …, "about": …, "line_items": [{"name", "kind", "names",
-"sections"?, "per_share"?, "formula"?, "loss_names"?}, …]}`; a new domain is a new file. `items_named(text)` finds
-the items one of whose names is `text` word for word (shared/tools/rows.py's words:
-case, punctuation, plurals, small words and "total" aside). EXTRACT by row consults
+"sections"?, "per_share"?, "formula"?, "loss_names"?, "one_of"?}, …]}`; a new domain is a
+new file. `items_named(text)` finds the items one of whose names is `text` word for word
+(shared/tools/rows.py's words: case, punctuation, plurals, small words and "total"
+aside), `choices_named(text)` those stated only as one of others. EXTRACT by row consults
 every domain's file: a step does not carry its plan's domain, and a statement's line
 item is named the same whatever the plan calls its domain; `line_items(domain)` gives
 one domain's.
@@ -55,6 +56,12 @@ class LineItem(BaseModel):
     negative, which is the item's value (a loss of 371,094 is net income of -371,094);
     an unsigned figure there may be the loss's amount, and is not answered."""
 
+    one_of: tuple[str, ...] = ()
+    """The items (by `name`) reports state this one only as (`earnings per share`:
+    basic or diluted): a question that says none of them is not answered, and its answer
+    names each one's figure. Such an item is no row's name to EXTRACT (`items_named`
+    leaves it out); `choices_named` finds it."""
+
     def all_names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((self.name, *self.names)))
 
@@ -85,6 +92,11 @@ def line_items(domain: str | None = None) -> tuple[LineItem, ...]:
     except (ValueError, ValidationError) as e:
         raise ConfigError(f"domain library {path}: {e}; fix the file (each line item needs "
                           "\"name\", \"kind\" (money, number, percent) and \"names\")") from None
+    known = {item.name for item in library.line_items}
+    if unknown := sorted({n for item in library.line_items for n in item.one_of} - known):
+        raise ConfigError(f"domain library {path}: \"one_of\" names no line item "
+                          f"{', '.join(map(repr, unknown))}; use the \"name\" of an item "
+                          "of the same file")
     if library.domain != domain:
         raise ConfigError(f"domain library {path} says \"domain\": {library.domain!r}; name "
                           f"the file {library.domain}.json or set \"domain\": {domain!r}")
@@ -92,9 +104,14 @@ def line_items(domain: str | None = None) -> tuple[LineItem, ...]:
 
 
 @lru_cache(maxsize=None)
-def _index(domain: str | None) -> dict[tuple[str, ...], tuple[LineItem, ...]]:
+def _index(domain: str | None, choices: bool = False
+           ) -> dict[tuple[str, ...], tuple[LineItem, ...]]:
+    """The items of `domain` by the keys of their names: those stated as one of others
+    (`one_of`) with `choices`, the others without."""
     index: dict[tuple[str, ...], list[LineItem]] = {}
     for item in line_items(domain):
+        if bool(item.one_of) != choices:
+            continue
         for name in item.all_names():
             found = index.setdefault(name_key(name), [])
             if item not in found:
@@ -105,3 +122,14 @@ def _index(domain: str | None) -> dict[tuple[str, ...], tuple[LineItem, ...]]:
 def items_named(text: str, domain: str | None = None) -> tuple[LineItem, ...]:
     """The line items one of whose names is `text`, word for word."""
     return _index(domain).get(name_key(text), ()) if text else ()
+
+
+def choices_named(text: str, domain: str | None = None) -> tuple[LineItem, ...]:
+    """The line items stated only as one of others (`one_of`) one of whose names is
+    `text`, word for word (`EPS`: basic or diluted)."""
+    return _index(domain, True).get(name_key(text), ()) if text else ()
+
+
+def item_called(name: str, domain: str | None = None) -> LineItem | None:
+    """The line item whose own `name` is `name`."""
+    return next((item for item in line_items(domain) if item.name == name), None)

@@ -1479,3 +1479,43 @@ def test_a_total_of_nothing_but_an_aside_names_no_item(tmp_path):
     finally:
         backend.close()
 
+
+def _apple_income() -> dict:
+    """Apple's 10-K for fiscal 2022: net income and its two earnings per share."""
+    income = {"title": "Apple Inc. CONSOLIDATED STATEMENTS OF OPERATIONS (In millions, except "
+                       "number of shares which are reflected in thousands and per share "
+                       "amounts)", "page": 38,
+              "rows": [["", "Years ended", ""],
+                       ["", "September 24, 2022", "September 25, 2021"],
+                       ["Net income", "$ 99,803", "$ 94,680"],
+                       ["Earnings per share:", "", ""],
+                       ["Basic", "$ 6.15", "$ 5.67"],
+                       ["Diluted", "$ 6.11", "$ 5.61"]]}
+    return {"title": "Apple Inc. Form 10-K for the fiscal year ended September 24, 2022",
+            "period": "2021-09-26..2022-09-24", "content": "Apple Inc. annual report.",
+            "tables": [income]}
+
+
+@pytest.mark.parametrize("question", ["What was Apple's EPS in fiscal 2022?",
+                                      "What was Apple's earnings per share in fiscal 2022?"])
+def test_earnings_per_share_asked_neither_basic_nor_diluted_names_both(tmp_path, question):
+    backend = _store(tmp_path, _apple_income())
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan(question, backend)
+        assert "as basic earnings per share or diluted earnings per share, and the question " \
+               "says neither" in str(e.value)
+        # each one's figure, never the net income of the table its title names
+        assert "6.15" in str(e.value) and "6.11" in str(e.value)
+        assert "99,803" not in str(e.value)
+    finally:
+        backend.close()
+
+
+def test_diluted_eps_asked_so_is_answered(tmp_path):
+    backend = _store(tmp_path, _apple_income())
+    try:
+        plan = heuristic_plan("What was Apple's diluted EPS in fiscal 2022?", backend)
+        assert run(plan, backend).value == "$ 6.11"
+    finally:
+        backend.close()

@@ -8,7 +8,7 @@ import pytest
 
 from shared.errors import ConfigError
 from shared.tools import line_items as library
-from shared.tools.line_items import domains, items_named, line_items
+from shared.tools.line_items import choices_named, domains, items_named, line_items
 from shared.tools.rows import name_key
 
 
@@ -63,14 +63,36 @@ def test_a_domain_without_a_file_has_no_line_items():
     assert line_items("legal") == () and items_named("revenue", "legal") == ()
 
 
-def test_a_broken_domain_file_is_named_with_the_fix(tmp_path, monkeypatch):
-    (tmp_path / "energy.json").write_text(json.dumps(
-        {"domain": "energy", "line_items": [{"name": "output", "names": ["generation"]}]}))
+def _refused(tmp_path, monkeypatch, items: list[dict]) -> str:
+    """The ConfigError of a domain file `energy.json` of `items`."""
+    (tmp_path / "energy.json").write_text(json.dumps({"domain": "energy", "line_items": items}))
     monkeypatch.setattr(library, "DOMAINS_DIR", tmp_path)
     library.line_items.cache_clear()
     try:
         with pytest.raises(ConfigError) as e:
             line_items("energy")
-        assert "energy.json" in str(e.value) and "\"kind\"" in str(e.value)
+        return str(e.value)
     finally:
         library.line_items.cache_clear()
+
+
+def test_a_broken_domain_file_is_named_with_the_fix(tmp_path, monkeypatch):
+    refused = _refused(tmp_path, monkeypatch, [{"name": "output", "names": ["generation"]}])
+    assert "energy.json" in refused and "\"kind\"" in refused
+
+
+def test_an_item_stated_only_as_one_of_others_is_no_rows_name():
+    # "EPS" is basic or diluted: EXTRACT reads no row by it, the planner asks which
+    assert items_named("EPS") == () and items_named("earnings per share") == ()
+    assert choices_named("EPS")[0].one_of == ("earnings per share, basic",
+                                              "earnings per share, diluted")
+    assert choices_named("net income per share") == choices_named("EPS")
+    assert choices_named("revenue") == ()
+
+
+def test_one_of_names_items_of_its_own_file(tmp_path, monkeypatch):
+    refused = _refused(tmp_path, monkeypatch, [
+        {"name": "output", "kind": "number", "names": ["generation"],
+         "one_of": ["output, gross", "net output"]},
+        {"name": "output, gross", "kind": "number", "names": ["gross generation"]}])
+    assert "energy.json" in refused and "'net output'" in refused
