@@ -23,6 +23,9 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
 - `recent`: the newest year's cell, "What was the {row} in the most recent year", of a
   row whose every figure is in a column the header row dates by a year;
 - `reported`: each cell, "How much {row} did the company report in {year}";
+- `fell`: how much a row fell in one year, "How much did the {row} fall in {newer}", of
+  a row whose newer figure of two years that follow each other is the smaller (the
+  older less the newer);
 - `bare`: `grew` of a total named without its "Total" ("Total revenue": "How much did
   the revenue grow in 2019"), of a table with no other row of that name.
 
@@ -64,7 +67,7 @@ from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
 FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "grew",
-         "combined", "recent", "average", "percent", "bare")
+         "combined", "recent", "average", "percent", "bare", "fell")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _TOTAL = regex.compile(r"(?i)total\s+(?P<rest>\S.*)")
 _MARK = regex.compile(r"\s*(?:\(\w\)|\*+)")
@@ -167,6 +170,8 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"What was the change in {name}{source}", y - x)
     elif form in ("grew", "bare") and int(b) == int(a) + 1:
         yield Asked(doc, f"How much did the {name} grow in {b}{source}", y - x)
+    elif form == "fell" and int(b) == int(a) + 1 and y < x:
+        yield Asked(doc, f"How much did the {name} fall in {b}{source}", x - y)
     elif form == "combined":
         yield Asked(doc, f"What was the {name} in {b} and {a} combined{source}", x + y)
     elif form == "recent":

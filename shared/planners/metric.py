@@ -146,9 +146,10 @@ def change_over_periods(metric: Metric) -> regex.Match | None:
     return CHANGE_OF.match(metric.terms[0].item)
 
 
-CHANGE_OF = regex.compile(r"^(?:the\s+)?(?P<word>change|increase)\s+in\s+(?:the\s+)?"
-                          r"(?P<item>\S.*)$", regex.I)
-"""A line item asked as its change ("the change in the amount for Ireland")."""
+CHANGE_OF = regex.compile(r"^(?:the\s+)?(?P<word>change|increase|decrease)\s+in\s+"
+                          r"(?:the\s+)?(?P<item>\S.*)$", regex.I)
+"""A line item asked as its change ("the change in the amount for Ireland"), or as its
+decrease (`word`: the earlier figure less the later)."""
 
 
 AVERAGE_OF = regex.compile(r"^(?:the\s+)?(?:average|mean)\s+(?:(?:annual|yearly)\s+)?(?:of\s+)?"
@@ -181,11 +182,13 @@ _BY_WHAT_PERCENT = regex.compile(
     r"(?:\s+by)?\b", regex.I)
 _HOW_MUCH_GREW = regex.compile(
     r"^\s*(?:by\s+)?how\s+much\s+(?:did|does|do|has|have)\s+(?:the\s+)?(?P<x>\w.*?)\s+"
-    r"(?:grow|grown|increase|increased|rise|risen|change|changed)(?:\s+by)?\b", regex.I)
+    r"(?:grow|grown|increase|increased|rise|risen|change|changed|(?P<down>fall|fallen|"
+    r"decrease|decreased|decline|declined|drop|dropped))(?:\s+by)?\b", regex.I)
 """How much a line item grew ("How much did Palantir's revenue grow in 2022?"): its
-change, the later figure less the earlier (a fall is negative); "by what percentage" is
-the percentage change (`_BY_WHAT_PERCENT`). How much it fell is left unread: the size of
-a fall and a signed change differ in sign."""
+change, the later figure less the earlier (a fall is negative); how much it fell: its
+decrease, the earlier figure less the later, as a decrease between two years named is
+(a rise is negative); "by what percentage" is the percentage change
+(`_BY_WHAT_PERCENT`)."""
 _HOW_MUCH_MORE = regex.compile(
     r"^\s*(?:by\s+)?how\s+much\s+(?P<dir>higher|more|greater|larger|bigger|lower|less|"
     r"smaller)\s+(?:was|were|is|are)\s+(?:the\s+)?(?P<x>\w.*?)\s+(?:{IN}\s+(?:the\s+)?)?@(?P<a>\d+)"
@@ -487,7 +490,8 @@ def read_metric(question: str) -> Metric | Refusal:
         body = f"what was the {rest}" if spent else \
             f"what was the{' cash' if m['cash'] else ''} payments of {rest}"
     if m := _HOW_MUCH_GREW.match(body):  # "how much did revenue grow in 2022": its change
-        body = f"what was the change in {m['x']}{body[m.end():]}"
+        body = f"what was the {'decrease' if m['down'] else 'change'} in {m['x']}" \
+               f"{body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):

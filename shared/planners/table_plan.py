@@ -162,6 +162,9 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
     return _plan(metric, found, backend)
 
 
+_BOTH_WAYS = frozenset({stem("increase"), stem("decrease")})
+
+
 def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
     """Why the row read for "the change in X" is not X's change: its label does not say
     so, only its heading ("Service cost" under a roll-forward's "Change in benefit
@@ -169,9 +172,11 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
     so, or the metric asks no change."""
     if (m := change_over_periods(metric)) is None:
         return None
-    # a word the item says itself ("… observable price changes") is not its change
+    # a word the item says itself ("… observable price changes") is not its change; a
+    # label that says both ways ("(Increase) decrease in inventories") signs its figures
+    # its own way, which may not be the way asked
     change = item_words(m["word"]) - item_words(m["item"])
-    if any(change & item_words(f.label) for f in found):
+    if any(change & (said := item_words(f.label)) and not _BOTH_WAYS <= said for f in found):
         return None
     return (f"not found: no row states {metric.terms[0].item!r} in its own words; the row "
             f"read for it, {found[0].label!r}, does not say {m['word']!r}")
@@ -281,7 +286,8 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     - a percentage change of X asked of no period: from the one table's earlier period
       to its later when it shows two; "in 2019": from 2018;
     - "the change in X" asked of no period, read as a line item no row states: as the
-      percentage change, the later figure less the earlier.
+      percentage change, the later figure less the earlier ("the decrease in X": the
+      earlier less the later).
     None when the question is not of that form, or when no table, or tables with other
     periods, hold such a row, or its periods differ in length (a quarter beside a year),
     or the average is within a year ("average quarterly price")."""
@@ -295,7 +301,7 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
     elif (m := change_over_periods(metric)):
         # only of a table of exactly two periods, and only when no row names "change in X":
         # an earlier, broader reading answered held-out questions whose answers are words
-        op, item = "change", m["item"]
+        op, item = ("decrease" if m["word"].lower() == "decrease" else "change"), m["item"]
     else:
         return None
     if _WITHIN_YEAR.search(item):
@@ -327,9 +333,10 @@ def _over_periods(metric: Metric, docs: list[Document], tables: dict[str, list[T
                           name=f"total {item}{over}")
         return Metric(terms, f"({refs}) / {len(whens)}", "average", scale=metric.scale,
                       places=metric.places, name=f"average {item}{over}")
-    if op == "change":
-        return Metric(terms, "$T2 - $T1", "change", scale=metric.scale, places=metric.places,
-                      name=f"change in {item} from {whens[0].text} to {whens[1].text}")
+    if op in ("change", "decrease"):
+        return Metric(terms, "$T2 - $T1" if op == "change" else "$T1 - $T2", op,
+                      scale=metric.scale, places=metric.places,
+                      name=f"{op} in {item} from {whens[0].text} to {whens[1].text}")
     return Metric(terms, percent_change_of(metric.places), "percent_change",
                   percent=True, places=metric.places, name=f"percentage change in {item} from "
                   f"{whens[0].text} to {whens[1].text}")
@@ -653,10 +660,21 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     if metric.kind in ("share", "ratio", "defined") and "percent" in kinds and len(kinds) > 1:
         return ("it relates a percentage to an amount (a common-size table's \"100.0%\" read "
                 "as revenue): the cells read are not of one kind")
+    if metric.kind == "decrease" and len(found) == 2 and _rose(quantities):
+        # "How much did revenue fall in 2022" of a revenue that grew: no fall to size
+        return (f"it asks how much {metric.terms[0].item!r} decreased, and it rose: "
+                f"{found[0].read.value} in {metric.terms[0].when.text}, "
+                f"{found[1].read.value} in {metric.terms[1].when.text}")
     if metric.kind == "percent_change" and any(q.kind == "percent" for q in quantities):
         return ("the figures are percentages: a percentage change of them may mean points or "
                 "a relative change")
     return None
+
+
+def _rose(quantities: list[Quantity]) -> bool:
+    """Whether the later of two figures is the larger, each in its own scale."""
+    earlier, later = quantities
+    return later.absolute() > earlier.absolute()
 
 
 def _all_negative(metric: Metric, found: list[_Found]) -> bool:

@@ -72,3 +72,14 @@ def test_an_answer_is_judged_against_the_table(tmp_path):
     assert judge("cell", got, Decimal("20000")) == "wrong"
     assert isinstance(missing, str) and judge("cell", missing, Decimal(1)) == "not found"
     assert judge("change", Decimal("5000.004"), Decimal("5000")) == "right"
+
+
+def test_a_fall_is_asked_of_a_row_that_fell_only(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    rows = [["", "2019", "2018", "2016"], ["Net revenue", "$ 50", "$ 45", "$ 30"],
+            ["Cost of revenue", "20", "28", "30"], ["Other", "7", "", "9"]]
+    path.write_text(json.dumps({"id": "d1", "title": "Kelovap annual report 2019",
+                                "content": "Results.", "tables": [{"rows": rows}]}) + "\n")
+    # the older less the newer, of two years that follow each other ("Other": 2016 to 2019)
+    assert [(a.question.split(", according")[0], a.truth) for a in questions(path, "fell")] == [
+        ("How much did the cost of revenue fall in 2019", 8)]

@@ -1313,10 +1313,12 @@ def test_a_change_in_one_year_a_row_states_is_that_rows(tmp_path):
 
 
 @pytest.mark.parametrize("question", [
-    # a fall's size and a signed change differ in sign: not read
+    # how much it fell, of a revenue that rose: no fall to size
     "How much did Palantir's revenue fall in 2022?",
+    "What was the decrease in Palantir's revenue in 2022?",
     # the year before is not in the table
     "How much did Palantir's revenue grow in 2020?",
+    "How much did Palantir's revenue fall in 2020?",
 ])
 def test_a_change_in_one_year_is_not_answered_when_it_is_not_plain(tmp_path, question):
     backend = _store(tmp_path, _palantir_income())
@@ -1517,5 +1519,61 @@ def test_diluted_eps_asked_so_is_answered(tmp_path):
     try:
         plan = heuristic_plan("What was Apple's diluted EPS in fiscal 2022?", backend)
         assert run(plan, backend).value == "$ 6.11"
+    finally:
+        backend.close()
+
+
+
+@pytest.mark.parametrize("question", [
+    # how much an item fell in one year: the year before less the year asked
+    "How much did Palantir's general and administrative expenses fall in 2022?",
+    "How much did Palantir's general and administrative expenses decrease in 2022?",
+    "By how much did Palantir's general and administrative expenses decline in 2022?",
+    "What was the decrease in Palantir's general and administrative expenses in 2022?",
+])
+def test_a_fall_in_one_year_is_the_year_before_less_that_year(tmp_path, question):
+    backend = _store(tmp_path, _palantir_income(["Operating expenses:", "", "", ""],
+                                                ["General and administrative", "596,333",
+                                                 "611,532", "669,444"]))
+    try:
+        plan = heuristic_plan(question, backend)
+        assert run(plan, backend).value == "15199"  # 611,532 - 596,333
+        assert "decrease in" in plan.answer and "from 2021 to 2022" in plan.answer, plan.answer
+    finally:
+        backend.close()
+
+
+def test_a_fall_of_an_item_that_rose_is_not_answered_saying_so(tmp_path):
+    backend = _store(tmp_path, _palantir_income())
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan("How much did Palantir's revenue fall in 2022?", backend)
+        assert "decreased, and it rose: $ 1,541,889 in 2021, $ 1,905,871 in 2022" in str(e.value)
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("question", ["What was the increase in inventories in 2022, according "
+                                      "to Corvalis's annual report?",
+                                      "What was the decrease in inventories in 2022, according "
+                                      "to Corvalis's annual report?"])
+def test_a_row_that_says_both_ways_is_not_read_as_the_change_asked(tmp_path, question):
+    # "(Increase) decrease in inventories" signs a rise negative (a use of cash): read as the
+    # increase asked it would be -500; the balances' change is 500, and the decrease asked
+    # of a rise is not answered
+    flows = {"title": "Consolidated Statements of Cash Flows (in millions)", "page": 60,
+             "rows": [["", "2022", "2021"], ["Changes in operating assets and liabilities:", "",
+                                             ""],
+                      ["(Increase) decrease in inventories", "(500)", "200"]]}
+    balances = {"title": "Consolidated Balance Sheets (in millions)", "page": 58,
+                "rows": [["", "2022", "2021"], ["Inventories", "3,500", "3,000"]]}
+    backend = _store(tmp_path, {"title": "Corvalis Inc. annual report 2022", "period": "2022",
+                                "content": "Corvalis Inc. annual report.",
+                                "tables": [flows, balances]})
+    try:
+        plan = heuristic_plan(question, backend)
+        assert "increase" in question and run(plan, backend).value == "500"
+    except NoAnswer as e:
+        assert "decrease" in question and "it rose" in str(e), str(e)
     finally:
         backend.close()
