@@ -140,10 +140,9 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
                             table.page, by_header)
             # a total the question does not say ("Total revenue" for "revenue") only where
             # no row names the item without it; then the row whose label and heading say
-            # most of the item ("Basic" under "Net
-            # income per share" over "Net income" under "Numerator" for "basic net income
-            # per share"); "Software delivery … revenue": under "Revenue" before under
-            # "Cost of revenue"
+            # most of the item ("Basic" under "Net income per share" over "Net income"
+            # under "Numerator" for "basic net income per share"); "Software delivery …
+            # revenue": under "Revenue" before under "Cost of revenue"
             # then of labels that fit alike, the column whose period is of the kind asked:
             # "depreciation and amortization in 2022" is the year's (a cash flow
             # statement's), not a deferred tax liability's at December 31, 2022

@@ -636,7 +636,8 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     (net income 542.0 beside (762.3): the sign is the figure's) or the figures are all
     negative and the change a relative one; a percentage change of percentages
     may mean points or a relative change; two line items that read one row are not
-    two. Either way the answer could be wrong."""
+    two; a decrease asked of an item that rose has no size. Either way the answer could
+    be wrong."""
     quantities = [f.read.quantity for f in found]
     if any(q is None or q.kind == "date" for q in quantities):
         return "a cell it reads is not a figure"
