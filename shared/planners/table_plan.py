@@ -188,23 +188,24 @@ def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table
     as one of others ("Apple's EPS": basic or diluted), naming each one's figure; None
     when no term is such an item."""
     for n, term in enumerate(metric.terms, 1):
-        for choice in choices_named(_POSSESSOR.sub("", term.item)):
-            parts = [item for name in choice.one_of if (item := item_called(name))]
-            stated = []
-            for part in parts:
-                try:
-                    found = _find(n, replace(term, item=part.names[0]), docs, tables,
-                                  columns_for)
-                except NoAnswer:
-                    continue
-                page = found.read.document.page if found.read.document else None
-                stated.append(f"{found.doc.title!r}: row {found.label!r}, {found.read.value}"
-                              + (f" (page {page})" if page else ""))
-            stated = list(dict.fromkeys(stated))  # one row "basic and diluted": once
-            kinds = " or ".join(part.names[0] for part in parts)
-            neither = "neither" if len(parts) == 2 else "none of them"
-            return NoAnswer(f"not answered: reports state {term.item!r} as {kinds}, and the "
-                            f"question says {neither}", stated)
+        choices = choices_named(_POSSESSOR.sub("", term.item))
+        if not choices:
+            continue
+        parts = [item for name in choices[0].one_of if (item := item_called(name))]
+        stated = []
+        for part in parts:
+            try:
+                found = _find(n, replace(term, item=part.names[0]), docs, tables, columns_for)
+            except NoAnswer:
+                continue
+            page = found.read.document.page if found.read.document else None
+            stated.append(f"{found.doc.title!r}: row {found.label!r}, {found.read.value}"
+                          + (f" (page {page})" if page else ""))
+        stated = list(dict.fromkeys(stated))  # one row "basic and diluted": once
+        kinds = " or ".join(part.names[0] for part in parts)
+        neither = "neither" if len(parts) == 2 else "none of them"
+        return NoAnswer(f"not answered: reports state {term.item!r} as {kinds}, and the "
+                        f"question says {neither}", stated)
     return None
 
 
@@ -661,7 +662,8 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
     if metric.kind in ("share", "ratio", "defined") and "percent" in kinds and len(kinds) > 1:
         return ("it relates a percentage to an amount (a common-size table's \"100.0%\" read "
                 "as revenue): the cells read are not of one kind")
-    if metric.kind == "decrease" and len(found) == 2 and _rose(quantities):
+    if metric.kind == "decrease" and len(found) == 2 \
+            and quantities[1].absolute() > quantities[0].absolute():
         # "How much did revenue fall in 2022" of a revenue that grew: no fall to size
         return (f"it asks how much {metric.terms[0].item!r} decreased, and it rose: "
                 f"{found[0].read.value} in {metric.terms[0].when.text}, "
@@ -670,12 +672,6 @@ def _unclear(metric: Metric, found: list[_Found]) -> str | None:
         return ("the figures are percentages: a percentage change of them may mean points or "
                 "a relative change")
     return None
-
-
-def _rose(quantities: list[Quantity]) -> bool:
-    """Whether the later of two figures is the larger, each in its own scale."""
-    earlier, later = quantities
-    return later.absolute() > earlier.absolute()
 
 
 def _all_negative(metric: Metric, found: list[_Found]) -> bool:
