@@ -153,7 +153,11 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
             ended = at_period_end(metric)
             if (got := first_read(metric, [by_parts(metric), by_shared_words(metric), ended,
                                            ended and by_formula(ended, _formula_of)])) is None:
-                raise _which_of(metric, with_tables, tables, columns_for) or missed from None
+                chosen = _which_of(metric, with_tables, tables, columns_for)
+                if isinstance(chosen, NoAnswer):
+                    raise chosen from None
+                if chosen is None or (got := first_read(chosen, [chosen])) is None:
+                    raise missed from None
             metric, found = got
     if why := _unclear(metric, found):
         raise NoAnswer(f"not answered: {why}",
@@ -183,30 +187,37 @@ def _change_unsaid(metric: Metric, found: list[_Found]) -> str | None:
 
 
 def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table]],
-              columns_for) -> NoAnswer | None:
-    """Why a term no row states is not answered when the library states its item only
-    as one of others ("Apple's EPS": basic or diluted), naming each one's figure; None
-    when no term is such an item."""
+              columns_for) -> Metric | NoAnswer | None:
+    """The metric with each term no row states, whose item the library states only as one
+    of others ("Apple's EPS": basic or diluted), read as the first of them where every one
+    states the same figure (Palantir's basic and diluted net loss per share, $(0.18)
+    each); else why it is not answered, naming each one's figure; None when no term is
+    such an item."""
+    terms, chose = list(metric.terms), False
     for n, term in enumerate(metric.terms, 1):
         choices = choices_named(_POSSESSOR.sub("", term.item))
         if not choices:
             continue
         parts = [item for name in choices[0].one_of if (item := item_called(name))]
-        stated = []
+        found = []
         for part in parts:
             try:
-                found = _find(n, replace(term, item=part.names[0]), docs, tables, columns_for)
+                found.append(_find(n, replace(term, item=part.names[0]), docs, tables,
+                                   columns_for))
             except NoAnswer:
                 continue
-            page = found.read.document.page if found.read.document else None
-            stated.append(f"{found.doc.title!r}: row {found.label!r}, {found.read.value}"
-                          + (f" (page {page})" if page else ""))
-        stated = list(dict.fromkeys(stated))  # one row "basic and diluted": once
+        if len(found) == len(parts) and len({_value(f.read) for f in found}) == 1:
+            terms[n - 1], chose = replace(term, item=parts[0].names[0]), True
+            continue
+        stated = list(dict.fromkeys(  # one row "basic and diluted": once
+            f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"
+            + (f" (page {f.read.document.page})" if f.read.document
+               and f.read.document.page else "") for f in found))
         kinds = " or ".join(part.names[0] for part in parts)
         neither = "neither" if len(parts) == 2 else "none of them"
         return NoAnswer(f"not answered: reports state {term.item!r} as {kinds}, and the "
                         f"question says {neither}", stated)
-    return None
+    return replace(metric, terms=tuple(terms)) if chose else None
 
 
 def _items_of(item: str):

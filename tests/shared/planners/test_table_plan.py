@@ -1514,6 +1514,41 @@ def test_earnings_per_share_asked_neither_basic_nor_diluted_names_both(tmp_path,
         backend.close()
 
 
+def _palantir_eps(basic: str, diluted: str) -> dict:
+    """Palantir's 10-K for 2022: net loss per share, basic and diluted."""
+    rows = [["", "2022", "2021"], ["Net loss", "$ (373,705)", "$ (520,379)"],
+            ["Net loss per share attributable to common stockholders, basic", basic,
+             "$ (0.27)"],
+            ["Net loss per share attributable to common stockholders, diluted", diluted,
+             "$ (0.27)"]]
+    income = {"title": "Palantir Technologies Inc. Consolidated Statements of Operations (in "
+                       "thousands, except per share amounts)", "page": 86, "rows": rows}
+    return {"title": "Palantir Technologies Inc. Form 10-K for the fiscal year ended "
+                     "December 31, 2022", "period": "2022",
+            "content": "Palantir annual report.", "tables": [income]}
+
+
+def test_earnings_per_share_asked_neither_way_is_the_figure_basic_and_diluted_agree_on(
+        tmp_path):
+    backend = _store(tmp_path, _palantir_eps("$ (0.18)", "$ (0.18)"))
+    try:
+        plan = heuristic_plan("What was Palantir's EPS in 2022?", backend)
+        assert run(plan, backend).value == "$ (0.18)"
+    finally:
+        backend.close()
+
+
+def test_earnings_per_share_whose_basic_and_diluted_disagree_in_one_year_is_not_answered(
+        tmp_path):
+    backend = _store(tmp_path, _palantir_eps("$ (0.18)", "$ (0.19)"))
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan("What was Palantir's EPS in 2022?", backend)
+        assert "says neither" in str(e.value) and "(0.19)" in str(e.value)
+    finally:
+        backend.close()
+
+
 def test_diluted_eps_asked_so_is_answered(tmp_path):
     backend = _store(tmp_path, _apple_income())
     try:
