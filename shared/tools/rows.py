@@ -412,12 +412,17 @@ def rows_title(table: Table) -> str:
     """The words of `table`'s title that may name its rows: all of them, but for what
     "… included the following" says its rows are in ("The Transportation Solutions
     segment's operating income included the following:" lists charges within the
-    operating income; its "Total" is theirs, not the operating income)."""
+    operating income; its "Total" is theirs, not the operating income), and for the
+    rows its scale leaves out ("(in thousands, except per share amounts)": which rows
+    are in units, not what a row is; "Net loss" is no net loss per share)."""
     title = table.title or ""
-    return title[m.end():] if (m := _INCLUDED_IN.match(title)) else title
+    title = title[m.end():] if (m := _INCLUDED_IN.match(title)) else title
+    return _SCALE_EXCEPT.sub(r"\g<scale>", title)
 
 
 _INCLUDED_IN = regex.compile(r"^.*?\b(?:included|includes|include)\s+the\s+following\b", regex.I)
+_SCALE_EXCEPT = regex.compile(r"(?P<scale>\b(?:thousands|millions|billions)\b|'000s?)"
+                              r"[^()\n]{0,20}?\bexcept\b[^)]*", regex.I)
 
 
 def subject_of(table: Table) -> str | None:

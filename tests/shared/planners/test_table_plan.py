@@ -1538,6 +1538,19 @@ def test_earnings_per_share_asked_neither_way_is_the_figure_basic_and_diluted_ag
         backend.close()
 
 
+def test_net_loss_per_share_is_never_the_net_loss_its_tables_scale_leaves_out(tmp_path):
+    # the title's "(in thousands, except per share amounts)" says which rows are in units,
+    # not what a row is: "Net loss" is not the net loss per share ($(373,705) was read)
+    backend = _store(tmp_path, _palantir_eps("$ (0.18)", "$ (0.18)"))
+    try:
+        for question in ("What was Palantir's net loss per share in 2022?",
+                         "What was Palantir's EPS in 2022?",
+                         "What was Palantir's diluted net loss per share in 2022?"):
+            assert run(heuristic_plan(question, backend), backend).value == "$ (0.18)"
+    finally:
+        backend.close()
+
+
 def test_earnings_per_share_whose_basic_and_diluted_disagree_in_one_year_is_not_answered(
         tmp_path):
     backend = _store(tmp_path, _palantir_eps("$ (0.18)", "$ (0.19)"))

@@ -983,3 +983,19 @@ def test_a_title_saying_what_its_rows_are_included_in_names_none_of_them():
     # its rows are still read by their own words
     assert cell("restructuring and other charges, net", "2019", [doc("t")],
                 tables={"t": [table]}).value == "255"
+
+
+def test_extract_reads_no_row_by_the_words_of_its_titles_scale_exceptions():
+    # "(in thousands, except per share amounts)" says which rows are in units: "Net loss"
+    # under it is not the net loss per share, nor "Net revenue" the revenue per share
+    income = table_from_rows(
+        [["", "2022", "2021"], ["Net revenue", "1,905,871", "1,541,889"],
+         ["Net loss", "$ (373,705)", "$ (520,379)"],
+         ["Net loss per share attributable to common stockholders, basic", "$ (0.18)",
+          "$ (0.27)"]],
+        title="Consolidated Statements of Operations (in thousands, except per share amounts)")
+    tables = {"pltr": [income]}
+    assert cell("net loss", "2022", [doc("pltr")], tables=tables).quantity.amount == -373705
+    for row in ("net loss per share", "revenue per share"):
+        e = refused(row, "2022", [doc("pltr")], tables=tables)
+        assert e.code in ("NOT_FOUND", "AMBIGUOUS") and "(373,705)" not in e.message
