@@ -31,7 +31,7 @@ from shared.search.terms import closed_prefixes, stem, words
 from shared.models.table import Cell, Row, Table
 from shared.tables.periods import scope_of
 from shared.tools.rows import (FILLERS as ROW_FILLERS, NEUTRAL, TERM_SAID, aside_words,
-                               current_part, footnoted, label_words, of_a_part, of_a_statement,
+                               by_section, current_part, footnoted, label_words, of_a_part, of_a_statement,
                                other_term_cells, other_than_asked, read_after_whole, rows_title,
                                subject_of, word_for_word)
 
@@ -153,7 +153,11 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
             # …"), the one with fewer words is no nearer to the question
             percent = (cell.quantity.kind == "percent") == (kind == "percent")
             unasked = bool(section) and not section & (item - label)
-            scored.append(((-len(label & unsaid), len((label | section) & item),
+            # first of all, a segment's row the question does not name ("Net sales" under
+            # "Americas", repeated under each segment's heading) ranks below every other
+            # row, an unsaid total of the whole among them, as EXTRACT reads it
+            segment = by_section(row, table) and not section <= item
+            scored.append(((not segment, -len(label & unsaid), len((label | section) & item),
                             len(label & item), -len(item - label), -len(aside),
                             _kind_fit(when, period), percent,
                             _UNASKED if unasked else -len(section - item - FILLERS),
@@ -168,11 +172,11 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
         return Miss(_why_none(item, when, tables, columns_for), _nearest(item, tables))
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, best = scored[0]
-    rivals = [c for s, c in scored[1:] if (s == best_score or s[:4] == best_score[:4] and _negated(
+    rivals = [c for s, c in scored[1:] if (s == best_score or s[:5] == best_score[:5] and _negated(
         _section(best, tables), _section(c, tables), item - item_words(best.label))
         # a footnote qualifies the row it marks ("… expenses (1)": "excludes stock-based
         # compensation"): a row whose label and heading name the item too is its rival
-        or s[:2] == best_score[:2] and footnoted(_row(best, tables))
+        or s[:3] == best_score[:3] and footnoted(_row(best, tables))
         and not footnoted(_row(c, tables)) and s[-1])
         and _value(c) != _value(best)]
     named = [c for c in [best, *rivals] if word_for_word(c.label, text)]

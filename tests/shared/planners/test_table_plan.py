@@ -1482,6 +1482,62 @@ def test_a_total_of_nothing_but_an_aside_names_no_item(tmp_path):
         backend.close()
 
 
+def _apple_sales(segment_rows: bool = True) -> dict:
+    """Apple's 10-K for fiscal 2022: the statement's net sales by kind and their total, and
+    the segment note's net sales under each region's heading (they add up to the total,
+    which EXTRACT reads for "net sales")."""
+    statement = {"title": "Apple Inc. CONSOLIDATED STATEMENTS OF OPERATIONS (In millions)",
+                 "page": 28,
+                 "rows": [["", "2022", "2021"], ["Net sales:", "", ""],
+                          ["Products", "$ 316,199", "$ 297,392"],
+                          ["Services", "78,129", "68,425"],
+                          ["Total net sales", "394,328", "365,817"]]}
+    segments = {"title": "The following table shows information by reportable segment for "
+                         "2022 and 2021 (in millions):", "page": 52,
+                "rows": [["", "2022", "2021"], ["Americas:", "", ""],
+                         ["Net sales", "$ 169,658", "$ 153,306"],
+                         ["Operating income", "$ 62,683", "$ 53,382"], ["Europe:", "", ""],
+                         ["Net sales", "$ 95,118", "$ 89,307"],
+                         ["Operating income", "$ 35,233", "$ 32,505"],
+                         ["Greater China:", "", ""], ["Net sales", "$ 74,200", "$ 68,366"],
+                         ["Japan:", "", ""], ["Net sales", "$ 25,977", "$ 28,482"],
+                         ["Rest of Asia Pacific:", "", ""],
+                         ["Net sales", "$ 29,375", "$ 26,356"]]}
+    return {"title": "Apple Inc. Form 10-K for the fiscal year ended September 24, 2022",
+            "period": "2022", "content": "Apple Inc. annual report. Its reportable segments "
+                                         "are the Americas, Europe, Greater China, Japan "
+                                         "and Rest of Asia Pacific.",
+            "tables": [statement, segments] if segment_rows else [statement]}
+
+
+@pytest.mark.parametrize("question, value", [
+    # a segment's row ("Net sales" under "Americas:") the question does not name ranks
+    # below the statement's total the question does not say
+    ("What were Apple's net sales in 2022?", "394,328"),
+    ("What were Apple's net sales in 2021?", "365,817"),
+    # a segment named is its row
+    ("What were Apple's net sales in the Americas in 2022?", "$ 169,658"),
+    ("What was Apple's Europe operating income in 2022?", "$ 35,233"),
+])
+def test_a_segments_row_the_question_does_not_name_ranks_below_the_whole(tmp_path, question,
+                                                                           value):
+    backend = _store(tmp_path, _apple_sales())
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
+def test_segments_rows_alone_do_not_answer_the_whole(tmp_path):
+    backend = _store(tmp_path, _apple_sales())
+    try:
+        with pytest.raises(NoAnswer) as e:  # no row of the whole states operating income
+            heuristic_plan("What was Apple's operating income in 2022?", backend)
+        assert "62,683" in str(e.value) and "35,233" in str(e.value)
+    finally:
+        backend.close()
+
+
 def _apple_income() -> dict:
     """Apple's 10-K for fiscal 2022: net income and its two earnings per share."""
     income = {"title": "Apple Inc. CONSOLIDATED STATEMENTS OF OPERATIONS (In millions, except "
