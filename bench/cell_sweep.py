@@ -27,7 +27,9 @@ revenue in 2018, according to Cududic's annual report?"), in one of these forms:
   a row whose newer figure of two years that follow each other is the smaller (the
   older less the newer);
 - `bare`: `grew` of a total named without its "Total" ("Total revenue": "How much did
-  the revenue grow in 2019"), of a table with no other row of that name.
+  the revenue grow in 2019"), of a table with no other row of that name;
+- `ratio`: the newer year's cell over the older's, the item named once, "What was the
+  ratio of the {row} in {newer} to {older}", of a row whose older figure is not zero.
 
 The heuristic planner plans each question against a SQLite store of the set's documents
 and the real tools run the plan in this process. An answer is right when its amount is
@@ -67,7 +69,7 @@ from shared.tools.registry import run_tool
 
 DATA = Path(__file__).parent / "data" / "tatqa"
 FORMS = ("cell", "date", "phrase", "reported", "change", "compare", "open", "grew",
-         "combined", "recent", "average", "percent", "bare", "fell")
+         "combined", "recent", "average", "percent", "bare", "fell", "ratio")
 _YEAR = regex.compile(r"(?:19|20)\d{2}")
 _TOTAL = regex.compile(r"(?i)total\s+(?P<rest>\S.*)")
 _MARK = regex.compile(r"\s*(?:\(\w\)|\*+)")
@@ -178,6 +180,8 @@ def _asked(doc: str, form: str, name: str, figures: dict[str, Decimal],
         yield Asked(doc, f"What was the {name} in the most recent year{source}", y)
     elif form == "average":
         yield Asked(doc, f"What was the average {name} in {a} and {b}{source}", (x + y) / 2)
+    elif form == "ratio" and x:
+        yield Asked(doc, f"What was the ratio of the {name} in {b} to {a}{source}", y / x)
     elif form == "percent" and x:
         yield Asked(doc, f"What was the percentage change in {name} between {a} and {b}"
                     f"{source}", (y - x) / x * 100)

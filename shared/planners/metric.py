@@ -755,6 +755,8 @@ def _two_items(kind: str, x: str, y: str, used: list[When], whens: list[When],
     when_x = next(iter(own_x), common)
     when_y = next(iter(own_y), common)
     x, y = _item(x, None), _item(y, None)
+    if x and not y and kind in ("share", "ratio") and own_x and own_y:
+        y = x  # "the ratio of X in fiscal 2019 to fiscal 2018": X in each period
     if not x or not y:
         return Refusal("one of the two line items it compares is not named")
     terms = (Term(x, when_x), Term(y, when_y))

@@ -83,3 +83,12 @@ def test_a_fall_is_asked_of_a_row_that_fell_only(tmp_path):
     # the older less the newer, of two years that follow each other ("Other": 2016 to 2019)
     assert [(a.question.split(", according")[0], a.truth) for a in questions(path, "fell")] == [
         ("How much did the cost of revenue fall in 2019", 8)]
+
+
+def test_a_ratio_is_asked_of_a_row_whose_older_figure_is_not_zero(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    rows = [["", "2019", "2018"], ["Net revenue", "$ 50", "$ 40"], ["Other", "7", "0"]]
+    path.write_text(json.dumps({"id": "d1", "title": "Kelovap annual report 2019",
+                                "content": "Results.", "tables": [{"rows": rows}]}) + "\n")
+    assert [(a.question.split(", according")[0], a.truth) for a in questions(path, "ratio")] \
+        == [("What was the ratio of the net revenue in 2019 to 2018", Decimal("1.25"))]

@@ -1538,6 +1538,20 @@ def test_segments_rows_alone_do_not_answer_the_whole(tmp_path):
         backend.close()
 
 
+@pytest.mark.parametrize("question, value", [
+    # the item named once, in each of two periods: its figure in the first over the second
+    ("What was the ratio of Apple's total net sales in 2022 to 2021?", "1.08"),
+    ("What is the ratio of the total net sales in fiscal 2021 to fiscal 2022, according to "
+     "Apple's annual report?", "0.93"),
+])
+def test_a_ratio_of_one_item_in_two_periods_divides_its_figures(tmp_path, question, value):
+    backend = _store(tmp_path, _apple_sales(segment_rows=False))
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
 def _apple_income() -> dict:
     """Apple's 10-K for fiscal 2022: net income and its two earnings per share."""
     income = {"title": "Apple Inc. CONSOLIDATED STATEMENTS OF OPERATIONS (In millions, except "
