@@ -209,10 +209,9 @@ def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table
         if len(found) == len(parts) and len({_value(f.read) for f in found}) == 1:
             terms[n - 1], chose = replace(term, item=parts[0].names[0]), True
             continue
-        stated = list(dict.fromkeys(  # one row "basic and diluted": once
-            f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"
-            + (f" (page {f.read.document.page})" if f.read.document
-               and f.read.document.page else "") for f in found))
+        stated = [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"
+                  + (f" (page {f.read.document.page})" if f.read.document
+                     and f.read.document.page else "") for f in found]
         kinds = " or ".join(part.names[0] for part in parts)
         neither = "neither" if len(parts) == 2 else "none of them"
         return NoAnswer(f"not answered: reports state {term.item!r} as {kinds}, and the "

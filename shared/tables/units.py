@@ -122,6 +122,16 @@ def currency_in(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_SCALE_EXCEPT = regex.compile(r"(?P<scale>\b(?:thousands|millions|billions)\b|'000s?)"
+                              r"[^()\n]{0,20}?" + _EXCEPT.pattern, regex.IGNORECASE)
+
+
+def without_exceptions(text: str) -> str:
+    """`text` without the rows its scale leaves out ("(in thousands, except per share
+    amounts)" -> "(in thousands)"): which rows are in units, no words of any row."""
+    return _SCALE_EXCEPT.sub(r"\g<scale>", text)
+
+
 def excepted(text: str) -> tuple[bool, bool]:
     """(per-share rows, share-count rows): which rows `text` ("in thousands, except share
     and per share data") takes out of the table's scale."""

@@ -39,6 +39,7 @@ import regex
 
 from shared.models.table import Cell, Row, Table
 from shared.search.terms import closed_prefixes, stem, words
+from shared.tables.units import without_exceptions
 
 SMALL_WORDS = frozenset("a an the of and in on for to from by at as with within under its "
                         "their our s is are was were be been arising".split())
@@ -416,13 +417,10 @@ def rows_title(table: Table) -> str:
     rows its scale leaves out ("(in thousands, except per share amounts)": which rows
     are in units, not what a row is; "Net loss" is no net loss per share)."""
     title = table.title or ""
-    title = title[m.end():] if (m := _INCLUDED_IN.match(title)) else title
-    return _SCALE_EXCEPT.sub(r"\g<scale>", title)
+    return without_exceptions(title[m.end():] if (m := _INCLUDED_IN.match(title)) else title)
 
 
 _INCLUDED_IN = regex.compile(r"^.*?\b(?:included|includes|include)\s+the\s+following\b", regex.I)
-_SCALE_EXCEPT = regex.compile(r"(?P<scale>\b(?:thousands|millions|billions)\b|'000s?)"
-                              r"[^()\n]{0,20}?\bexcept\b[^)]*", regex.I)
 
 
 def subject_of(table: Table) -> str | None:
