@@ -22,6 +22,11 @@ year`); `total` is no word either (`Total revenues` names revenues). A label nam
   under the column `Fiscal Year 2018 Net Sales` is net sales in Americas; `Total`
   there is total net sales), FILLERS (`amount`) aside: the context supplies words, it
   never replaces one.
+A label that states one figure for each of two words it joins (`Net loss per share,
+basic and diluted`, `Basic and diluted net loss per share`) names each of them: a name
+that says one (`net loss per share, basic`) is compared with the label without the
+other. Only BOTH are such joins: `Deferred revenue, current and non-current` is the sum
+of its parts and names neither.
 Words before the name change what a row is (`Cost of sales` is not sales, `Other
 current assets` not current assets), and so do words after it without a comma
 (`Net income per share`): such labels fit no name, and are only ever named as the
@@ -53,6 +58,9 @@ QUALIFIERS = frozenset(stem(w) for w in """net less excluding excl including inc
 before at end beginning as current noncurrent non long short gross trade continuing
 discontinued reported adjusted restated cost""".split())
 """Words that open a qualification after a comma: `, net`, `, at cost`, `, end of year`."""
+BOTH = frozenset({(stem("basic"), stem("diluted"))})
+"""Joins whose label states one figure for each word (a per-share figure or share count
+that is basic's and diluted's alike), where other joins state their sum."""
 _END = stem("end")
 """The one that does without a comma: a balance "at end of period" is the item's figure
 for the period, as the year's column of "Goodwill, end of year" is."""
@@ -470,8 +478,30 @@ def name_key(text: str) -> tuple[str, ...]:
     return tuple(sorted(label_words(text).words))
 
 
+def one_part(name: Label, label: Label) -> Label:
+    """`label` as it names `name`: without the other word of a join it states one figure
+    for each of (BOTH) when `name` says only one of them (`Net loss per share, basic and
+    diluted` asked as basic is `Net loss per share, basic`); else `label` itself."""
+    for a, b in label.joins:
+        if (a, b) not in BOTH and (b, a) not in BOTH:
+            continue
+        other = b if a in name.distinct and b not in name.distinct else \
+            a if b in name.distinct and a not in name.distinct else None
+        if other is None or label.counts[other] != 1:
+            continue
+        at = label.words.index(other)
+        breaks = list(label.breaks)
+        if at + 1 < len(breaks):  # the word after it keeps the break before it
+            breaks[at + 1] = breaks[at + 1] or breaks[at]
+        del breaks[at]
+        return Label(label.words[:at] + label.words[at + 1:], tuple(breaks),
+                     tuple(j for j in label.joins if j != (a, b)), label.compounds)
+    return label
+
+
 def fit(name: Label, label: Label, section: Label | None = None) -> Fit | None:
     """How `label` (under `section`) names `name`; None when it does not."""
+    label = one_part(name, label)
     if not name.words:
         return None
     if not label.words:  # `Total` under the heading that names it
@@ -508,6 +538,7 @@ def in_context(name: Label, label: Label, context: frozenset[str],
     """How `label` names `name` when its context (the words of its heading, title and
     column header) says what the label leaves out; None when it does not. A label without
     words (`Total`) fits only as a `total` row."""
+    label = one_part(name, label)
     if not name.words or not label.distinct <= name.distinct or not (label.words or total) \
             or name.splits(label):
         return None  # "Accrued liabilities, other" is not "accrued and other … liabilities"

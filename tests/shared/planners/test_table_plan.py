@@ -1632,6 +1632,33 @@ def test_earnings_per_share_whose_basic_and_diluted_disagree_in_one_year_is_not_
         backend.close()
 
 
+@pytest.mark.parametrize("question, value", [
+    ("What was Ondas' EPS in 2023?", "$(0.88)"),
+    ("What was Ondas' net loss per share in 2022?", "$(1.73)"),
+    ("What was Ondas' basic net loss per share in 2023?", "$(0.88)"),
+    ("What was Ondas' diluted EPS in 2022?", "$(1.73)"),
+])
+def test_a_row_of_net_loss_per_share_basic_and_diluted_answers_eps_asked_any_way(
+        tmp_path, question, value):
+    # Ondas Holdings' 10-K for 2023, page 36: one row, "Net loss per share - basic and
+    # diluted" (it was not found, or "the question says neither")
+    rows = [["", "Years Ended December 31, 2023", "Years Ended December 31, 2022"],
+            ["Net loss", "$(44,844,872)", "$(73,241,805)"],
+            ["Net loss attributable to common stockholders", "(46,358,617)", "(73,241,805)"],
+            ["Net loss per share - basic and diluted", "$(0.88)", "$(1.73)"],
+            ["Weighted average number of common shares outstanding, basic and diluted",
+             "52,740,215", "42,242,525"]]
+    backend = _store(tmp_path, {
+        "title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, 2023",
+        "period": "2023", "content": "Ondas annual report.",
+        "tables": [{"title": "ONDAS HOLDINGS INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
+                    "page": 36, "rows": rows}]})
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
 def test_diluted_eps_asked_so_is_answered(tmp_path):
     backend = _store(tmp_path, _apple_income())
     try:

@@ -18,7 +18,7 @@ from shared.planners.metric import When
 from shared.planners.rows import choose_cell, item_words
 from shared.tables.periods import columns_for
 from shared.tools.cells import read_cell
-from shared.tools.rows import label_words
+from shared.tools.rows import fit, label_words
 
 DATA = json.loads((Path(__file__).parent / "data" / "report_tables.json").read_text())
 TEN_K = Evidence(doc_id="pati-2018-10k", title="Patriot Transportation Holding 2018 Form 10-K")
@@ -999,3 +999,35 @@ def test_extract_reads_no_row_by_the_words_of_its_titles_scale_exceptions():
     for row in ("net loss per share", "revenue per share"):
         e = refused(row, "2022", [doc("pltr")], tables=tables)
         assert e.code in ("NOT_FOUND", "AMBIGUOUS") and "(373,705)" not in e.message
+
+
+EPS_BOTH = {name: [table_from_rows(t["rows"], page=t["page"], title=t["title"])]
+            for name, t in DATA["eps_basic_and_diluted"].items()}
+
+
+@pytest.mark.parametrize("name, row, period, value", [
+    ("ondas_2023_p36", "basic net loss per share", "2023", "$(0.88)"),
+    ("ondas_2023_p36", "diluted earnings per share", "2022", "$(1.73)"),
+    ("ondas_2023_p36", "weighted average number of common shares outstanding, basic", "2023",
+     "52,740,215"),
+    ("rklb_2023_p66", "diluted net loss per share", "2021", "$(0.56)"),  # "Basic and diluted"
+    ("rklb_2023_p66", "basic weighted average shares outstanding", "2022", "466,214,095"),
+    ("rklb_2023_p101", "diluted eps", "2023", "$(0.38)"),  # "…stockholders-basic and diluted"
+    ("rklb_2023_p101", "diluted weighted average shares outstanding", "2021", "209,895,135"),
+])
+def test_a_row_stating_basic_and_diluted_as_one_is_read_for_either(name, row, period, value):
+    # companies with losses state one figure for both ("Net loss per share - basic and
+    # diluted"): it is basic's and diluted's
+    out = cell(row, period, documents=[doc(name)], tables=EPS_BOTH)
+    assert out.value == value and out.document.page == EPS_BOTH[name][0].page
+
+
+def test_a_join_that_sums_its_parts_names_neither_part():
+    # "basic and diluted" states one figure for each; "current and non-current" their sum
+    both, summed = label_words("Net loss per share, basic and diluted"), \
+        label_words("Deferred revenue, current and non-current")
+    assert fit(label_words("net loss per share, basic"), both).how == "exact"
+    assert fit(label_words("deferred revenue, current"), summed) is None
+    assert fit(label_words("deferred revenue, current and non-current"), summed).how == "exact"
+    # a name saying both words is the row as it stands
+    assert fit(label_words("net loss per share, basic and diluted"), both).how == "exact"
