@@ -498,9 +498,10 @@ def _read(n: int, term: Term, doc: Document, tables: list[Table],
     by_header = isinstance(chosen, Choice) and chosen.by_header
     # each name EXTRACT is given, with the item's words the row read must say
     names = [(picked, item)] if picked and has_words(picked) and not by_header else []
-    owns = [(_without_title(term.item, title), item)]
+    keep = item_words(picked) if picked else frozenset()
+    owns = [(_without_title(term.item, title, keep), item)]
     if (bare := _unpossessed(term.item, doc.title)) != term.item \
-            and (own := _without_title(bare, title)) != owns[0][0]:
+            and (own := _without_title(bare, title, keep)) != owns[0][0]:
         # the company's name, which a column header says too ("Ondas Networks", "Total
         # Palantir's Stockholders' Equity"), is whose the item is: the line item is named
         # without it beside the row the question's words pick, and also without it when
@@ -617,21 +618,24 @@ def _row_text(tables: list[Table], choice: Choice) -> str:
     return f"{row.section.rstrip(': ')}: {row.label}" if row.section else row.label
 
 
-def _without_title(item: str, title: frozenset[str]) -> str:
+def _without_title(item: str, title: frozenset[str], keep: frozenset[str] = frozenset()) -> str:
     """The item as a row is named: without the words the document's title says (its
-    company, and the "for"/"of" before it) and the fillers at its ends ("amount")."""
+    company, and the "for"/"of" before it) and the fillers at its ends ("amount"), but
+    those `keep` holds, the words of the row the question's words pick ("the current
+    gross carrying amount" is read in the row "Gross carrying amount")."""
     kept = [w for w in item.split() if not (found := words(w)) or stem(found[0]) not in title]
-    while kept and _filler_end(kept[-1]):
+    while kept and _filler_end(kept[-1], keep):
         kept.pop()
-    while kept and _filler_end(kept[0]):
+    while kept and _filler_end(kept[0], keep):
         kept.pop(0)
     return " ".join(kept).strip(" ,")
 
 
-def _filler_end(token: str) -> bool:
-    """Whether a word at an item's end is one of ENDS ("in-game" is not "in")."""
+def _filler_end(token: str, keep: frozenset[str] = frozenset()) -> bool:
+    """Whether a word at an item's end is one of ENDS ("in-game" is not "in"), and not
+    one of the stems of `keep`."""
     found = words(token)
-    return len(found) == 1 and found[0] in ENDS
+    return len(found) == 1 and found[0] in ENDS and stem(found[0]) not in keep
 
 
 ENDS = frozenset("for of at by in from to the a an amount amounts value figure total "

@@ -1659,6 +1659,37 @@ def test_a_row_of_net_loss_per_share_basic_and_diluted_answers_eps_asked_any_way
         backend.close()
 
 
+def test_a_column_named_by_a_word_of_the_question_keeps_the_rows_own_filler(tmp_path):
+    # TAT-QA dev ("Mecugev annual report"): receivables by how long past due. "The current
+    # gross carrying amount" is the row "Gross carrying amount" in the column "Current";
+    # the question's words name it without their "amount" ('current gross carrying'),
+    # which no row is
+    rows = [["30 June 2019", "Current", "0 to 30 days past due", "31 to 60 days past due",
+             "More than 60 days past due", "Total"],
+            ["", "$'000", "$'000", "$'000", "$'000", "$'000"],
+            ["Expected loss rate", "1%", "5%", "7.5%", "20%", "-"],
+            ["Gross carrying amount", "23,762", "2,068", "787", "1,703", "28,320"],
+            ["Loss allowance provision", "238", "103", "59", "341", "741"],
+            ["Net receivables", "23,524", "1,965", "728", "1,362", "27,579"]]
+    backend = _store(tmp_path, {"title": "Mecugev annual report 2019", "period": "2019",
+                                "content": "Trade receivables.", "tables": [{"rows": rows}]})
+    try:
+        for question, value in (("What is the current gross carrying amount", "23,762"),
+                                ("What is the total gross carrying amount", "28,320")):
+            plan = heuristic_plan(f"{question}, according to Mecugev's annual report?",
+                                  backend)
+            assert run(plan, backend).value == value
+        plan = heuristic_plan("What is the difference in the gross carrying amount between "
+                              "the current and the total, according to Mecugev's annual "
+                              "report?", backend)
+        assert Decimal(run(plan, backend).value) == Decimal("4558")
+        with pytest.raises(NoAnswer):  # which column is not said
+            heuristic_plan("What is the gross carrying amount, according to Mecugev's "
+                           "annual report?", backend)
+    finally:
+        backend.close()
+
+
 def test_diluted_eps_asked_so_is_answered(tmp_path):
     backend = _store(tmp_path, _apple_income())
     try:
