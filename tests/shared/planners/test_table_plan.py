@@ -1637,8 +1637,10 @@ def test_earnings_per_share_whose_basic_and_diluted_disagree_in_one_year_is_not_
     ("What was Ondas' net loss per share in 2022?", "$(1.73)"),
     ("What was Ondas' basic net loss per share in 2023?", "$(0.88)"),
     ("What was Ondas' diluted EPS in 2022?", "$(1.73)"),
+    ("What were Ondas' weighted average shares outstanding in 2023?", "52,740,215"),
+    ("What were Ondas' diluted weighted average shares outstanding in 2022?", "42,242,525"),
 ])
-def test_a_row_of_net_loss_per_share_basic_and_diluted_answers_eps_asked_any_way(
+def test_rows_stating_basic_and_diluted_as_one_answer_eps_and_shares_asked_any_way(
         tmp_path, question, value):
     # Ondas Holdings' 10-K for 2023, page 36: one row, "Net loss per share - basic and
     # diluted" (it was not found, or "the question says neither")
@@ -1686,6 +1688,28 @@ def test_a_column_named_by_a_word_of_the_question_keeps_the_rows_own_filler(tmp_
         with pytest.raises(NoAnswer):  # which column is not said
             heuristic_plan("What is the gross carrying amount, according to Mecugev's "
                            "annual report?", backend)
+    finally:
+        backend.close()
+
+
+def test_weighted_average_shares_asked_neither_basic_nor_diluted_names_both(tmp_path):
+    # Apple's 10-K for fiscal 2022, page 38: its note's denominators differ
+    record = _apple_income()
+    record["tables"].append({"title": "Apple Inc. Net income per share", "page": 38, "rows": [
+        ["", "2022", "2021", "2020"],
+        ["Denominator:", "", "", ""],
+        ["Weighted-average basic shares outstanding", "16,215,963", "16,701,272", "17,352,119"],
+        ["Weighted-average diluted shares", "16,325,819", "16,864,919", "17,528,214"]]})
+    backend = _store(tmp_path, record)
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan("What were Apple's weighted average shares outstanding in 2022?",
+                           backend)
+        assert "says neither" in str(e.value)
+        assert "16,215,963" in str(e.value) and "16,325,819" in str(e.value)
+        plan = heuristic_plan("What were Apple's diluted weighted average shares outstanding "
+                              "in 2021?", backend)
+        assert run(plan, backend).value == "16,864,919"
     finally:
         backend.close()
 
