@@ -187,13 +187,29 @@ def _month(name: str) -> int | None:
                  if full == name or (len(name) >= 3 and full.startswith(name))), None)
 
 
+INEXACT_PLACES = 10
+"""Decimal places past which an amount is an inexact quotient (COMPUTE carries 28 digits:
+an average of three figures, `172608.3333333333333333333333`)."""
+
+
+def _shown(amount: Decimal) -> Decimal:
+    """`amount` as an answer prints it: an inexact quotient to two decimal places, or to
+    three significant digits below 1 (`0.0123`); any other as it is."""
+    exponent = amount.as_tuple().exponent
+    if not isinstance(exponent, int) or -exponent <= INEXACT_PLACES:
+        return amount
+    if abs(amount) >= 1:
+        return amount.quantize(Decimal("0.01"))
+    return Decimal(f"{amount:.3g}") if amount else Decimal(0)
+
+
 def display(q: Quantity) -> str:
     """`q` as an answer prints it: `$9,576 thousand`, `-$9.6 million`, `7.5%`,
     `2019-09-30`, `1,234`."""
     if q.kind == "date":
         return q.date or q.text
     amount = q.amount if q.amount is not None else Decimal(0)
-    digits = f"{abs(amount):,f}"
+    digits = f"{abs(_shown(amount)):,f}"
     word = SCALE_WORDS.get(q.scale, "")
     sign = "-" if amount < 0 else ""
     if q.kind == "percent":

@@ -75,3 +75,19 @@ def test_a_difference_of_percents_worded_as_points_prints_without_a_percent_sign
     answer = render_answer(plan("{{ CAPEX }} points from the target.", "percent"),
                            results("-0.3", gap), today=TODAY)
     assert answer.text == "-0.3[1] points from the target."
+
+
+def test_an_inexact_quotient_prints_to_two_places_and_stays_exact_in_the_value():
+    # Rocket Lab's average revenue over 2021-2023 ($62,237, $210,996 and $244,592
+    # thousand, its 10-Ks): COMPUTE carries 28 digits, an answer prints two places
+    mean = parse_quantity("172608.3333333333333333333333", unit="USD", scale=3)
+    p = plan("Average revenue: {{ CAPEX }}.")
+    answer = render_answer(p, results(str(mean.amount), mean), today=TODAY)
+    assert answer.text == "Average revenue: $172,608.33[1] thousand."
+    assert uncited_numbers(answer, p, "What was the average revenue?") == []
+    small = parse_quantity("0.0123456789012345678901234567")
+    assert render_answer(plan("{{ CAPEX }}", "number"), results(str(small.amount), small),
+                         today=TODAY).text == "0.0123[1]"
+    exact = parse_quantity("12.345", unit="USD", scale=6)  # as written: every place kept
+    assert render_answer(plan("{{ CAPEX }}"), results("12.345", exact),
+                         today=TODAY).text == "$12.345[1] million"
