@@ -849,8 +849,11 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     parts = "; ".join(f"{{{{ T{n} }}}} ({_raw(t.item)}"
                       f"{', ' + t.when.text if t.when else ''}) from the {where(f)}"
                       for n, (t, f) in enumerate(zip(metric.terms, found), 1))
-    # "the change in revenue", but "Apple's free cash flow", not "the Apple's …"
-    the = "" if regex.match(r"[^\s']+(?:'s|s')\s", metric.name) else "the "
+    # "the change in revenue", but "Apple's free cash flow", "Rocket Lab's working
+    # capital", not "the Apple's …"
+    whose = _WHOSE.match(metric.name)
+    the = "" if whose and all(w[:1].isupper() or w[:1].isdigit() or w == "&"
+                              for w in whose["who"].split()) else "the "
     return (f"{{{{ VALUE }}}}{unit}: {the}{_raw(metric.name)}, computed as "
             f"{_raw(_in_words(expression, metric))} from {parts}. {NOTE}")
 

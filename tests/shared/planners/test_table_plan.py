@@ -1714,6 +1714,29 @@ def test_weighted_average_shares_asked_neither_basic_nor_diluted_names_both(tmp_
         backend.close()
 
 
+def test_a_metric_of_a_company_named_in_two_words_is_answered_without_the(tmp_path):
+    # Rocket Lab USA's 10-K for 2023, page 65 ("the Rocket Lab's working capital" was
+    # written)
+    rows = [["", "December 31, 2023", "December 31, 2022"],
+            ["Current assets:", "", ""], ["Total current assets", "476,722", "662,294"],
+            ["Current liabilities:", "", ""], ["Total current liabilities", "223,373", "162,940"]]
+    backend = _store(tmp_path, {
+        "title": "Rocket Lab USA, Inc. Form 10-K for the fiscal year ended December 31, 2023",
+        "period": "2023", "content": "Rocket Lab annual report.",
+        "tables": [{"title": "ROCKET LAB U.S.A., INC. AND SUBSIDIARIES CONSOLIDATED BALANCE "
+                             "SHEETS (in thousands)", "page": 65, "rows": rows}]})
+    try:
+        plan = heuristic_plan("What was Rocket Lab's working capital at December 31, 2023?",
+                              backend)
+        assert plan.answer.startswith("{{ VALUE }}: Rocket Lab's working capital, computed as")
+        assert Decimal(run(plan, backend).value) == Decimal("253349")
+        change = heuristic_plan("What was the change in Rocket Lab's total current "
+                                "liabilities from 2022 to 2023?", backend)
+        assert change.answer.startswith("{{ VALUE }}: the change in Rocket Lab's"), change.answer
+    finally:
+        backend.close()
+
+
 def test_diluted_eps_asked_so_is_answered(tmp_path):
     backend = _store(tmp_path, _apple_income())
     try:
