@@ -743,7 +743,7 @@ def _plan(metric: Metric, found: list[_Found], backend: SearchBackend) -> Plan:
             found[0])):
         expression = "abs($T1)"
     if metric.kind == "defined" and expression is not None:
-        expression = _outflows_subtracted(expression, found)
+        expression = _net_flows_signed(_outflows_subtracted(expression, found), found)
     expression = _in_scale_asked(metric, found, expression)
     if expression is not None:
         steps.append(ComputeStep(id=f"E{len(steps) + 1}", operation="COMPUTE",
@@ -825,6 +825,35 @@ def _outflows_subtracted(expression: str, found: list[_Found]) -> str:
     return expression
 
 
+NET_FLOW = regex.compile(r"^\s*(?:net\s+)?cash\s+(?:flows?\s+)?(?:provided|used|generated|"
+                         r"from|\(used)\b", regex.I)
+"""Row labels that state a net cash flow ("Net cash used in operating activities", "Net
+cash provided by (used in) investing activities", "Cash generated from operations"): a
+figure written negative is the flow's signed value."""
+_USED_WORD, _PROVIDED_WORD = (regex.compile(rf"\b{w}\b", regex.I) for w in ("used", "provided"))
+
+
+def _net_flows_signed(expression: str, found: list[_Found]) -> str:
+    """A formula defined over a net cash flow reads it signed: operating cash flow written
+    "(98,867)" (Rocket Lab's 2023 net cash used in operating activities) is -98,867, so
+    its free cash flow, "operating cash flow - capital expenditure", is -98,867 less the
+    capital expenditure (COMPUTE refused to guess). NoAnswer for a row that says only
+    "used" and states a figure without a sign: it may be the amount used or a flow signed
+    as provided, which the row does not tell."""
+    for i, f in enumerate(found, 1):
+        if not NET_FLOW.search(f.label) or not regex.search(rf"\$T{i}\b", expression):
+            continue
+        if _negative(f):
+            expression = regex.sub(rf"(?<!abs\()\$T{i}\b", f"(-abs($T{i}))", expression)
+        elif _USED_WORD.search(f.label) and not _PROVIDED_WORD.search(f.label) \
+                and (_amount(f) or 0) > 0:
+            raise NoAnswer(f"not answered: the row {f.label!r} states {f.read.value} without a "
+                           "sign, so whether it is the cash used or a flow signed as provided "
+                           "is not told; nothing is answered rather than a figure of the "
+                           "wrong sign", [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"])
+    return expression
+
+
 def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     """The answer template: the value and unit, what it is, and where each cell is."""
     def where(f: _Found) -> str:
@@ -854,6 +883,9 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     whose = _WHOSE.match(metric.name)
     the = "" if whose and all(w[:1].isupper() or w[:1].isdigit() or w == "&"
                               for w in whose["who"].split()) else "the "
+    for i, f in enumerate(found, 1):  # a net flow read signed is its item, not "-" it
+        if NET_FLOW.search(f.label):
+            expression = expression.replace(f"(-abs($T{i}))", f"$T{i}")
     return (f"{{{{ VALUE }}}}{unit}: {the}{_raw(metric.name)}, computed as "
             f"{_raw(_in_words(expression, metric))} from {parts}. {NOTE}")
 

@@ -1737,6 +1737,46 @@ def test_a_metric_of_a_company_named_in_two_words_is_answered_without_the(tmp_pa
         backend.close()
 
 
+def _rocket_lab_cash_flows(operating: list[str]) -> dict:
+    """Rocket Lab USA's 10-K for 2023, page 68: its operating cash flow and capital
+    expenditure (in thousands), the first row's figures as given."""
+    rows = [["", "Years Ended December 31, 2023", "Years Ended December 31, 2022",
+             "Years Ended December 31, 2021"],
+            ["Net cash used in operating activities", *operating],
+            ["CASH FLOWS FROM INVESTING ACTIVITIES", "", "", ""],
+            ["Purchases of property, equipment and software", "(54,707)", "(42,412)",
+             "(25,699)"],
+            ["Net cash provided by (used in) investing activities", "12,018", "(346,079)",
+             "(92,134)"]]
+    return {"title": "Rocket Lab USA, Inc. Form 10-K for the fiscal year ended December 31, "
+                     "2023", "period": "2023", "content": "Rocket Lab annual report.",
+            "tables": [{"title": "CONSOLIDATED STATEMENTS OF CASH FLOWS (in thousands)",
+                        "page": 68, "rows": rows}]}
+
+
+def test_free_cash_flow_reads_a_negative_operating_cash_flow_signed(tmp_path):
+    # operating cash flow written "(98,867)" is -98,867: COMPUTE refused to guess
+    backend = _store(tmp_path, _rocket_lab_cash_flows(["(98,867)", "(106,538)", "(71,791)"]))
+    try:
+        for year, value in (("2023", "-153574"), ("2021", "-97490")):
+            plan = heuristic_plan(f"What was Rocket Lab's free cash flow in {year}?", backend)
+            assert Decimal(run(plan, backend).value) == Decimal(value)
+            assert "computed as operating cash flow - capital expenditure" in plan.answer
+    finally:
+        backend.close()
+
+
+def test_free_cash_flow_of_cash_used_written_without_a_sign_is_not_answered(tmp_path):
+    # the same rows, the cash used written as amounts: used, or a flow signed as provided?
+    backend = _store(tmp_path, _rocket_lab_cash_flows(["98,867", "106,538", "71,791"]))
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan("What was Rocket Lab's free cash flow in 2023?", backend)
+        assert "without a sign" in str(e.value) and "98,867" in str(e.value)
+    finally:
+        backend.close()
+
+
 def test_diluted_eps_asked_so_is_answered(tmp_path):
     backend = _store(tmp_path, _apple_income())
     try:
