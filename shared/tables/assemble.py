@@ -354,15 +354,23 @@ def _heading(label: str) -> str:
     return label.rstrip(":").strip()
 
 
+_PART = regex.compile(r"(?:basic|diluted)(?:\s*(?:and|&)\s*(?:basic|diluted))?", _F)
+"""A label that names a part of the line above, never its rest: "Net income per share of
+common stock attributable to common stockholders" / "Basic" / "Diluted" (Tesla's 10-K)."""
+
+
 def _continues(first: str, label: str) -> bool:
     """Whether `label` reads as the rest of `first`, a label line with no figures: it
     starts in lower case or with a dash, `first` ends in a word that needs more ("and",
-    "of", a comma), or `first` is a long line in sentence case (a heading is short, in
-    title case or capitals, or ends with a colon)."""
+    "of", a comma, "Net income-"), or `first` is a long line in sentence case (a heading
+    is short, in title case or capitals, or ends with a colon) and `label` is not a
+    `_PART` of it."""
     if first.endswith(":") or not label:
         return False
     if label[0].islower() or label[0] in "(&-–" or _CONNECTOR.search(first):
         return True
+    if _PART.fullmatch(label):
+        return False
     words = first.split()
     # a heading in title case writes its small words in lower case ("Cash Flows from
     # Investing Activities")

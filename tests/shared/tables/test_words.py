@@ -692,3 +692,20 @@ def test_the_unit_clause_of_a_lead_in():
     assert unit_clause("Revenue by geography was as follows:") is None
     # a rate's denominator states no scale of the figures
     assert unit_clause("Costs normalised per $ million of revenue:") is None
+
+
+def test_basic_and_diluted_under_a_heading_in_sentence_case_are_rows_of_their_own(
+        filing_words):
+    # Tesla's 10-K for 2023, page 51: the heading "Net income per share of common stock
+    # attributable to common stockholders" read as the first line of the label "… Basic"
+    tables = tables_in_words(filing_words["tsla-20231231-10k.pdf#51"], page=51)
+    income = titled(tables, "statements of operations")
+    heading = "Net income per share of common stock attributable to common stockholders"
+    assert [c.text for c in row(income, "Basic", heading).cells] == ["$4.73", "$4.02", "$1.87"]
+    assert [c.text for c in row(income, "Diluted", heading).cells] == ["$4.30", "$3.62", "$1.63"]
+    shares = "Weighted average shares used in computing net income per share of common stock"
+    assert row(income, "Diluted", shares).cells[0].text == "3,485"
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1", row="diluted EPS",
+                       period="2023")
+    assert read_cell(step, [Evidence(doc_id="t", title="Tesla 10-K 2023")],
+                     lambda _id: tables).value == "$4.30"
