@@ -884,7 +884,7 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     the = "" if whose and all(w[:1].isupper() or w[:1].isdigit() or w == "&"
                               for w in whose["who"].split()) else "the "
     for i, f in enumerate(found, 1):  # a net flow read signed is its item, not "-" it
-        if NET_FLOW.search(f.label):
+        if expression and NET_FLOW.search(f.label):
             expression = expression.replace(f"(-abs($T{i}))", f"$T{i}")
     return (f"{{{{ VALUE }}}}{unit}: {the}{_raw(metric.name)}, computed as "
             f"{_raw(_in_words(expression, metric))} from {parts}. {NOTE}")
