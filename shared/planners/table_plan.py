@@ -830,7 +830,7 @@ NET_FLOW = regex.compile(r"^\s*(?:net\s+)?cash\s+(?:flows?\s+)?(?:provided|used|
 """Row labels that state a net cash flow ("Net cash used in operating activities", "Net
 cash provided by (used in) investing activities", "Cash generated from operations"): a
 figure written negative is the flow's signed value."""
-_USED_WORD, _PROVIDED_WORD = (regex.compile(rf"\b{w}\b", regex.I) for w in ("used", "provided"))
+_USED_WORD = regex.compile(r"\bused\b", regex.I)
 
 
 def _net_flows_signed(expression: str, found: list[_Found]) -> str:
@@ -845,7 +845,7 @@ def _net_flows_signed(expression: str, found: list[_Found]) -> str:
             continue
         if _negative(f):
             expression = regex.sub(rf"(?<!abs\()\$T{i}\b", f"(-abs($T{i}))", expression)
-        elif _USED_WORD.search(f.label) and not _PROVIDED_WORD.search(f.label) \
+        elif _USED_WORD.search(f.label) and not _PROVIDED.search(f.label) \
                 and (_amount(f) or 0) > 0:
             raise NoAnswer(f"not answered: the row {f.label!r} states {f.read.value} without a "
                            "sign, so whether it is the cash used or a flow signed as provided "
