@@ -192,7 +192,7 @@ def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table
     of others ("Apple's EPS": basic or diluted), read as the first of them where every one
     states the same figure (Palantir's basic and diluted net loss per share, $(0.18)
     each); else why it is not answered, naming each one's figure; None when no term is
-    such an item."""
+    such an item, or no part of one is stated at all."""
     terms, chose = list(metric.terms), False
     for n, term in enumerate(metric.terms, 1):
         choices = choices_named(_POSSESSOR.sub("", term.item))
@@ -209,6 +209,8 @@ def _which_of(metric: Metric, docs: list[Document], tables: dict[str, list[Table
         if len(found) == len(parts) and len({_value(f.read) for f in found}) == 1:
             terms[n - 1], chose = replace(term, item=parts[0].names[0]), True
             continue
+        if not found:
+            return None  # no part is stated either: the question's own miss says why
         stated = [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"
                   + (f" (page {f.read.document.page})" if f.read.document
                      and f.read.document.page else "") for f in found]

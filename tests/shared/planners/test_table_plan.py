@@ -1714,6 +1714,21 @@ def test_weighted_average_shares_asked_neither_basic_nor_diluted_names_both(tmp_
         backend.close()
 
 
+@pytest.mark.parametrize("question", ["What was Apple's EPS in fiscal 2019?",
+                                      "What were Apple's weighted average shares in 2022?"])
+def test_an_item_stated_as_one_of_others_none_of_which_is_found_is_the_questions_miss(
+        tmp_path, question):
+    # "the question says neither" is for parts found; with no column of 2019 (and no row
+    # of shares) neither part is, and the miss says what was not found
+    backend = _store(tmp_path, _apple_income())
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan(question, backend)
+        assert "says neither" not in str(e.value) and "not found" in str(e.value)
+    finally:
+        backend.close()
+
+
 def test_a_metric_of_a_company_named_in_two_words_is_answered_without_the(tmp_path):
     # Rocket Lab USA's 10-K for 2023, page 65 ("the Rocket Lab's working capital" was
     # written)
