@@ -39,7 +39,7 @@ from shared.tables.periods import column_periods, one_length
 from shared.tools.base import ToolOutput
 from shared.tools.cells import Option, read_cells
 from shared.tools.cells.request import has_words
-from shared.tools.line_items import choices_named, item_called, items_named
+from shared.tools.line_items import choices_named, item_called, items_named, line_items
 
 from .metric import (Metric, Term, When, as_losses, at_period_end, average_over_periods,
                      by_formula, by_parts, by_shared_words, change_over_periods,
@@ -119,13 +119,16 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
         """The first of `others` whose cells are all read; a loss's row in place of an
         income item (`as_losses`) only when written negative."""
         losses = as_losses(asked, _loss_names_of)
-        for other in filter(None, (*others, *losses)):
+        incomes = as_losses(asked, _income_names_of)
+        for other in filter(None, (*others, *losses, *incomes)):
             try:
                 found = read(other)
             except NoAnswer:
                 continue
             if other in losses:
                 other, found = _losses_as_income(asked, other, found)
+            elif other in incomes:
+                _incomes_as_losses(asked, other, found)
             return other, found
         return None
 
@@ -232,6 +235,30 @@ def _loss_names_of(item: str) -> tuple[str, ...]:
     domain library gives them (`net loss`, … for "Palantir's net income")."""
     names = {i.loss_names for i in _items_of(item) if i.loss_names}
     return names.pop() if len(names) == 1 else ()
+
+
+def _income_names_of(item: str) -> tuple[str, ...]:
+    """The income whose loss `item` names, as the domain library names it ("net income"
+    for "Acme's net loss", "net income attributable to common stockholders" for "… net
+    loss attributable to common stockholders"): its row states the loss written negative
+    ("Net income (loss)", "Net earnings")."""
+    loss = " ".join(_POSSESSOR.sub("", item).lower().split())
+    income = regex.sub(r"\bloss\b", "income", loss)
+    names = {income for i in line_items() if loss in i.loss_names and income in i.names}
+    return tuple(names)
+
+
+def _incomes_as_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:
+    """NoAnswer unless each cell `read` (the income rows in place of the losses `asked`
+    names) is written negative, a loss ("Net income (loss) (1,234)", as a "Net loss" row
+    writes it); a positive figure is income, no loss."""
+    for term, row, f in zip(asked.terms, read.terms, found):
+        if row.item != term.item and not _negative(f):
+            raise NoAnswer(f"not found: no row states {term.item!r}"
+                           f"{' for ' + term.when.text if term.when else ''}; the row "
+                           f"{f.label!r} states {f.read.value}, income rather than a loss; "
+                           "nothing is answered rather than a figure of the wrong sign",
+                           [f"{f.doc.title!r}: row {f.label!r}, {f.read.value}"])
 
 
 def _losses_as_income(asked: Metric, read: Metric,

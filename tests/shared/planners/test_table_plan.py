@@ -1729,6 +1729,53 @@ def test_an_item_stated_as_one_of_others_none_of_which_is_found_is_the_questions
         backend.close()
 
 
+def _tesla_2020_operations() -> dict:
+    """Tesla's 10-K for 2020, page 55: rows that state income and loss as one."""
+    rows = [["", "Year Ended December 31,", "", ""], ["", "2020", "2019", "2018"],
+            ["Total revenues", "31,536", "24,578", "21,461"],
+            ["Income (loss) from operations", "1,994", "(69)", "(388)"],
+            ["Income (loss) before income taxes", "1,154", "(665)", "(1,005)"],
+            ["Provision for income taxes", "292", "110", "58"],
+            ["Net income (loss)", "862", "(775)", "(1,063)"],
+            ["Net income (loss) attributable to common stockholders", "$ 721", "$ (862)",
+             "$ (976)"]]
+    return {"title": "Tesla, Inc. Form 10-K for the fiscal year ended December 31, 2020",
+            "period": "2020", "content": "Tesla annual report.",
+            "tables": [{"title": "Tesla, Inc. Consolidated Statements of Operations (in "
+                                 "millions, except per share data)", "page": 55,
+                        "rows": rows}]}
+
+
+@pytest.mark.parametrize("question, value", [
+    ("What was Tesla's net loss in 2019?", "(775)"),
+    ("What was Tesla's net loss attributable to common stockholders in 2018?", "$ (976)"),
+    ("What was Tesla's operating loss in 2019?", "(69)"),
+    ("What was Tesla's loss before income taxes in 2018?", "(1,005)"),
+    ("What was Tesla's net income in 2019?", "(775)"),
+])
+def test_a_loss_asked_of_a_row_stating_income_or_loss_is_its_negative_figure(
+        tmp_path, question, value):
+    # "Net income (loss)" states the loss written negative, as a "Net loss" row does; the
+    # net loss was not found
+    backend = _store(tmp_path, _tesla_2020_operations())
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("question", ["What was Tesla's net loss in 2020?",
+                                      "What was Tesla's operating loss in 2020?"])
+def test_a_loss_asked_of_a_year_the_row_states_income_is_not_answered(tmp_path, question):
+    backend = _store(tmp_path, _tesla_2020_operations())
+    try:
+        with pytest.raises(NoAnswer) as e:
+            heuristic_plan(question, backend)
+        assert "income rather than a loss" in str(e.value)
+    finally:
+        backend.close()
+
+
 def test_a_metric_of_a_company_named_in_two_words_is_answered_without_the(tmp_path):
     # Rocket Lab USA's 10-K for 2023, page 65 ("the Rocket Lab's working capital" was
     # written)
