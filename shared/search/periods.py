@@ -179,8 +179,11 @@ def _span(m: regex.Match) -> DateRange | None:
         return None
     if n in ("52", "53"):  # a year of weeks
         return end - timedelta(weeks=int(n)) + timedelta(days=1), end
-    first_month = end.month - months + 1
-    year = end.year + (first_month - 1) // 12 if first_month > 0 else end.year - 1
+    # a period of weeks ends within a week of a month's end: "three months ended April 1,
+    # 2023" (13 weeks from January 1) is January to March and a day, not February to April
+    last = end - timedelta(days=end.day) if m["d"] and end.day <= 7 else end
+    first_month = last.month - months + 1
+    year = last.year + (first_month - 1) // 12 if first_month > 0 else last.year - 1
     first_month = (first_month - 1) % 12 + 1
     return date(year, first_month, 1), end
 

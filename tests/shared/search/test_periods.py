@@ -50,6 +50,9 @@ from shared.search.periods import find_periods, named_period, without_periods
     ("sales in the last quarter of 2019", "2019-Q4"),
     ("the last quarter of fiscal 2019", "2019-Q4"),
     ("the six months ended March 31, 2023", "2022-10-01..2023-03-31"),
+    # a 13-week quarter ending early in a month (Intel's, Apple's) is the months before it
+    ("the three months ended April 1, 2023", "2023-01-01..2023-04-01"),
+    ("the year ended April 1, 2023", "2022-04-01..2023-04-01"),
     # as UK and Australian reports write them: a month for its last day, weeks, a
     # financial year, a quarter or half by the month it ends in
     ("revenue for the year ended June 2019", "2018-07-01..2019-06-30"),

@@ -13,9 +13,9 @@ import pytest
 
 from shared.models.table import Column, Table
 from shared.tables.periods import columns_for, header_quarter, period_context, period_of
-from shared.tables.read import table_from_rows
+from shared.tables.read import table_from_rows, tables_in_words
 
-from .conftest import DATA
+from .conftest import DATA, row
 
 TATQA = {c["uid"][:8]: c["table"] for c in json.loads((DATA / "tatqa_dev_excerpt.json").read_text())}
 
@@ -312,3 +312,19 @@ def test_a_day_the_title_dates_the_columns_on_is_the_bare_year_column_of_that_da
     assert columns_for(table, "2020-09-30") == []  # a day the title does not name
     assert columns_for(table.model_copy(update={"title": "Property, plant and equipment"}),
                        "2020-09-26") == []
+
+
+def test_a_quarter_of_weeks_ending_early_in_a_month_is_the_quarter_before_it(filing_words):
+    # Apple's 10-Q for its second quarter of fiscal 2023, page 4: "Three Months Ended" and
+    # "Six Months Ended" over "April 1, 2023" (13 and 26 weeks from January 1 and
+    # September 25): January to March and a day, not February to April
+    table = tables_in_words(filing_words["aapl-20230401-10q.pdf#4"], page=4)[0]
+    assert [c.period for c in table.columns] == [
+        "2023-01-01..2023-04-01", "2022-01-01..2022-03-26",
+        "2022-10-01..2023-04-01", "2021-10-01..2022-03-26"]
+    for asked in ("2023-Q1", "Q1 2023", "first quarter of 2023", "Q2 FY2023",
+                  "three months ended April 1, 2023"):
+        assert columns_for(table, asked) == [0], asked
+    assert columns_for(table, "2023-Q2") == [] and columns_for(table, "2022-Q1") == [1]
+    assert columns_for(table, "six months ended April 1, 2023") == [2]
+    assert row(table, "Total net sales").cells[0].text == "94,836"
