@@ -118,7 +118,7 @@ def assemble(headers: list[str | None], lines: list[Line], *, notes: str = "",
                  for i, text in enumerate(line.cells)]
         rows.append(Row(label=label, cells=cells, section=section, total=total,
                         marked=marked))
-        if total:
+        if total and _closes(label, section):
             section = None
     if not rows:
         return None
@@ -352,6 +352,24 @@ def _clean(label: str, marks: bool = True) -> str:
 
 def _heading(label: str) -> str:
     return label.rstrip(":").strip()
+
+
+def _closes(total: str, section: str | None) -> bool:
+    """Whether the total labelled `total` ends its section: "Total revenues" under
+    "Revenues" does; a part's subtotal, saying the heading's words and more of its own,
+    does not ("Total automotive revenues", then "Energy generation and storage" and
+    "Services and other" are revenues still: Tesla's 10-K). Words such as "net" are no
+    part ("Total revenues, net" ends "Revenues")."""
+    said, heading = (_stems(text) - _NO_PART for text in (total, section or ""))
+    return not heading or not (heading < said)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w
+            for w in regex.findall(r"\w+", text.lower())}
+
+
+_NO_PART = {"total", "subtotal", "sub", "net", "and", "of", "the", "in", "for"}
 
 
 _PART = regex.compile(r"(?:basic|diluted)(?:\s*(?:and|&)\s*(?:basic|diluted))?", _F)

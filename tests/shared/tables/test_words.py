@@ -16,7 +16,7 @@ from shared.models.table import Cell, Column, Row, Table
 from shared.tools.cells import read_cell
 from shared.tools.rows import of_a_statement, term_part, under_changes
 from shared.tables.periods import columns_for
-from shared.tables.read import Pages, tables_in_words
+from shared.tables.read import Pages, table_from_rows, tables_in_words
 from shared.tables.units import unit_clause
 
 from .conftest import row, titled
@@ -497,6 +497,25 @@ def test_a_footnote_under_a_table_and_a_line_of_currency_signs_are_no_rows(filin
     assert [r.cells[0].text for r in diluted] == ["3.62", "3,475"]
     assert diluted[0].section == ("Net income per share of common stock attributable to "
                                   "common stockholders")
+
+
+def test_a_parts_subtotal_does_not_end_its_heading(filing_words):
+    # Tesla's statement of operations for 2022, page 49: under "Revenues", "Total
+    # automotive revenues" is the subtotal of the automotive lines; "Energy generation and
+    # storage" and "Services and other" after it are revenues still (they were read under
+    # no heading, so neither revenue nor cost of revenues was found); "Total revenues"
+    # ends the heading, and "Total revenues, net" would as well
+    operations = titled(tables_in_words(filing_words["tsla-20221231-10k.pdf#49"], page=49),
+                        "statements of operations")
+    sections = [(r.section, r.cells[0].text) for r in operations.rows
+                if r.label == "Energy generation and storage"]
+    assert sections == [("Revenues", "3,909"), ("Cost of revenues", "3,621")]
+    assert row(operations, "Gross profit").section is None
+    assert row(operations, "Income from operations").section is None
+    table = table_from_rows([["", "2019", "2018"], ["Revenues:", "", ""],
+                             ["Product", "10", "8"], ["Service", "5", "4"],
+                             ["Total revenues, net", "15", "12"], ["Interest income", "1", "1"]])
+    assert row(table, "Interest income").section is None
 
 
 def test_a_label_the_table_states_before_is_a_row_under_the_next_heading(filing_words):
