@@ -168,7 +168,9 @@ def _without_asides(text: str) -> str:
     (non-current (liabilities)/assets)`), without footnote marks, a digit glued to
     its last word among them (`Order intake1`), and without a closing "of the year" that
     any row of a year's table could say (`Options granted in the year`, `Balance at the
-    beginning of the fiscal year`)."""
+    beginning of the fiscal year`); a join of BOTH in parentheses is the label's own
+    (`Net loss per share (basic and diluted)`: `…, basic and diluted`)."""
+    text = _BOTH_ASIDE.sub(r", \1", text)
     while (shorter := _ASIDE.sub(" ", text)) != text:
         text = shorter
     return _THE_YEAR.sub("", _GLUED_MARK.sub("", text))
@@ -180,6 +182,9 @@ _OPERATOR = regex.compile(
 """What a statement writes before a line to say how it adds into the lines around it, not
 part of its name: `Less: Accumulated depreciation`, `Less current portion`, `Including:
 Gasoline`, `Of which: services` (`Less than one year` is a maturity's name)."""
+_BOTH_ASIDE = regex.compile(r"\s*\(\s*((?:basic|diluted)\s*(?:and|&)\s*(?:basic|diluted))\s*\)", regex.I)
+"""A join of BOTH said in parentheses (`Net loss per share (basic and diluted)`): the
+label's own words, as after a comma."""
 _GLUED_MARK = regex.compile(r"(?<=\p{Ll}{3})\d(?=\s*$)")
 _THE_YEAR = regex.compile(r"(?<=\w)\s*,?\s+(?:in|during|for|of|over)\s+the\s+(?:fiscal\s+)?"
                           r"(?:year|period)\s*$", regex.I)

@@ -1022,6 +1022,16 @@ def test_a_row_stating_basic_and_diluted_as_one_is_read_for_either(name, row, pe
     assert out.value == value and out.document.page == EPS_BOTH[name][0].page
 
 
+def test_a_join_of_basic_and_diluted_in_parentheses_is_the_labels_own():
+    # "Net loss per share (basic and diluted)", as smaller filers write it: what a label
+    # says in parentheses is set aside, but not this (it was read for neither part)
+    both = label_words("Net loss per share (basic and diluted)")
+    assert both == label_words("Net loss per share, basic and diluted")
+    for name in ("net loss per share, basic", "diluted net loss per share"):
+        assert fit(label_words(name), both).how == "exact"
+    assert fit(label_words("net loss per share"), label_words("Net loss per share (1)"))
+
+
 def test_a_join_that_sums_its_parts_names_neither_part():
     # "basic and diluted" states one figure for each; "current and non-current" their sum
     both, summed = label_words("Net loss per share, basic and diluted"), \
