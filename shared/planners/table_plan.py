@@ -31,7 +31,7 @@ import regex
 from shared.errors import InputError, NoAnswer, ToolError
 from shared.models import ComputeStep, ExtractStep, Plan
 from shared.search import Document, SearchBackend
-from shared.search.dates import parse_scope
+from shared.search.dates import parse_scope, spoken_scope
 from shared.search.terms import all_words, stem, words
 from shared.models.quantity import Quantity
 from shared.models.table import Table
@@ -887,7 +887,7 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
     """The answer template: the value and unit, what it is, and where each cell is."""
     def where(f: _Found) -> str:
         page = f.read.document.page if f.read.document else None
-        period = f", column {f.step.period}" if f.step.period else ""
+        period = f", the column for {spoken_scope(f.step.period)}" if f.step.period else ""
         # the row as the table writes it, for a reader to find ("Total sales" where the
         # question and the step say "revenue", the domain library's name for it)
         return (f"row \"{_raw(f.label)}\"{period} of the tables"
@@ -895,7 +895,7 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
                 f"({period_and_date(f.doc)})")
 
     if metric.expression is None:
-        when = f" for {metric.terms[0].when.text}" if metric.terms[0].when else ""
+        when = f" for {spoken_scope(metric.terms[0].when.text)}" if metric.terms[0].when else ""
         if expression is not None and "abs(" in expression:  # an outflow: its amount
             return (f"{{{{ VALUE }}}}: {_raw(metric.name)}{when}, paid out (written "
                     f"{{{{ T1 }}}}, an outflow), from the {where(found[0])}. Confidence: "
@@ -905,7 +905,7 @@ def _answer(metric: Metric, found: list[_Found], expression: str | None) -> str:
                 f"Confidence: high: one table row and column state it. {NOTE}")
     unit = "%" if metric.percent else _unit_of_percents(metric, found)
     parts = "; ".join(f"{{{{ T{n} }}}} ({_raw(t.item)}"
-                      f"{', ' + t.when.text if t.when else ''}) from the {where(f)}"
+                      f"{', ' + spoken_scope(t.when.text) if t.when else ''}) from the {where(f)}"
                       for n, (t, f) in enumerate(zip(metric.terms, found), 1))
     # "the change in revenue", but "Apple's free cash flow", "Rocket Lab's working
     # capital", not "the Apple's …"
@@ -930,7 +930,8 @@ def _in_words(expression: str | None, metric: Metric) -> str:
 
     def term(m: regex.Match) -> str:
         t = metric.terms[int(m["n"]) - 1]
-        return t.item if len(periods) == 1 or not t.when else f"{t.item} ({t.when.text})"
+        return t.item if len(periods) == 1 or not t.when else (
+            f"{t.item} ({spoken_scope(t.when.text)})")
 
     def bare(text: str) -> str:
         text = text.strip()

@@ -75,6 +75,41 @@ def parse_scope(scope: str) -> DateRange:
     raise InputError(f"date scope {scope!r} is not a date scope; use one of: {ACCEPTED_FORMS}")
 
 
+def spoken_scope(scope: str) -> str:
+    """A scope as a reader says it: `2023-Q1` is "Q1 2023", `2019-H2` "H2 2019",
+    `2019-06` "June 2019", `2019-12-31` "December 31, 2019", and a span of three, six,
+    nine or twelve months (to within a week: 13 weeks) "the three months ended April 1,
+    2023" or "the year ended September 28, 2019", any other span "January 5, 2019 to
+    March 3, 2019". A year, a fiscal period or anything else stays as written."""
+    text = scope.strip() if isinstance(scope, str) else ""
+    if not _SPOKEN.fullmatch(text):
+        return scope
+    try:
+        start, end = parse_scope(text)
+    except InputError:
+        return scope
+    if m := re.fullmatch(r"(\d{4})-([QH][1-4])", text):
+        return f"{m[2]} {m[1]}"
+    if start == end:
+        return _day_words(end)
+    if re.fullmatch(r"\d{4}-\d{2}", text):
+        return f"{calendar.month_name[end.month]} {end.year}"
+    days = (end - start).days + 1
+    for n, words in ((3, "three months"), (6, "six months"), (9, "nine months"),
+                     (12, "year")):
+        if abs(days - n * 30.44) <= 7:
+            return f"the {words} ended {_day_words(end)}"
+    return f"{_day_words(start)} to {_day_words(end)}"
+
+
+_SPOKEN = re.compile(r"\d{4}-(?:Q[1-4]|H[12]|\d{2}(?:-\d{2})?)"
+                        r"|\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}")
+
+
+def _day_words(day: date) -> str:
+    return f"{calendar.month_name[day.month]} {day.day}, {day.year}"
+
+
 def format_scope(scope: DateRange) -> str:
     """The shortest scope text that `parse_scope` turns back into `scope`."""
     start, end = scope

@@ -67,11 +67,11 @@ def test_a_report_answers_the_earlier_years_its_tables_show(reports):
 
 @pytest.mark.parametrize("question, rows", [
     ("What was the revenue in 2019, according to Cududic's annual report?",
-     ['row "Total sales", column 2019']),
+     ['row "Total sales", the column for 2019']),
     ("What was the sales in 2019, according to Givobar's annual report?",
-     ['row "Revenues", column 2019']),
+     ['row "Revenues", the column for 2019']),
     ("What is the change in revenue in 2019 from 2018, according to Cududic's annual report?",
-     ['row "Total sales", column 2018', 'row "Total sales", column 2019']),
+     ['row "Total sales", the column for 2018', 'row "Total sales", the column for 2019']),
 ])
 def test_the_answer_names_the_row_read_as_the_table_writes_it(reports, question, rows):
     # the step asks for the line item by the question's words ("revenue"), which the
@@ -1772,6 +1772,34 @@ def test_a_loss_asked_of_a_year_the_row_states_income_is_not_answered(tmp_path, 
         with pytest.raises(NoAnswer) as e:
             heuristic_plan(question, backend)
         assert "income rather than a loss" in str(e.value)
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("question, said", [
+    ("What were Apple's total net sales in the first quarter of 2023?",
+     "Apple's total net sales for Q1 2023, from the row \"Total net sales\", the column for "
+     "Q1 2023"),
+    ("What were Apple's total net sales for the quarter ended April 1, 2023?",
+     "the column for the three months ended April 1, 2023"),
+    ("What were Apple's total net sales in Q2 FY2023?", "for Q2 FY2023"),
+])
+def test_a_quarter_of_weeks_is_found_by_its_calendar_quarter_and_said_in_words(
+        tmp_path, question, said):
+    # Apple's 10-Q for the quarter ended April 1, 2023, page 4: its 13 weeks from January 1
+    # were read as February to April, so "the first quarter of 2023" was not found
+    rows = [["", "Three Months Ended", "", "Six Months Ended", ""],
+            ["", "April 1, 2023", "March 26, 2022", "April 1, 2023", "March 26, 2022"],
+            ["Total net sales", "94,836", "97,278", "211,990", "221,223"]]
+    backend = _store(tmp_path, {
+        "title": "Apple Inc. Form 10-Q for the quarter ended April 1, 2023",
+        "period": "2023-01-01..2023-04-01", "content": "Apple quarterly report.",
+        "tables": [{"title": "Apple Inc. CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS "
+                             "(In millions)", "page": 4, "rows": rows}]})
+    try:
+        plan = heuristic_plan(question, backend)
+        assert run(plan, backend).value == "94,836"
+        assert said in plan.answer and "..2023" not in plan.answer.split("(period")[0]
     finally:
         backend.close()
 

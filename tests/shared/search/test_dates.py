@@ -4,6 +4,7 @@ import pytest
 
 from shared.errors import InputError
 from shared.search import ACCEPTED_FORMS, format_scope, parse_scope, year_in
+from shared.search.dates import spoken_scope
 
 
 @pytest.mark.parametrize(
@@ -61,3 +62,19 @@ def test_year_in_finds_the_period_a_title_or_question_names(text, first, last):
 @pytest.mark.parametrize("text", ["Voltara Glossary of Battery Terms", "lot 12023", "3000 units", "up 1899 times"])
 def test_year_in_text_without_a_plausible_year_is_none(text):
     assert year_in(text) is None
+
+
+@pytest.mark.parametrize("scope, spoken", [
+    ("2023-Q1", "Q1 2023"), ("2019-H2", "H2 2019"), ("2019-06", "June 2019"),
+    ("2019-12-31", "December 31, 2019"),
+    # a filing's columns: 13 and 26 weeks, a fiscal year ending in September
+    ("2023-01-01..2023-04-01", "the three months ended April 1, 2023"),
+    ("2022-10-01..2023-04-01", "the six months ended April 1, 2023"),
+    ("2022-01-01..2022-09-30", "the nine months ended September 30, 2022"),
+    ("2018-10-01..2019-09-30", "the year ended September 30, 2019"),
+    ("2019-01-05..2019-03-03", "January 5, 2019 to March 3, 2019"),
+    # a year, a fiscal period and what is no scope stay as written
+    ("2019", "2019"), ("FY2019", "FY2019"), ("Q2 FY2023", "Q2 FY2023"), ("soon", "soon"),
+])
+def test_a_scope_is_said_as_a_reader_says_it(scope, spoken):
+    assert spoken_scope(scope) == spoken
