@@ -32,8 +32,9 @@ from shared.models.table import Cell, Row, Table
 from shared.tables.periods import scope_of
 from shared.tools.rows import (FILLERS as ROW_FILLERS, NEUTRAL, TERM_SAID, aside_words,
                                by_section, current_part, footnoted, label_words, of_a_part, of_a_statement,
-                               other_term_cells, other_than_asked, read_after_whole, rows_title,
-                               subject_of, word_for_word)
+                               of_deferred_taxes, only_deferred_taxes, other_term_cells,
+                               other_than_asked, read_after_whole, rows_title, subject_of,
+                               word_for_word)
 
 from .metric import When
 
@@ -102,9 +103,12 @@ def choose_cell(item: frozenset[str], when: When | None, tables: list[Table],
     scored: list[tuple[tuple, Choice]] = []
     asked = text or " ".join(item)
     in_parts = False  # a total asked whose parts by term a row states
+    taxes = only_deferred_taxes(tables)
     for t, table in enumerate(tables):
         columns = _columns(table, when, columns_for, kind)
         for r, row in enumerate(table.rows):
+            if not taxes and of_deferred_taxes(row, table, asked):
+                continue  # the deferred tax on the item, as EXTRACT reads it
             if other_than_asked(asked, row):
                 in_parts = in_parts or current_part(asked, row)
                 continue  # "inventories": not the year's change of them, nor a part

@@ -466,6 +466,17 @@ def of_deferred_taxes(row: Row, table: Table, asked: str) -> bool:
     return bool(_DEFERRED_TAX.search(said)) and not _DEFERRED_TAX.search(asked)
 
 
+def only_deferred_taxes(tables: list[Table]) -> bool:
+    """Whether every table of `tables` is about deferred taxes (a report's one table, as a
+    question about it is asked): then a row's deferred tax is what is asked. In a filing's
+    tables, where the item itself is stated or not at all, it never is: "depreciation and
+    amortization" is not the deferred tax liability labelled so when the cash flow
+    statement states "Depreciation, amortization and impairment"."""
+    return all(any(_DEFERRED_TAX.search(" ".join(filter(None, (r.section, t.title,
+                                                               t.lead_in))))
+                   for r in t.rows) for t in tables)
+
+
 _DEFERRED_TAX = regex.compile(r"\bdeferred\s+(?:income\s+)?tax(?:es)?\b", regex.I)
 
 

@@ -25,8 +25,9 @@ from shared.tables.quantities import is_dash, parse_quantity
 
 from ..rows import (FILLERS, RANKS, TERM_SAID, Fit, Label, a_component, aside_words,
                     current_part, fit, footnoted, implied_rival, in_context, label_words,
-                    of_a_statement, other_term_cells, other_than_asked, read_after_whole,
-                    rows_title, subject_of, term_part, word_for_word)
+                    of_a_statement, of_deferred_taxes, only_deferred_taxes, other_term_cells,
+                    other_than_asked, read_after_whole, rows_title, subject_of, term_part,
+                    word_for_word)
 from .messages import (TablesOf, column_name, columns_named, not_found, quote, rows_near,
                        table_name, where)
 from .request import Request, item_names, period_text, request_of
@@ -155,6 +156,10 @@ def _options(request: Request, evidence: Evidence,
         for n, row in enumerate(table.rows):
             if dated.get(n) is not False:  # False: its label or heading names another period
                 _row_options(request, evidence, table, n, bool(dated.get(n)), options, why)
+    if not only_deferred_taxes(tables):
+        for o in [o for o in options if of_deferred_taxes(o.row, o.table, request.row)]:
+            why.append(("row", f"{where(o.row, o.table)} is the deferred tax on it"))
+            options.remove(o)
     if not _SAYS_TOTAL.search(request.row):
         options = _parts_over_their_totals(options)
     if options:

@@ -360,19 +360,52 @@ def test_a_notes_pages_running_header_gives_its_unit_to_every_table_on_it(filing
     assert row(inventories, "Total inventories").cells[1].quantity.absolute() == 92_279_000
 
 
-def test_a_year_asked_reads_the_years_column_before_a_balance_at_its_end(filing_words):
+def test_a_year_asked_reads_the_years_column_never_the_deferred_tax_on_it(filing_words):
     # "Depreciation and amortization" 29,947 in the 2022 column of the cash flow statement,
-    # and (7,296) under "Deferred tax liabilities" at December 31, 2022
+    # and (7,296) under "Deferred tax liabilities" at December 31, 2022: the deferred tax
+    # on it, read only when asked so (or when a report's one table is about deferred taxes)
     tables = [t for n in (68, 100)
               for t in tables_in_words(filing_words[f"rklb-20231231-10k.pdf#{n}"], page=n)]
-    year = When("2022", (date(2022, 1, 1), date(2022, 12, 31)))
-    chosen = choose_cell(item_words("depreciation and amortization"), year, tables,
-                         columns_for, text="depreciation and amortization")
-    assert chosen.cell.text == "29,947"
+    for when in (When("2022", (date(2022, 1, 1), date(2022, 12, 31))),
+                 When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))):
+        chosen = choose_cell(item_words("depreciation and amortization"), when, tables,
+                             columns_for, text="depreciation and amortization")
+        assert chosen.cell.text == "29,947", when
     day = When("2022-12-31", (date(2022, 12, 31), date(2022, 12, 31)))
-    chosen = choose_cell(item_words("depreciation and amortization"), day, tables,
+    taxes = [t for t in tables if any(r.section == "Deferred tax liabilities" for r in t.rows)]
+    chosen = choose_cell(item_words("depreciation and amortization"), day, taxes,
                          columns_for, text="depreciation and amortization")
     assert chosen.cell.text == "(7,296)"
+    asked = "deferred tax liabilities: depreciation and amortization"
+    chosen = choose_cell(item_words(asked), day, tables, columns_for, text=asked)
+    assert chosen.cell.text == "(7,296)"
+
+
+def test_a_deferred_tax_labelled_as_the_item_is_not_read_when_the_item_is_not_stated(
+        filing_words):
+    # Tesla's 10-K for 2022: the cash flow statement (page 52) states "Depreciation,
+    # amortization and impairment" 3,747; the income tax note (page 81) "Depreciation and
+    # amortization" (1,178) under "Deferred tax liabilities", which was answered to
+    # "Tesla's depreciation and amortization in 2022" (-$1,178 million)
+    cash = tables_in_words(filing_words["tsla-20221231-10k.pdf#52"], page=52)
+    taxes = table_from_rows([["", "December 31, 2022", "December 31, 2021"],
+                             ["Deferred tax liabilities:", "", ""],
+                             ["Depreciation and amortization", "(1,178)", "(1,279)"],
+                             ["Investment in certain financing funds", "(210)", "(186)"],
+                             ["Total deferred tax liabilities", "(2,279)", "(2,328)"]],
+                            page=81, title="Deferred tax assets (liabilities) as of December "
+                                           "31, 2022 and 2021 consisted of the following")
+    tables = [*cash, taxes]
+    year = When("2022", (date(2022, 1, 1), date(2022, 12, 31)))
+    chosen = choose_cell(item_words("depreciation and amortization"), year, tables,
+                         columns_for, text="Tesla's depreciation and amortization")
+    assert isinstance(chosen, Miss)
+    doc = Evidence(doc_id="tsla", title="Tesla, Inc. Form 10-K for 2022")
+    step = ExtractStep(id="E2", operation="EXTRACT", source="$R1",
+                       row="depreciation and amortization", period="2022")
+    with pytest.raises(ToolError) as e:
+        read_cell(step, [doc], lambda _: tables)
+    assert "deferred tax" in str(e.value) and "(1,178)" not in str(e.value).split("nearest")[0]
 
 
 @pytest.mark.parametrize("label, section, part", [
