@@ -120,7 +120,8 @@ def table_plan(metric: Metric, docs: list[Document], backend: SearchBackend,
         income item (`as_losses`) only when written negative."""
         losses = as_losses(asked, _loss_names_of)
         incomes = as_losses(asked, _income_names_of)
-        for other in filter(None, (*others, *losses, *incomes)):
+        for other in filter(None, (*others, *losses, *as_losses(asked, _other_loss_names_of),
+                                   *incomes)):
             try:
                 found = read(other)
             except NoAnswer:
@@ -246,6 +247,14 @@ def _income_names_of(item: str) -> tuple[str, ...]:
     income = regex.sub(r"\bloss\b", "income", loss)
     names = {income for i in line_items() if loss in i.loss_names and income in i.names}
     return tuple(names)
+
+
+def _other_loss_names_of(item: str) -> tuple[str, ...]:
+    """The domain library's other names of the loss `item` names ("operating loss" for
+    "Ondas' loss from operations"), none that narrows it to whom it is attributable."""
+    loss = " ".join(_POSSESSOR.sub("", item).lower().split())
+    return tuple(sorted({n for i in line_items() if loss in i.loss_names for n in i.loss_names
+                         if n != loss and "attributable" not in n}))
 
 
 def _incomes_as_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:

@@ -1764,6 +1764,30 @@ def test_a_loss_asked_of_a_row_stating_income_or_loss_is_its_negative_figure(
         backend.close()
 
 
+@pytest.mark.parametrize("question, value", [
+    ("What was Ondas' loss from operations in 2023?", "(39,729,300)"),
+    ("What was Ondas' operating loss in 2022?", "(69,429,522)"),
+    ("What was Ondas' loss before taxes in 2023?", "(44,844,872)"),
+])
+def test_a_loss_asked_by_another_of_its_names_is_its_row(tmp_path, question, value):
+    # Ondas Holdings' 10-K for 2023, page 36: "Operating loss", which "loss from
+    # operations" (another name the domain library gives the loss) did not find
+    rows = [["", "Years Ended December 31, 2023", "Years Ended December 31, 2022"],
+            ["Total operating expenses", "46,110,474", "70,538,685"],
+            ["Operating loss", "(39,729,300)", "(69,429,522)"],
+            ["Loss before income taxes", "(44,844,872)", "(73,241,805)"],
+            ["Net loss", "$(44,844,872)", "$(73,241,805)"]]
+    backend = _store(tmp_path, {
+        "title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, 2023",
+        "period": "2023", "content": "Ondas annual report.",
+        "tables": [{"title": "ONDAS HOLDINGS INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
+                    "page": 36, "rows": rows}]})
+    try:
+        assert run(heuristic_plan(question, backend), backend).value == value
+    finally:
+        backend.close()
+
+
 @pytest.mark.parametrize("question", ["What was Tesla's net loss in 2020?",
                                       "What was Tesla's operating loss in 2020?"])
 def test_a_loss_asked_of_a_year_the_row_states_income_is_not_answered(tmp_path, question):
