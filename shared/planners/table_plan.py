@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 
 import regex
 
@@ -496,27 +496,37 @@ def _in_filing_quarter(term: Term, doc: Document, tables: list[Table]) -> Term:
     `doc` is the quarterly filing about that fiscal quarter (Apple's "Q1 2023 Form 10-Q",
     the quarter ended December 31, 2022: its columns are headed by that date, not by the
     fiscal quarter, which a company's own calendar places): as its tables' columns name
-    the three months ending on the filing's last day, else as its period."""
+    the three months ending on the filing's last day, else as its period. The same
+    quarter of the fiscal year before is the columns of the three months ending a year
+    earlier, to within a week (Microsoft's "Q1 FY2023" in its 10-Q for Q1 FY2024: the
+    column of September 30, 2022 beside September 30, 2023)."""
     m = _FISCAL_QUARTER.fullmatch(term.when.text) if term.when is not None else None
     if m is None or doc.period is None:
         return term
     span = doc.period_range()
-    if filing_quarter(doc.content, span) != (int(m["q"]), int(m["y"])):
+    own = filing_quarter(doc.content, span)
+    if own == (int(m["q"]), int(m["y"])):
+        last, slack = span[1], 0
+    elif own == (int(m["q"]), int(m["y"]) + 1):
+        last, slack = span[1] - timedelta(days=364), 7
+    else:
         return term
     named = Counter(c.period for t in tables for c in t.columns
-                    if c.period and _quarter_ending(c.period, span[1]))
+                    if c.period and _quarter_ending(c.period, last, slack))
+    if not named and slack:
+        return term
     period = named.most_common(1)[0][0] if named else doc.period
     return Term(term.item, When(period, parse_scope(period)))
 
 
-def _quarter_ending(period: str, last: date) -> bool:
-    """Whether a column's `period` is about three months ending on `last` ("Three Months
-    Ended April 1, 2023", which the reader spans from February 1)."""
+def _quarter_ending(period: str, last: date, slack: int = 0) -> bool:
+    """Whether a column's `period` is about three months ending on `last` (to within
+    `slack` days): "Three Months Ended April 1, 2023", 13 weeks."""
     try:
         first, end = parse_scope(period)
     except InputError:
         return False
-    return end == last and 55 <= (end - first).days <= 100
+    return abs((end - last).days) <= slack and 55 <= (end - first).days <= 100
 
 
 def _read(n: int, term: Term, doc: Document, tables: list[Table],

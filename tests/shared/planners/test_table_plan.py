@@ -729,8 +729,14 @@ def test_a_fiscal_quarter_is_the_quarter_of_the_filing_that_calls_itself_so(tmp_
         plan = heuristic_plan("What was Halvorsen Software's net income in the first quarter of "
                               "fiscal year 2024?", backend)
         assert run(plan, backend).value == "$ 22,291"
-        with pytest.raises(NoAnswer):  # which quarter fiscal 2023's first was, it does not say
-            heuristic_plan("What was Halvorsen Software's net income in Q1 FY2023?", backend)
+        # the same quarter of the fiscal year before: the three months ending a year
+        # earlier (Microsoft's research and development expense, Q1 FY2023: 6,628)
+        plan = heuristic_plan("What was Halvorsen Software's net income in Q1 FY2023?", backend)
+        assert run(plan, backend).value == "$ 17,556"
+        with pytest.raises(NoAnswer):  # no column of it
+            heuristic_plan("What was Halvorsen Software's net income in Q1 FY2022?", backend)
+        with pytest.raises(NoAnswer):  # which quarter this is of fiscal 2023, it does not say
+            heuristic_plan("What was Halvorsen Software's net income in Q4 FY2023?", backend)
     finally:
         backend.close()
 
@@ -760,8 +766,8 @@ def test_a_rollforward_by_component_states_a_lines_figure_where_it_is_not_a_dash
 
 
 def test_a_fiscal_quarter_reads_the_filings_quarter_as_its_columns_date_it(tmp_path):
-    # as Apple's "Q2 2023 Form 10-Q", the quarter ended April 1, 2023, whose column the
-    # reader dates from February 1
+    # as Apple's "Q2 2023 Form 10-Q", the quarter ended April 1, 2023 (13 weeks from
+    # January 1); and the same quarter of fiscal 2022, the three months ended March 26, 2022
     backend = _filing(
         tmp_path, "Halvorsen Devices Form 10-Q for the quarter ended April 1, 2023",
         "2023-01-01..2023-04-01",
@@ -772,6 +778,8 @@ def test_a_fiscal_quarter_reads_the_filings_quarter_as_its_columns_date_it(tmp_p
     try:
         plan = heuristic_plan("What was Halvorsen Devices' net income in Q2 FY2023?", backend)
         assert run(plan, backend).value == "$ 24,160"
+        plan = heuristic_plan("What was Halvorsen Devices' net income in Q2 FY2022?", backend)
+        assert run(plan, backend).value == "$ 25,010"
     finally:
         backend.close()
 
