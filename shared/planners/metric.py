@@ -492,6 +492,8 @@ def read_metric(question: str) -> Metric | Refusal:
     if m := _HOW_MUCH_GREW.match(body):  # "how much did revenue grow in 2022": its change
         body = f"what was the {'decrease' if m['down'] else 'change'} in {m['x']}" \
                f"{body[m.end():]}"
+    if m := _YOY_OF.search(body):  # "Palantir's year-over-year revenue growth in 2022"
+        body = f"{body[:m.start()]}{m['yoy']} {m['what']} in {m['x']}{body[m.end():]}"
     if m := _BY_WHAT_PERCENT.search(body):  # "what percentage did sales increase by …"
         body = f"{body[:m.start()]}percentage change in {m['x']} {body[m.end():]}"
     if d := _DEFINED.search(body):
@@ -512,6 +514,10 @@ def read_metric(question: str) -> Metric | Refusal:
                   name=f"{metric.name} in the most recent year", open=True)
 
 
+_YOY_OF = regex.compile(r"\b(?P<yoy>year[\s-]over[\s-]year|yoy)\s+(?P<x>(?:[^\W\d][\w'’&-]*\s+)"
+                        r"{1,4}?)(?P<what>growth|change)\b", regex.I)
+"""A year-over-year change said around its line item ("year-over-year revenue growth"):
+the percentage change in it ("year-over-year growth in revenue")."""
 _LATEST = regex.compile(r"\s*\b(?:in|for|during|of|over)\s+(?:the\s+|its\s+)?(?:most\s+recent|"
                         r"latest)\s+(?:(?:fiscal|financial|reporting|full)\s+)?year\b"
                         r"(?:\s+(?:reported|shown|presented))?", regex.I)

@@ -578,6 +578,18 @@ def test_how_much_higher_in_one_period_than_another_is_the_one_less_the_other(qu
     assert metric.expression == expression
 
 
+@pytest.mark.parametrize("question, item", [
+    ("What was the year-over-year revenue growth in 2022?", "revenue"),
+    ("What was the YoY total net sales growth in 2022?", "total net sales"),
+    ("What was the year-over-year change in revenue in 2022?", "revenue"),
+])
+def test_a_year_over_year_growth_said_around_its_item_is_its_percentage_change(question,
+                                                                              item):
+    # "Palantir's year-over-year revenue growth in 2022" was not found: no row says it
+    metric = read_metric(question)
+    assert metric.kind == "percent_change" and metric.terms[0].item == item
+
+
 def test_yoy_is_a_change_over_the_year_before_not_a_company():
     q = Question.read("What was the YoY change in Tocomos's total net sales between 2018 and "
                       "2019?")
