@@ -1640,6 +1640,20 @@ def test_earnings_per_share_whose_basic_and_diluted_disagree_in_one_year_is_not_
         backend.close()
 
 
+def _ondas_answer(tmp_path, rows: list[list[str]], question: str) -> str:
+    """The value the heuristic plan reads for `question` from Ondas Holdings' 10-K for 2023,
+    its statement of operations (page 36) given as `rows`."""
+    backend = _store(tmp_path, {
+        "title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, 2023",
+        "period": "2023", "content": "Ondas annual report.",
+        "tables": [{"title": "ONDAS HOLDINGS INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
+                    "page": 36, "rows": rows}]})
+    try:
+        return run(heuristic_plan(question, backend), backend).value
+    finally:
+        backend.close()
+
+
 @pytest.mark.parametrize("question, value", [
     ("What was Ondas' EPS in 2023?", "$(0.88)"),
     ("What was Ondas' net loss per share in 2022?", "$(1.73)"),
@@ -1658,15 +1672,7 @@ def test_rows_stating_basic_and_diluted_as_one_answer_eps_and_shares_asked_any_w
             ["Net loss per share - basic and diluted", "$(0.88)", "$(1.73)"],
             ["Weighted average number of common shares outstanding, basic and diluted",
              "52,740,215", "42,242,525"]]
-    backend = _store(tmp_path, {
-        "title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, 2023",
-        "period": "2023", "content": "Ondas annual report.",
-        "tables": [{"title": "ONDAS HOLDINGS INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
-                    "page": 36, "rows": rows}]})
-    try:
-        assert run(heuristic_plan(question, backend), backend).value == value
-    finally:
-        backend.close()
+    assert _ondas_answer(tmp_path, rows, question) == value
 
 
 def test_a_column_named_by_a_word_of_the_question_keeps_the_rows_own_filler(tmp_path):
@@ -1785,15 +1791,7 @@ def test_a_loss_asked_by_another_of_its_names_is_its_row(tmp_path, question, val
             ["Operating loss", "(39,729,300)", "(69,429,522)"],
             ["Loss before income taxes", "(44,844,872)", "(73,241,805)"],
             ["Net loss", "$(44,844,872)", "$(73,241,805)"]]
-    backend = _store(tmp_path, {
-        "title": "Ondas Holdings Inc. Form 10-K for the fiscal year ended December 31, 2023",
-        "period": "2023", "content": "Ondas annual report.",
-        "tables": [{"title": "ONDAS HOLDINGS INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
-                    "page": 36, "rows": rows}]})
-    try:
-        assert run(heuristic_plan(question, backend), backend).value == value
-    finally:
-        backend.close()
+    assert _ondas_answer(tmp_path, rows, question) == value
 
 
 @pytest.mark.parametrize("question", ["What was Tesla's net loss in 2020?",
