@@ -103,7 +103,7 @@ def spoken_scope(scope: str) -> str:
 
 
 _SPOKEN = re.compile(r"\d{4}-(?:Q[1-4]|H[12]|\d{2}(?:-\d{2})?)"
-                        r"|\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}")
+                     r"|\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}")
 
 
 def _day_words(day: date) -> str:
