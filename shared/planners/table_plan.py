@@ -243,7 +243,7 @@ def _income_names_of(item: str) -> tuple[str, ...]:
     for "Acme's net loss", "net income attributable to common stockholders" for "… net
     loss attributable to common stockholders"): its row states the loss written negative
     ("Net income (loss)", "Net earnings")."""
-    loss = " ".join(_POSSESSOR.sub("", item).lower().split())
+    loss = _loss_named(item)
     income = regex.sub(r"\bloss\b", "income", loss)
     names = {income for i in line_items() if loss in i.loss_names and income in i.names}
     return tuple(names)
@@ -252,9 +252,14 @@ def _income_names_of(item: str) -> tuple[str, ...]:
 def _other_loss_names_of(item: str) -> tuple[str, ...]:
     """The domain library's other names of the loss `item` names ("operating loss" for
     "Ondas' loss from operations"), none that narrows it to whom it is attributable."""
-    loss = " ".join(_POSSESSOR.sub("", item).lower().split())
+    loss = _loss_named(item)
     return tuple(sorted({n for i in line_items() if loss in i.loss_names for n in i.loss_names
                          if n != loss and "attributable" not in n}))
+
+
+def _loss_named(item: str) -> str:
+    """`item` as the domain library writes a loss's name: no possessive, lower case."""
+    return " ".join(_POSSESSOR.sub("", item).lower().split())
 
 
 def _incomes_as_losses(asked: Metric, read: Metric, found: list[_Found]) -> None:

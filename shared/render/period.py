@@ -10,13 +10,12 @@ also when no period is known.
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import date
 
 from shared.errors import InputError
 from shared.models import Plan, StepResult
-from shared.search.dates import DateRange, format_scope, parse_scope
+from shared.search.dates import DateRange, format_scope, parse_scope, spoken_scope
 from shared.search.periods import year_in
 
 from .chain import fetching
@@ -73,8 +72,8 @@ def describe(ranges: list[DateRange]) -> str:
 
 
 def _spoken(scope: str) -> str:
-    if m := re.fullmatch(r"(\d{4})-([QH][1-4])", scope):
-        return f"{m[2]} {m[1]}"
-    if m := re.fullmatch(r"(\d{4})-(\d{2})", scope):
-        return f"{calendar.month_name[int(m[2])]} {m[1]}"
+    """A quarter, half or month as `spoken_scope` says it ("Q3 2023", "June 2019"); a day
+    or span as written, its ".." read " to "."""
+    if re.fullmatch(r"\d{4}-(?:[QH][1-4]|\d{2})", scope):
+        return spoken_scope(scope)
     return scope.replace("..", " to ")
